@@ -1,0 +1,468 @@
+package scoring
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// nodeKind is the kind of an argument check node.
+type nodeKind uint8
+
+const (
+	// nodeLiteral compares the value with a literal by typed deep equality.
+	nodeLiteral nodeKind = iota
+	// nodeMatcher tests the value with a matcher.
+	nodeMatcher
+	// nodeObject checks named members and the key set.
+	nodeObject
+	// nodeArray checks elements by position (and optionally every element).
+	nodeArray
+)
+
+// argNode is one node of a compiled argument specification. Leaves (literals
+// and matchers) are the argument checks that partial credit counts.
+type argNode struct {
+	kind   nodeKind
+	path   string
+	lit    Value
+	m      Matcher
+	fields []argField
+	elems  []*argNode
+	// fixedLen makes an array node require exactly len(elems) elements.
+	fixedLen bool
+	// each applies to every element of an array node ([*] paths).
+	each *argNode
+	// checks counts the leaf checks under the node.
+	checks int
+	// want describes what the node expects, for mismatch reports.
+	want string
+}
+
+type argField struct {
+	key  string
+	node *argNode
+}
+
+// argSpec is the compiled argument specification of one expected call.
+type argSpec struct {
+	root   *argNode // nil: arguments are not checked
+	extra  ExtraPolicy
+	credit CreditMode
+	coerce bool
+}
+
+// compileArgs builds the check tree from literal arguments and path matchers.
+func compileArgs(lit Value, matchers []PathMatcher) (*argNode, error) {
+	var root *argNode
+	if lit.kind != KindUndefined {
+		root = literalNode("$", lit)
+	}
+	for _, pm := range matchers {
+		p, err := ParsePath(pm.Path)
+		if err != nil {
+			return nil, err
+		}
+		if pm.Matcher == nil {
+			return nil, fmt.Errorf("match[%q]: matcher is missing", pm.Path)
+		}
+		root, err = placeMatcher(root, "$", p.segs, pm.Matcher)
+		if err != nil {
+			return nil, fmt.Errorf("match[%q]: %w", pm.Path, err)
+		}
+	}
+	if root != nil {
+		countChecks(root)
+	}
+	return root, nil
+}
+
+// literalNode turns a literal into nodes: objects become object nodes (so the
+// key-set policy applies at every level), everything else one literal leaf.
+func literalNode(path string, v Value) *argNode {
+	if v.kind != KindObject {
+		return &argNode{kind: nodeLiteral, path: path, lit: v}
+	}
+	n := &argNode{kind: nodeObject, path: path, fields: make([]argField, 0, v.Len())}
+	for i := 0; i < len(v.items); i += 2 {
+		key := v.items[i].str
+		n.fields = append(n.fields, argField{key: key, node: literalNode(joinKey(path, key), v.items[i+1])})
+	}
+	return n
+}
+
+func placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode, error) {
+	if len(segs) == 0 {
+		return &argNode{kind: nodeMatcher, path: path, m: m}, nil
+	}
+	seg := segs[0]
+	switch {
+	case seg.wildcard:
+		if n == nil {
+			n = &argNode{kind: nodeArray, path: path}
+		}
+		if n.kind == nodeLiteral && n.lit.kind == KindArray {
+			return nil, fmt.Errorf("[*] cannot refine the literal array at %s; use a matcher for the whole array", path)
+		}
+		if n.kind != nodeArray {
+			return nil, fmt.Errorf("[*] needs an array at %s, but args give %s", path, describeNode(n))
+		}
+		each, err := placeMatcher(n.each, path+"[*]", segs[1:], m)
+		if err != nil {
+			return nil, err
+		}
+		n.each = each
+		return n, nil
+	case seg.isIndex:
+		if n == nil {
+			n = &argNode{kind: nodeArray, path: path}
+		}
+		if n.kind == nodeLiteral && n.lit.kind == KindArray {
+			arr := &argNode{kind: nodeArray, path: path, fixedLen: true}
+			for i, it := range n.lit.items {
+				arr.elems = append(arr.elems, literalNode(joinIndex(path, i), it))
+			}
+			n = arr
+		}
+		if n.kind != nodeArray {
+			return nil, fmt.Errorf("index [%d] needs an array at %s, but args give %s", seg.index, path, describeNode(n))
+		}
+		if n.fixedLen && seg.index >= len(n.elems) {
+			return nil, fmt.Errorf("index [%d] is past the end of the literal array at %s (length %d)", seg.index, path, len(n.elems))
+		}
+		for len(n.elems) <= seg.index {
+			n.elems = append(n.elems, nil)
+		}
+		child, err := placeMatcher(n.elems[seg.index], joinIndex(path, seg.index), segs[1:], m)
+		if err != nil {
+			return nil, err
+		}
+		n.elems[seg.index] = child
+		return n, nil
+	}
+	if n == nil {
+		n = &argNode{kind: nodeObject, path: path}
+	}
+	if n.kind != nodeObject {
+		return nil, fmt.Errorf("key %q needs an object at %s, but args give %s", seg.key, path, describeNode(n))
+	}
+	childPath := joinKey(path, seg.key)
+	for i := range n.fields {
+		if n.fields[i].key == seg.key {
+			child, err := placeMatcher(n.fields[i].node, childPath, segs[1:], m)
+			if err != nil {
+				return nil, err
+			}
+			n.fields[i].node = child
+			return n, nil
+		}
+	}
+	child, err := placeMatcher(nil, childPath, segs[1:], m)
+	if err != nil {
+		return nil, err
+	}
+	n.fields = append(n.fields, argField{key: seg.key, node: child})
+	return n, nil
+}
+
+func describeNode(n *argNode) string {
+	switch n.kind {
+	case nodeLiteral:
+		return "a literal " + n.lit.Kind().String()
+	case nodeMatcher:
+		return "a matcher"
+	case nodeArray:
+		return "an array"
+	}
+	return "an object"
+}
+
+func countChecks(n *argNode) int {
+	switch n.kind {
+	case nodeLiteral:
+		n.want = truncateText(n.lit.JSON(), 60)
+	case nodeMatcher:
+		n.want = n.m.String()
+	case nodeObject:
+		n.want = "an object"
+	case nodeArray:
+		n.want = "an array"
+	}
+	switch n.kind {
+	case nodeObject:
+		n.checks = 0
+		for _, f := range n.fields {
+			n.checks += countChecks(f.node)
+		}
+	case nodeArray:
+		n.checks = 0
+		for _, e := range n.elems {
+			if e != nil {
+				n.checks += countChecks(e)
+			}
+		}
+		if n.each != nil {
+			n.checks += countChecks(n.each)
+		}
+		if n.fixedLen || n.checks == 0 {
+			// The length (or, with no element checks, being an array at all)
+			// is itself one check.
+			n.checks++
+		}
+	default:
+		n.checks = 1
+	}
+	return n.checks
+}
+
+// mismatchKind says which kind of argument check failed.
+type mismatchKind uint8
+
+const (
+	mismatchValue mismatchKind = iota
+	mismatchExtra
+	mismatchLength
+)
+
+// ArgMismatch is one argument check that failed. Its text is built only when
+// asked for, so scoring does not pay for reports nobody reads.
+type ArgMismatch struct {
+	// Path is where in the arguments the check applies ("city", "filter.age").
+	Path string
+	// Want describes what was expected.
+	Want string
+	// Got is what was found (undefined when the argument was absent; the
+	// element count for a length check).
+	Got Value
+	// Element is the 1-based array element a [*] check failed on, else 0.
+	Element int
+	kind    mismatchKind
+}
+
+// Reason says what was expected and what was found.
+func (m ArgMismatch) Reason() string {
+	var sb strings.Builder
+	m.writeReason(&sb)
+	return sb.String()
+}
+
+func (m ArgMismatch) writeReason(sb *strings.Builder) {
+	switch m.kind {
+	case mismatchExtra:
+		sb.WriteString("unexpected argument")
+	case mismatchLength:
+		sb.WriteString("expected ")
+		sb.WriteString(m.Want)
+		sb.WriteString(", got ")
+		sb.WriteString(formatJSNumber(m.Got.num))
+	default:
+		sb.WriteString("expected ")
+		sb.WriteString(m.Want)
+		sb.WriteString(", got ")
+		if m.Got.kind == KindUndefined {
+			sb.WriteString("nothing (argument absent)")
+		} else {
+			sb.WriteString(truncateText(m.Got.JSON(), 60))
+		}
+	}
+	if m.Element > 0 {
+		sb.WriteString(" (element ")
+		sb.WriteString(strconv.Itoa(m.Element - 1))
+		sb.WriteString(")")
+	}
+}
+
+// argTally accumulates the outcome of evaluating an argument specification.
+type argTally struct {
+	passed, total int
+	extras        int
+	// record turns on mismatch collection (the second, reporting pass).
+	record     bool
+	mismatches []ArgMismatch
+}
+
+func (t *argTally) miss(n *argNode, got *Value, kind mismatchKind) {
+	if t.record {
+		t.mismatches = append(t.mismatches, ArgMismatch{Path: n.path, Want: n.want, Got: *got, kind: kind})
+	}
+}
+
+// evaluate scores actual arguments against the specification and returns the
+// call's argument score in [0, 1].
+func (s *argSpec) evaluate(actual Value, t *argTally) float64 {
+	if s.root == nil {
+		return 1
+	}
+	s.eval(s.root, &actual, t)
+	total := t.total
+	if t.extras > 0 {
+		switch s.extra {
+		case ExtraPenalize:
+			total += t.extras
+		case ExtraFail:
+			return 0
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	if s.credit == CreditAllOrNothing {
+		if t.passed == total {
+			return 1
+		}
+		return 0
+	}
+	return float64(t.passed) / float64(total)
+}
+
+// undefinedValue is the absent value eval receives for a missing member.
+var undefinedValue Value
+
+func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
+	switch n.kind {
+	case nodeLiteral:
+		t.total++
+		var ok bool
+		switch {
+		case v.kind == KindString && n.lit.kind == KindString:
+			ok = v.str == n.lit.str
+		case v.kind == KindNumber && n.lit.kind == KindNumber:
+			ok = numbersEqual(v, &n.lit)
+		default:
+			ok = v.kind != KindUndefined && equalValuesPtr(v, &n.lit, s.coerce)
+		}
+		if ok {
+			t.passed++
+			return
+		}
+		t.miss(n, v, mismatchValue)
+	case nodeMatcher:
+		t.total++
+		if n.m.Match(*v) {
+			t.passed++
+			return
+		}
+		t.miss(n, v, mismatchValue)
+	case nodeObject:
+		if v.kind != KindObject {
+			t.total += n.checks
+			t.miss(n, v, mismatchValue)
+			return
+		}
+		items := v.items
+		for i := range n.fields {
+			f := &n.fields[i]
+			// Arguments usually come in the order they are expected in.
+			var child *Value
+			if k := 2 * i; k+1 < len(items) && items[k].str == f.key {
+				child = &items[k+1]
+			} else if child = v.getPtr(f.key); child == nil {
+				child = &undefinedValue
+			}
+			// Scalar literal leaves, the common case, are compared inline.
+			// Two scalars of the same kind compare the same with or without
+			// coercion, so the verdict is final here.
+			if c := f.node; c.kind == nodeLiteral && child.kind == c.lit.kind && c.lit.kind >= KindBool && c.lit.kind <= KindString {
+				var ok bool
+				switch c.lit.kind {
+				case KindString:
+					ok = child.str == c.lit.str
+				case KindNumber:
+					ok = numbersEqual(child, &c.lit)
+				default:
+					ok = child.b == c.lit.b
+				}
+				t.total++
+				if ok {
+					t.passed++
+				} else {
+					t.miss(c, child, mismatchValue)
+				}
+				continue
+			}
+			s.eval(f.node, child, t)
+		}
+		if s.extra != ExtraAllow {
+			s.countExtras(n, v, t)
+		}
+	case nodeArray:
+		if v.kind != KindArray {
+			t.total += n.checks
+			t.miss(n, v, mismatchValue)
+			return
+		}
+		if n.fixedLen || (len(n.elems) == 0 && n.each == nil) {
+			t.total++
+			if !n.fixedLen || len(v.items) == len(n.elems) {
+				t.passed++
+			} else if t.record {
+				t.mismatches = append(t.mismatches, ArgMismatch{Path: n.path, Want: strconv.Itoa(len(n.elems)) + " elements", Got: Int(int64(len(v.items))), kind: mismatchLength})
+			}
+		}
+		for i, e := range n.elems {
+			if e == nil {
+				continue
+			}
+			if i < len(v.items) {
+				s.eval(e, &v.items[i], t)
+			} else {
+				s.eval(e, &undefinedValue, t)
+			}
+		}
+		if n.each != nil {
+			s.evalEach(n.each, v, t)
+		}
+	}
+}
+
+// evalEach applies a [*] check to every element; it counts as the checks of
+// one element and passes only if every element passes.
+func (s *argSpec) evalEach(n *argNode, v *Value, t *argTally) {
+	worst := argTally{}
+	for i := range v.items {
+		var one argTally
+		s.eval(n, &v.items[i], &one)
+		if one.total-one.passed > worst.total-worst.passed || worst.total == 0 {
+			worst = one
+		}
+	}
+	if len(v.items) == 0 {
+		t.total += n.checks
+		t.passed += n.checks
+		return
+	}
+	t.total += worst.total
+	t.passed += worst.passed
+	if t.record && worst.passed < worst.total {
+		for i := range v.items {
+			one := argTally{record: true}
+			s.eval(n, &v.items[i], &one)
+			if one.passed < one.total {
+				for _, mm := range one.mismatches {
+					mm.Element = i + 1
+					t.mismatches = append(t.mismatches, mm)
+				}
+				break
+			}
+		}
+	}
+}
+
+func (s *argSpec) countExtras(n *argNode, v *Value, t *argTally) {
+	for i := 0; i < len(v.items); i += 2 {
+		key := v.items[i].str
+		known := false
+		for _, f := range n.fields {
+			if f.key == key {
+				known = true
+				break
+			}
+		}
+		if !known {
+			t.extras++
+			if t.record {
+				t.mismatches = append(t.mismatches, ArgMismatch{Path: joinKey(n.path, key), Got: v.items[i+1], kind: mismatchExtra})
+			}
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package scoring
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// typicalTrajectory returns 10 expected and 10 actual calls with nested
+// arguments shaped like a production agent run: seven tools, three of them
+// called twice, arguments written in schema order, two calls with a wrong
+// nested value, and two neighbouring calls swapped.
+func typicalTrajectory() ([]ExpectedCall, []Call) {
+	tools := []string{"search_flights", "get_weather", "lookup_policy", "book_hotel", "search_flights", "get_weather", "convert_currency", "lookup_policy", "send_email", "get_itinerary"}
+	var exp []ExpectedCall
+	var act []Call
+	for i, tool := range tools {
+		args := fmt.Sprintf(`{"query":"trip %d","filters":{"city":"Paris","dates":{"from":"2026-05-%02d","to":"2026-05-%02d"},"tags":["a","b"]},"limit":%d}`, i, i+1, i+3, 10+i)
+		exp = append(exp, ExpectedCall{Name: tool, Args: mustParse(args)})
+	}
+	order := []int{0, 1, 3, 2, 4, 5, 6, 7, 8, 9}
+	for _, i := range order {
+		city := "Paris"
+		if i == 2 || i == 7 {
+			city = "Lyon"
+		}
+		args := fmt.Sprintf(`{"query":"trip %d","filters":{"city":%q,"dates":{"from":"2026-05-%02d","to":"2026-05-%02d"},"tags":["a","b"]},"limit":%d}`, i, city, i+1, i+3, 10+i)
+		act = append(act, Call{Name: tools[i], Args: mustParse(args)})
+	}
+	return exp, NumberCalls(act)
+}
+
+// stressTrajectory returns 10 expected and 10 actual calls with nested
+// arguments built to be expensive: four tools each called two or three
+// times (so every same-tool pair must be scored), every object's keys in a
+// different order from the expectation, four calls with a wrong nested
+// value, and the actual calls in reverse order.
+func stressTrajectory() ([]ExpectedCall, []Call) {
+	tools := []string{"search_flights", "get_weather", "lookup_policy", "book_hotel"}
+	var exp []ExpectedCall
+	var act []Call
+	for i := 0; i < 10; i++ {
+		tool := tools[i%len(tools)]
+		args := fmt.Sprintf(`{"query":"trip %d","filters":{"city":"Paris","dates":{"from":"2026-05-%02d","to":"2026-05-%02d"},"tags":["a","b"]},"limit":%d}`, i, i+1, i+3, 10+i)
+		exp = append(exp, ExpectedCall{Name: tool, Args: mustParse(args)})
+	}
+	for i := 9; i >= 0; i-- {
+		tool := tools[i%len(tools)]
+		city := "Paris"
+		if i%3 == 0 {
+			city = "Lyon"
+		}
+		args := fmt.Sprintf(`{"limit":%d,"query":"trip %d","filters":{"dates":{"to":"2026-05-%02d","from":"2026-05-%02d"},"city":%q,"tags":["a","b"]}}`, 10+i, i, i+3, i+1, city)
+		act = append(act, Call{Name: tool, Args: mustParse(args)})
+	}
+	return exp, NumberCalls(act)
+}
+
+// BenchmarkNative10x10 measures the native scorer on 10 expected × 10
+// actual calls with nested arguments (target: ≤ 5 µs/op, ≤ 20 allocs/op on
+// the typical shape).
+func BenchmarkNative10x10(b *testing.B) {
+	shapes := []struct {
+		name  string
+		build func() ([]ExpectedCall, []Call)
+	}{{"typical", typicalTrajectory}, {"stress", stressTrajectory}}
+	for _, shape := range shapes {
+		for _, order := range []OrderMode{OrderAny, OrderInOrder} {
+			exp, calls := shape.build()
+			b.Run(shape.name+"/"+string(order), func(b *testing.B) {
+				s, err := NewNative(Expectation{Calls: exp, Order: order}, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					s.Score(ctx, calls)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,573 @@
+package scoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// NativeName is the registered name of the native scorer.
+const NativeName = "native"
+
+func init() { Register(NativeName, newNative) }
+
+// compiledCall is an expected call with its argument specification built.
+type compiledCall struct {
+	name        string
+	typ         string // "" accepts any actual type
+	optional    bool
+	mustSucceed bool
+	spec        argSpec
+}
+
+// compileExpectation builds the argument specifications of every expected
+// call. Errors name the call ("calls[2].match["a"]: ...").
+func compileExpectation(e Expectation) ([]compiledCall, error) {
+	r := e.Resolved()
+	out := make([]compiledCall, len(e.Calls))
+	var errs []error
+	for i, c := range e.Calls {
+		root, err := compileArgs(c.Args, c.Matchers)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("calls[%d] (%s): %w", i, c.Name, err))
+			continue
+		}
+		out[i] = compiledCall{
+			name:        c.Name,
+			typ:         expectedType(c.Type),
+			optional:    c.Optional,
+			mustSucceed: c.MustSucceed,
+			spec:        argSpec{root: root, extra: r.ExtraArgs, credit: r.Credit, coerce: r.CoerceStrings},
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// expectedType returns "" for an unset expected type (any actual type
+// pairs), else the normalised type.
+func expectedType(t string) string {
+	if t == "" {
+		return ""
+	}
+	return normalizeType(t)
+}
+
+// normalizeType maps "" and "function" (any case) to "function".
+func normalizeType(t string) string {
+	if t == "" || strings.EqualFold(t, "function") {
+		return "function"
+	}
+	return strings.ToLower(t)
+}
+
+// native is the default scorer: optimal pairing, multiset semantics, explicit
+// policies. See the package documentation for its rules.
+type native struct {
+	exp   Expectation
+	calls []compiledCall
+	// groupOf maps a tool name to its group; groupRows lists each group's
+	// expected calls. Only calls in the same group can pair.
+	groupOf   map[string]int
+	groupRows [][]int
+	forbidden map[string]struct{}
+	available map[string]struct{}
+	threshold float64
+}
+
+var _ Scorer = (*native)(nil)
+
+func newNative(s Settings) (Scorer, error) {
+	if len(s.Options) > 0 {
+		keys := make([]string, 0, len(s.Options))
+		for k := range s.Options {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return nil, fmt.Errorf("native: unknown option %q (the native scorer is configured by the expectation)", keys[0])
+	}
+	if err := s.Expectation.Validate(); err != nil {
+		return nil, err
+	}
+	calls, err := compileExpectation(s.Expectation)
+	if err != nil {
+		return nil, err
+	}
+	groupOf := make(map[string]int)
+	var groupRows [][]int
+	for i, c := range calls {
+		g, ok := groupOf[c.name]
+		if !ok {
+			g = len(groupRows)
+			groupOf[c.name] = g
+			groupRows = append(groupRows, nil)
+		}
+		groupRows[g] = append(groupRows[g], i)
+	}
+	return &native{
+		exp:       s.Expectation.Resolved(),
+		calls:     calls,
+		groupOf:   groupOf,
+		groupRows: groupRows,
+		forbidden: toSet(s.Expectation.ForbiddenTools),
+		available: toSet(s.Expectation.AvailableTools),
+		threshold: s.Threshold,
+	}, nil
+}
+
+// NewNative builds the native scorer directly.
+func NewNative(exp Expectation, threshold float64) (Scorer, error) {
+	return New(NativeName, Settings{Expectation: exp, Threshold: threshold})
+}
+
+func (n *native) Name() string { return NativeName }
+
+// callScore scores actual call a against expected call e (which must be
+// feasible).
+func (n *native) callScore(e *compiledCall, a *Call, t *argTally) (score float64, unavailable, failed bool) {
+	if e.mustSucceed && a.Status == StatusError {
+		return 0, false, true
+	}
+	if e.spec.root == nil {
+		return 1, false, false
+	}
+	if a.ArgsUnknown {
+		return 1, true, false
+	}
+	return e.spec.evaluate(a.Args, t), false, false
+}
+
+// scoreScratch holds per-scoring working memory, reused through a pool so a
+// scoring allocates only what its result keeps.
+type scoreScratch struct {
+	scores  []float64
+	weights []int64
+	sub     []int64
+	match   []int
+	subMat  []int
+	used    []bool
+	// actGroup is each actual call's group (-1: no expected call uses the
+	// tool); groupStart/groupCols list each group's actual calls.
+	actGroup   []int
+	groupStart []int
+	groupCols  []int
+	mismatches []ArgMismatch
+	tally      argTally
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scoreScratch) }}
+
+func growFloats(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+func growInt64s(b []int64, n int) []int64 {
+	if cap(b) < n {
+		return make([]int64, n)
+	}
+	return b[:n]
+}
+
+func growInts(b []int, n int) []int {
+	if cap(b) < n {
+		return make([]int, n)
+	}
+	return b[:n]
+}
+
+func growBools(b []bool, n int) []bool {
+	if cap(b) < n {
+		return make([]bool, n)
+	}
+	b = b[:n]
+	for i := range b {
+		b[i] = false
+	}
+	return b
+}
+
+// Score implements Scorer.
+func (n *native) Score(_ context.Context, calls []Call) Result {
+	if len(calls) > MaxCalls {
+		return errorResult(NativeName, n.threshold, fmt.Errorf("%d calls exceed the maximum of %d per trajectory", len(calls), MaxCalls))
+	}
+	sc := scratchPool.Get().(*scoreScratch)
+	defer scratchPool.Put(sc)
+	ne, na := len(n.calls), len(calls)
+	n.groupCalls(calls, sc)
+	// Score every feasible pair once; weights[i*na+j] < 0 marks infeasible.
+	sc.scores = growFloats(sc.scores, ne*na)
+	sc.weights = growInt64s(sc.weights, ne*na)
+	for k := range sc.weights {
+		sc.weights[k] = -1
+	}
+	for j := range calls {
+		g := sc.actGroup[j]
+		if g < 0 {
+			continue
+		}
+		a := &calls[j]
+		for _, i := range n.groupRows[g] {
+			e := &n.calls[i]
+			if e.typ != "" && normalizeType(a.Type) != e.typ {
+				continue
+			}
+			sc.tally = argTally{}
+			s, _, _ := n.callScore(e, a, &sc.tally)
+			sc.scores[i*na+j] = s
+			sc.weights[i*na+j] = pairWeight(e.optional, s)
+		}
+	}
+	sc.match = growInts(sc.match, ne)
+	if n.exp.Order == OrderAny {
+		n.assignByTool(na, sc)
+	} else {
+		orderedAssignment(ne, na, sc.weights, sc.match)
+	}
+	return n.result(calls, sc)
+}
+
+// groupCalls assigns each actual call to its tool's group and lists each
+// group's actual calls (a counting sort into sc.groupCols).
+func (n *native) groupCalls(calls []Call, sc *scoreScratch) {
+	ng := len(n.groupRows)
+	sc.actGroup = growInts(sc.actGroup, len(calls))
+	sc.groupStart = growInts(sc.groupStart, ng+1)
+	for g := range sc.groupStart {
+		sc.groupStart[g] = 0
+	}
+	for j := range calls {
+		g, ok := n.groupOf[calls[j].Name]
+		if !ok {
+			g = -1
+		} else {
+			sc.groupStart[g+1]++
+		}
+		sc.actGroup[j] = g
+	}
+	for g := 0; g < ng; g++ {
+		sc.groupStart[g+1] += sc.groupStart[g]
+	}
+	sc.groupCols = growInts(sc.groupCols, sc.groupStart[ng])
+	sc.subMat = growInts(sc.subMat, ng) // fill cursors
+	copy(sc.subMat, sc.groupStart[:ng])
+	for j, g := range sc.actGroup {
+		if g >= 0 {
+			sc.groupCols[sc.subMat[g]] = j
+			sc.subMat[g]++
+		}
+	}
+}
+
+// assignByTool runs the optimal assignment separately for each tool, since
+// only calls to the same tool can pair.
+func (n *native) assignByTool(na int, sc *scoreScratch) {
+	match := sc.match
+	for i := range match {
+		match[i] = -1
+	}
+	for g, rows := range n.groupRows {
+		cols := sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]]
+		if len(cols) == 0 {
+			continue
+		}
+		sub := growInt64s(sc.sub, len(rows)*len(cols))
+		sc.sub = sub
+		for r, ei := range rows {
+			for c, aj := range cols {
+				sub[r*len(cols)+c] = sc.weights[ei*na+aj]
+			}
+		}
+		sc.subMat = growInts(sc.subMat, len(rows))
+		maxWeightAssignment(len(rows), len(cols), sub, sc.subMat)
+		for r, c := range sc.subMat {
+			if c >= 0 {
+				match[rows[r]] = cols[c]
+			}
+		}
+	}
+}
+
+// result turns a pairing into the scored result with its breakdown.
+func (n *native) result(calls []Call, sc *scoreScratch) Result {
+	ne, na := len(n.calls), len(calls)
+	scores, match := sc.scores, sc.match
+	used := growBools(sc.used, na)
+	sc.used = used
+	b := Breakdown{OrderScore: 1}
+	paired := 0
+	for _, j := range match {
+		if j >= 0 {
+			paired++
+		}
+	}
+	if paired > 0 {
+		b.Pairs = make([]Pair, 0, paired)
+	}
+	mismatches := sc.mismatches[:0]
+	numerator, denominator := 0.0, 0
+	for i, j := range match {
+		if j < 0 {
+			continue
+		}
+		used[j] = true
+		e := &n.calls[i]
+		a := &calls[j]
+		p := Pair{Expected: i, Actual: j, Score: scores[i*na+j]}
+		p.Failed = e.mustSucceed && a.Status == StatusError
+		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
+		if p.Score < 1 && !p.Failed && !p.ArgumentsUnavailable {
+			t := argTally{record: true, mismatches: mismatches}
+			e.spec.evaluate(a.Args, &t)
+			// Offsets for now; resolved into one exact slice below.
+			p.Mismatches = t.mismatches[len(mismatches):len(t.mismatches):len(t.mismatches)]
+			mismatches = t.mismatches
+		}
+		if p.ArgumentsUnavailable {
+			b.ArgumentsUnavailable++
+		}
+		numerator += p.Score
+		denominator++
+		b.Pairs = append(b.Pairs, p)
+	}
+	sc.mismatches = mismatches
+	if len(mismatches) > 0 {
+		// The pooled buffer is reused by the next scoring: give the result
+		// its own copy, one allocation for all pairs.
+		own := make([]ArgMismatch, len(mismatches))
+		copy(own, mismatches)
+		off := 0
+		for k := range b.Pairs {
+			if m := len(b.Pairs[k].Mismatches); m > 0 {
+				b.Pairs[k].Mismatches = own[off : off+m : off+m]
+				off += m
+			}
+		}
+	}
+	// Unpaired expected calls: out of order (ordered modes, the tool was
+	// called but not in a consistent position), missing, or skipped optional.
+	for i, j := range match {
+		if j >= 0 {
+			continue
+		}
+		e := &n.calls[i]
+		if n.exp.Order != OrderAny {
+			if k := n.firstUnused(i, na, used, sc.weights); k >= 0 {
+				used[k] = true
+				b.OutOfOrder = append(b.OutOfOrder, Pair{Expected: i, Actual: k, Score: scores[i*na+k]})
+				if !e.optional {
+					denominator++
+				}
+				continue
+			}
+		}
+		if e.optional {
+			b.SkippedOptional = append(b.SkippedOptional, i)
+			continue
+		}
+		b.Missing = append(b.Missing, i)
+		denominator++
+	}
+	for j := range calls {
+		if used[j] {
+			continue
+		}
+		name := calls[j].Name
+		_, isForbidden := n.forbidden[name]
+		_, isAvailable := n.available[name]
+		switch {
+		case isForbidden:
+			b.Forbidden = append(b.Forbidden, j)
+		case n.available != nil && !isAvailable:
+			b.Hallucinated = append(b.Hallucinated, j)
+		default:
+			b.Unexpected = append(b.Unexpected, j)
+		}
+	}
+	// Paired calls to forbidden tools cannot happen (Validate rejects a
+	// forbidden expected tool), but forbidden sequences span paired calls.
+	b.ForbiddenSequences = findSequences(calls, n.exp.ForbiddenSequences)
+	b.OrderScore = orderScore(b.Pairs)
+
+	res := Result{Scorer: NativeName, Threshold: n.threshold, Breakdown: b}
+	res.Score = 1
+	if denominator > 0 {
+		res.Score = numerator / float64(denominator)
+	}
+	extras := len(b.Unexpected)
+	if n.exp.Order == OrderExact {
+		extras += len(b.OutOfOrder)
+	}
+	switch {
+	case len(b.Forbidden) > 0 || len(b.ForbiddenSequences) > 0 || len(b.Hallucinated) > 0:
+		res.Score = 0
+	case extras > 0 && n.exp.ExtraCalls == ExtraFail:
+		res.Score = 0
+	case extras > 0 && n.exp.ExtraCalls == ExtraPenalize && res.Score > n.exp.ExtraCallCap:
+		res.Score = n.exp.ExtraCallCap
+	}
+	res.decide()
+	res.Explanation = n.explain(&res, calls, ne)
+	return res
+}
+
+// firstUnused returns the earliest unused actual call that could pair with
+// expected call i, or -1.
+func (n *native) firstUnused(i, na int, used []bool, weights []int64) int {
+	for j := 0; j < na; j++ {
+		if !used[j] && weights[i*na+j] >= 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+// findSequences returns the start index of each occurrence of a forbidden
+// sequence of consecutive calls.
+func findSequences(calls []Call, seqs [][]string) []int {
+	var starts []int
+	for _, seq := range seqs {
+		for s := 0; s+len(seq) <= len(calls); s++ {
+			ok := true
+			for k, name := range seq {
+				if calls[s+k].Name != name {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				starts = append(starts, s)
+			}
+		}
+	}
+	return starts
+}
+
+// orderScore is the share of pairs in expected order: the longest run of
+// pairs whose actual positions increase with their expected positions.
+func orderScore(pairs []Pair) float64 {
+	if len(pairs) < 2 {
+		return 1
+	}
+	// pairs are in expected order; find the longest increasing subsequence
+	// of their actual indexes (patience sorting).
+	var tailsBuf [64]int
+	tails := tailsBuf[:0]
+	for _, p := range pairs {
+		k := sort.SearchInts(tails, p.Actual)
+		if k == len(tails) {
+			tails = append(tails, p.Actual)
+		} else {
+			tails[k] = p.Actual
+		}
+	}
+	return float64(len(tails)) / float64(len(pairs))
+}
+
+// explain writes the short explanation of a native result.
+func (n *native) explain(res *Result, calls []Call, ne int) string {
+	b := &res.Breakdown
+	var sb strings.Builder
+	sb.Grow(160)
+	required := 0
+	for i := range n.calls {
+		if !n.calls[i].optional {
+			required++
+		}
+	}
+	full := 0
+	for _, p := range b.Pairs {
+		if p.Score >= 1 {
+			full++
+		}
+	}
+	sb.WriteString(formatScore(res.Score))
+	switch {
+	case ne == 0 && len(calls) == 0:
+		sb.WriteString(": no calls expected and none made")
+	case ne == 0:
+		sb.WriteString(": no calls expected, ")
+		sb.WriteString(itoa(len(calls)))
+		sb.WriteString(" made")
+	default:
+		sb.WriteString(": ")
+		sb.WriteString(itoa(full))
+		sb.WriteString(" of ")
+		sb.WriteString(itoa(len(b.Pairs) + len(b.Missing) + len(b.OutOfOrder)))
+		sb.WriteString(" expected calls matched")
+	}
+	list := func(label string, names []string) {
+		if len(names) > 0 {
+			sb.WriteString("; ")
+			sb.WriteString(label)
+			sb.WriteString(" ")
+			sb.WriteString(joinNames(names, 5))
+		}
+	}
+	list("missing", b.MissingTools(n.exp.Calls))
+	var ooo []string
+	for _, p := range b.OutOfOrder {
+		ooo = append(ooo, n.calls[p.Expected].name)
+	}
+	list("out of order", ooo)
+	list("forbidden", b.ForbiddenTools(calls))
+	if len(b.ForbiddenSequences) > 0 {
+		sb.WriteString("; forbidden sequence at call ")
+		sb.WriteString(itoa(b.ForbiddenSequences[0] + 1))
+	}
+	list("hallucinated", namesAt(b.Hallucinated, calls, func(c *Call) string { return c.Name }))
+	if len(b.Unexpected) > 0 {
+		list("unexpected", b.UnexpectedTools(calls))
+		switch n.exp.ExtraCalls {
+		case ExtraPenalize:
+			sb.WriteString(" (capped at ")
+			sb.WriteString(formatScore(n.exp.ExtraCallCap))
+			sb.WriteString(")")
+		case ExtraFail:
+			sb.WriteString(" (not allowed)")
+		}
+	}
+	shown := 0
+	for _, p := range b.Pairs {
+		if p.Failed {
+			sb.WriteString("; ")
+			sb.WriteString(n.calls[p.Expected].name)
+			sb.WriteString(" failed")
+			continue
+		}
+		for _, mm := range p.Mismatches {
+			if shown == 3 {
+				break
+			}
+			shown++
+			sb.WriteString("; ")
+			sb.WriteString(n.calls[p.Expected].name)
+			sb.WriteString(" ")
+			sb.WriteString(mm.Path)
+			sb.WriteString(": ")
+			mm.writeReason(&sb)
+		}
+	}
+	if b.ArgumentsUnavailable > 0 {
+		sb.WriteString("; arguments unavailable for ")
+		sb.WriteString(itoa(b.ArgumentsUnavailable))
+		sb.WriteString(" call")
+		if b.ArgumentsUnavailable > 1 {
+			sb.WriteString("s")
+		}
+		sb.WriteString(" (judged by name and order)")
+	}
+	return sb.String()
+}
+
+// formatScore renders a score with at most 4 decimals ("0.75", "1").
+func formatScore(x float64) string {
+	return strconv.FormatFloat(math.Round(x*10000)/10000, 'f', -1, 64)
+}

@@ -1,0 +1,231 @@
+package scoring
+
+import "sync"
+
+// Pairing weights are lexicographic: first the number of required expected
+// calls paired, then the number of optional ones, then the summed call
+// scores. Scores are quantised to 1e-4 for the pairing decision only; reported
+// scores keep full precision. With at most MaxCalls calls per side the three
+// tiers cannot overflow into each other, and no sum overflows int64.
+const (
+	weightScoreUnit = 10_000  // one call score of 1.0
+	weightOptional  = 1 << 24 // > MaxCalls * weightScoreUnit
+	weightRequired  = 1 << 35 // > MaxCalls * (weightOptional + weightScoreUnit)
+	costBase        = 1 << 36 // > any single pair weight
+	costInfeasible  = 1 << 40 // never chosen: an unpaired slot costs costBase
+)
+
+// pairWeight returns the lexicographic pairing weight of a feasible pair.
+func pairWeight(optional bool, score float64) int64 {
+	q := int64(score*weightScoreUnit + 0.5)
+	if optional {
+		return weightOptional + q
+	}
+	return weightRequired + q
+}
+
+// assignScratch holds the Hungarian algorithm's working arrays so repeated
+// scorings do not allocate.
+type assignScratch struct {
+	ints []int64
+	idx  []int
+	used []bool
+}
+
+var assignPool = sync.Pool{New: func() any { return new(assignScratch) }}
+
+// maxWeightAssignment pairs rows with columns to maximise the total weight.
+// w[r*cols+c] is the pair's weight, or -1 when the pair is infeasible. A row
+// may stay unpaired (weight 0). It writes the chosen column of each row, or
+// -1, into match, which must have length rows.
+func maxWeightAssignment(rows, cols int, w []int64, match []int) {
+	for r := range match {
+		match[r] = -1
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	if rows == 1 {
+		best, bestW := -1, int64(0)
+		for c := 0; c < cols; c++ {
+			if x := w[c]; x > bestW {
+				best, bestW = c, x
+			}
+		}
+		match[0] = best
+		return
+	}
+	if cols == 1 {
+		best, bestW := -1, int64(0)
+		for r := 0; r < rows; r++ {
+			if x := w[r]; x > bestW {
+				best, bestW = r, x
+			}
+		}
+		if best >= 0 {
+			match[best] = 0
+		}
+		return
+	}
+	if rows == 2 && cols == 2 {
+		// Two rows, two columns: compare the two crossings with every
+		// single pair.
+		straight := max(w[0], 0) + max(w[3], 0)
+		crossed := max(w[1], 0) + max(w[2], 0)
+		if straight >= crossed {
+			if w[0] >= 0 {
+				match[0] = 0
+			}
+			if w[3] >= 0 {
+				match[1] = 1
+			}
+		} else {
+			if w[1] >= 0 {
+				match[0] = 1
+			}
+			if w[2] >= 0 {
+				match[1] = 0
+			}
+		}
+		return
+	}
+	// Hungarian algorithm (shortest augmenting paths with potentials) on a
+	// rows × (cols + rows) cost matrix: the extra columns let any row stay
+	// unpaired at cost costBase. Costs are costBase - weight.
+	m := cols + rows
+	sc := assignPool.Get().(*assignScratch)
+	defer assignPool.Put(sc)
+	need := (rows + 1) + 2*(m+1)
+	if cap(sc.ints) < need {
+		sc.ints = make([]int64, need)
+	}
+	ints := sc.ints[:need]
+	for i := range ints {
+		ints[i] = 0
+	}
+	u, v, minv := ints[:rows+1], ints[rows+1:rows+1+m+1], ints[rows+1+m+1:]
+	if cap(sc.idx) < 2*(m+1) {
+		sc.idx = make([]int, 2*(m+1))
+	}
+	p, way := sc.idx[:m+1], sc.idx[m+1:2*(m+1)]
+	for i := range p {
+		p[i], way[i] = 0, 0
+	}
+	if cap(sc.used) < m+1 {
+		sc.used = make([]bool, m+1)
+	}
+	used := sc.used[:m+1]
+	cost := func(i, j int) int64 { // 1-based
+		if j > cols {
+			return costBase
+		}
+		x := w[(i-1)*cols+j-1]
+		if x < 0 {
+			return costInfeasible
+		}
+		return costBase - x
+	}
+	const inf = int64(1) << 62
+	for i := 1; i <= rows; i++ {
+		p[0] = i
+		j0 := 0
+		for j := range minv {
+			minv[j] = inf
+			used[j] = false
+		}
+		for {
+			used[j0] = true
+			i0, delta, j1 := p[j0], inf, 0
+			for j := 1; j <= m; j++ {
+				if used[j] {
+					continue
+				}
+				cur := cost(i0, j) - u[i0] - v[j]
+				if cur < minv[j] {
+					minv[j], way[j] = cur, j0
+				}
+				if minv[j] < delta {
+					delta, j1 = minv[j], j
+				}
+			}
+			for j := 0; j <= m; j++ {
+				if used[j] {
+					u[p[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if p[j0] == 0 {
+				break
+			}
+		}
+		for j0 != 0 {
+			j1 := way[j0]
+			p[j0] = p[j1]
+			j0 = j1
+		}
+	}
+	for j := 1; j <= cols; j++ {
+		if p[j] != 0 && w[(p[j]-1)*cols+j-1] >= 0 {
+			match[p[j]-1] = j - 1
+		}
+	}
+}
+
+// orderedAssignment pairs rows with columns so that pairs increase in both
+// row and column (a weighted longest common subsequence), maximising the total
+// weight. wm[r*cols+c] < 0 marks an infeasible pair. Ties prefer pairing each
+// row with the earliest possible column.
+func orderedAssignment(rows, cols int, wm []int64, match []int) {
+	for r := range match {
+		match[r] = -1
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	// dp[i][j]: best total over rows[i:] and cols[j:], filled backwards so the
+	// forward walk can prefer early columns.
+	w := cols + 1
+	size := (rows + 1) * w
+	var small [512]int64
+	var dp []int64
+	if size <= len(small) {
+		dp = small[:size]
+		for i := range dp {
+			dp[i] = 0
+		}
+	} else {
+		dp = make([]int64, size)
+	}
+	for i := rows - 1; i >= 0; i-- {
+		for j := cols - 1; j >= 0; j-- {
+			best := dp[(i+1)*w+j]
+			if x := dp[i*w+j+1]; x > best {
+				best = x
+			}
+			if pw := wm[i*cols+j]; pw >= 0 {
+				if x := dp[(i+1)*w+j+1] + pw; x > best {
+					best = x
+				}
+			}
+			dp[i*w+j] = best
+		}
+	}
+	i, j := 0, 0
+	for i < rows && j < cols {
+		cur := dp[i*w+j]
+		if pw := wm[i*cols+j]; pw >= 0 && dp[(i+1)*w+j+1]+pw == cur {
+			match[i] = j
+			i++
+			j++
+			continue
+		}
+		if dp[i*w+j+1] == cur {
+			j++
+			continue
+		}
+		i++
+	}
+}
