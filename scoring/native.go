@@ -156,6 +156,7 @@ type scoreScratch struct {
 	groupStart []int
 	groupCols  []int
 	mismatches []ArgMismatch
+	perm       []int
 	tally      argTally
 }
 
@@ -229,9 +230,65 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 	if n.exp.Order == OrderAny {
 		n.assignByTool(na, sc)
 	} else {
-		orderedAssignment(ne, na, sc.weights, sc.match)
+		n.assignInOrder(calls, sc)
 	}
 	return n.result(calls, sc)
+}
+
+// assignInOrder pairs calls in expected order. Calls requested in the same
+// model turn (equal, non-zero Turn) were run in parallel, so their relative
+// order carries no meaning: within a turn they are considered in the order
+// that best follows the expectation.
+func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
+	ne, na := len(n.calls), len(calls)
+	perm := growInts(sc.perm, na)
+	sc.perm = perm
+	for j := range perm {
+		perm[j] = j
+	}
+	permuted := false
+	for start := 0; start < na; {
+		end := start + 1
+		if t := calls[start].Turn; t != 0 {
+			for end < na && calls[end].Turn == t {
+				end++
+			}
+		}
+		if end-start > 1 {
+			block := perm[start:end]
+			sort.SliceStable(block, func(x, y int) bool {
+				return n.expectedRank(calls[block[x]].Name) < n.expectedRank(calls[block[y]].Name)
+			})
+			permuted = true
+		}
+		start = end
+	}
+	if !permuted {
+		orderedAssignment(ne, na, sc.weights, sc.match)
+		return
+	}
+	pw := growInt64s(sc.sub, ne*na)
+	sc.sub = pw
+	for i := 0; i < ne; i++ {
+		for k, j := range perm {
+			pw[i*na+k] = sc.weights[i*na+j]
+		}
+	}
+	orderedAssignment(ne, na, pw, sc.match)
+	for i, k := range sc.match {
+		if k >= 0 {
+			sc.match[i] = perm[k]
+		}
+	}
+}
+
+// expectedRank is the position of the first expected call to the tool, or
+// past the end for tools not expected.
+func (n *native) expectedRank(name string) int {
+	if g, ok := n.groupOf[name]; ok {
+		return n.groupRows[g][0]
+	}
+	return len(n.calls)
 }
 
 // groupCalls assigns each actual call to its tool's group and lists each

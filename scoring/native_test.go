@@ -307,6 +307,18 @@ func TestNativePolicies(t *testing.T) {
 			wantScore: 0,
 		},
 		{
+			name:      "in order: calls of one turn are unordered among themselves",
+			exp:       Expectation{Order: OrderExact, Calls: []ExpectedCall{want("get_weather", ""), want("lookup_stock", ""), want("answer", "")}},
+			calls:     []Call{{Name: "lookup_stock", Turn: 1}, {Name: "get_weather", Turn: 1}, {Name: "answer", Turn: 2}},
+			wantScore: 1,
+		},
+		{
+			name:      "in order: turns themselves stay ordered",
+			exp:       Expectation{Order: OrderInOrder, Calls: []ExpectedCall{want("a", ""), want("b", "")}},
+			calls:     []Call{{Name: "b", Turn: 1}, {Name: "a", Turn: 2}},
+			wantScore: 0.5,
+		},
+		{
 			name:      "exact with the right sequence",
 			exp:       Expectation{Order: OrderExact, Calls: []ExpectedCall{want("a", ""), want("b", "")}},
 			calls:     []Call{call("a", ""), call("b", "")},

@@ -1,0 +1,128 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.uber.org/zap"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// nopTelemetry is used to compile rules during validation, before the
+// collector provides telemetry.
+func nopTelemetry() component.TelemetrySettings {
+	set := componenttest.NewNopTelemetrySettings()
+	set.Logger = zap.NewNop()
+	return set
+}
+
+// compileRule turns a rule's configuration into a compiled rule. Errors name
+// the field with its YAML path inside the rule.
+func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, error) {
+	exp, err := buildExpectation(&r.Expect)
+	if err != nil {
+		return nil, err
+	}
+	if err := exp.Validate(); err != nil {
+		return nil, fmt.Errorf("expect.%w", err)
+	}
+	threshold := 1.0
+	if r.Threshold != nil {
+		threshold = *r.Threshold
+		if threshold < 0 || threshold > 1 {
+			return nil, fmt.Errorf("threshold: %v is outside [0, 1]", threshold)
+		}
+	}
+	scorerCfgs := r.Scorers
+	if len(scorerCfgs) == 0 {
+		scorerCfgs = []ScorerConfig{{Name: scoring.NativeName}}
+	}
+	var errs []error
+	scorers := make([]rules.Scorer, 0, len(scorerCfgs))
+	labels := map[string]int{}
+	for i, sc := range scorerCfgs {
+		label := sc.Label
+		if label == "" {
+			label = sc.Name
+		}
+		if !ruleNamePattern.MatchString(label) {
+			errs = append(errs, fmt.Errorf("scorers[%d].label: %q must be lower_snake_case", i, label))
+			continue
+		}
+		if first, dup := labels[label]; dup {
+			errs = append(errs, fmt.Errorf("scorers[%d]: %q is already used by scorers[%d]; give one a label", i, label, first))
+			continue
+		}
+		labels[label] = i
+		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
+			continue
+		}
+		_, deferred := s.(scoring.Deferred)
+		scorers = append(scorers, rules.Scorer{Label: label, Scorer: s, Deferred: deferred})
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+}
+
+// buildExpectation converts the expect section into a scoring expectation.
+func buildExpectation(c *ExpectConfig) (scoring.Expectation, error) {
+	exp := scoring.Expectation{
+		Order:              scoring.OrderMode(c.Order),
+		ExtraCalls:         scoring.ExtraPolicy(c.ExtraCalls),
+		ExtraCallCap:       c.ExtraCallCap,
+		ExtraArgs:          scoring.ExtraPolicy(c.ExtraArgs),
+		Credit:             scoring.CreditMode(c.ArgumentCredit),
+		CoerceStrings:      c.CoerceStrings,
+		ForbiddenTools:     c.ForbiddenTools,
+		ForbiddenSequences: c.ForbiddenSequences,
+		AvailableTools:     c.AvailableTools,
+	}
+	opts := scoring.MatcherOptions{CoerceStrings: c.CoerceStrings}
+	var errs []error
+	for i, cc := range c.Calls {
+		field := fmt.Sprintf("expect.calls[%d]", i)
+		call := scoring.ExpectedCall{Name: cc.Tool, Optional: cc.Optional, MustSucceed: cc.MustSucceed, Type: cc.Type}
+		if cc.Args != nil {
+			v, err := scoring.ValueOf(cc.Args)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s.args: %w", field, err))
+			}
+			call.Args = v
+		}
+		if cc.Result != nil {
+			v, err := scoring.ValueOf(cc.Result)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s.result: %w", field, err))
+			}
+			call.Result = v
+		}
+		paths := make([]string, 0, len(cc.Match))
+		for p := range cc.Match {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			if _, err := scoring.ParsePath(p); err != nil {
+				errs = append(errs, fmt.Errorf("%s.match: %w", field, err))
+				continue
+			}
+			m, err := scoring.ParseMatcher(cc.Match[p], opts)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s.match[%q]: %w", field, p, err))
+				continue
+			}
+			call.Matchers = append(call.Matchers, scoring.PathMatcher{Path: p, Matcher: m})
+		}
+		exp.Calls = append(exp.Calls, call)
+	}
+	return exp, errors.Join(errs...)
+}

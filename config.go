@@ -1,0 +1,242 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"go.opentelemetry.io/collector/confmap"
+)
+
+// Config is the processor's configuration.
+type Config struct {
+	// Rules say which agent runs to score and what they should have done.
+	// Several rules may apply to one run; each gives its own result.
+	Rules []RuleConfig `mapstructure:"rules"`
+	// Wait holds each agent span this long before scoring it, to collect
+	// tool spans that arrive after it (out-of-order delivery). 0 (the
+	// default) scores at once and never holds a span.
+	Wait time.Duration `mapstructure:"wait"`
+	// ScoreTimeout bounds asynchronous scorers (LLM judges): the agent span
+	// is released with whatever results are in by then. Default 30s.
+	ScoreTimeout time.Duration `mapstructure:"score_timeout"`
+	// EmptyArguments says what a "{}" arguments value means: "unknown" (the
+	// default; many instrumentations write it when content capture is off)
+	// or "empty" (the tool was called without arguments; choose it when
+	// capture is known to be on).
+	EmptyArguments string `mapstructure:"empty_arguments"`
+	// SkipTools lists framework-internal tool names that are not real tool
+	// calls. Default: ["(merged tools)", "final_result"].
+	SkipTools []string `mapstructure:"skip_tools"`
+	// Limits bound the memory of open trajectories.
+	Limits LimitsConfig `mapstructure:"limits"`
+	// Output says what is written on agent spans.
+	Output OutputConfig `mapstructure:"output"`
+
+	_ struct{}
+}
+
+// LimitsConfig bounds the state the processor keeps between batches.
+type LimitsConfig struct {
+	// MaxOpenTrajectories bounds the agent runs holding extracted calls
+	// while waiting for their agent span; the oldest is evicted (and
+	// counted) when exceeded. Default 10000.
+	MaxOpenTrajectories int `mapstructure:"max_open_trajectories"`
+	// MaxCallsPerTrajectory bounds the calls kept per run; more are dropped
+	// (and counted) and the run's explanation says it is incomplete.
+	// Default 256, at most 1024.
+	MaxCallsPerTrajectory int `mapstructure:"max_calls_per_trajectory"`
+	// MaxAge is how long a trace's state is kept after its last span; open
+	// runs older than this are evicted (and counted). Default 5m.
+	MaxAge time.Duration `mapstructure:"max_age"`
+	// MaxTrackedTraces bounds the traces whose span links are remembered
+	// for nesting and late-span detection. Default 50000.
+	MaxTrackedTraces int `mapstructure:"max_tracked_traces"`
+
+	_ struct{}
+}
+
+// OutputConfig controls what is written on agent spans.
+type OutputConfig struct {
+	// Attributes writes the tool_call_accuracy.* span attributes. Default true.
+	Attributes bool `mapstructure:"attributes"`
+	// Events writes one gen_ai.evaluation.result span event per rule and
+	// scorer. Default true.
+	Events bool `mapstructure:"events"`
+	// MaxExplanationLength truncates explanations (in bytes). Default 512.
+	MaxExplanationLength int `mapstructure:"max_explanation_length"`
+
+	_ struct{}
+}
+
+// RuleConfig is one expectation rule.
+type RuleConfig struct {
+	// Name identifies the rule in attributes, events and metrics. Required,
+	// unique, lower_snake_case.
+	Name string `mapstructure:"name"`
+	// When holds OTTL conditions on the agent span, with context-prefixed
+	// paths as in the filter processor:
+	//   span.attributes["gen_ai.agent.name"] == "weather-agent"
+	//   resource.attributes["service.name"] == "travel"
+	// The rule applies when any condition is true; no conditions means every
+	// agent run.
+	When []string `mapstructure:"when"`
+	// Expect is what the run should have done.
+	Expect ExpectConfig `mapstructure:"expect"`
+	// Scorers lists the scorers to run; the first is the rule's primary
+	// scorer, whose result the flat span attributes report. Default:
+	// [{name: native}].
+	Scorers []ScorerConfig `mapstructure:"scorers"`
+	// Threshold is the pass threshold in [0, 1]. Default 1 (everything
+	// expected happened).
+	Threshold *float64 `mapstructure:"threshold"`
+
+	_ struct{}
+}
+
+// ExpectConfig is the expectation of a rule.
+type ExpectConfig struct {
+	// Calls are the expected calls, in expected order.
+	Calls []ExpectedCallConfig `mapstructure:"calls"`
+	// Order is "any" (default), "in_order" (a subsequence; other calls may
+	// come between) or "exact".
+	Order string `mapstructure:"order"`
+	// ExtraCalls is "allow" (default; "fail" under order exact), "penalize"
+	// (score capped at extra_call_cap) or "fail".
+	ExtraCalls string `mapstructure:"extra_calls"`
+	// ExtraCallCap is the cap under extra_calls: penalize. Default 0.75.
+	ExtraCallCap float64 `mapstructure:"extra_call_cap"`
+	// ExtraArgs is "allow" (default), "penalize" (each extra argument counts
+	// as a failed check) or "fail" (the call scores 0).
+	ExtraArgs string `mapstructure:"extra_args"`
+	// ArgumentCredit is "partial" (default: the share of argument checks
+	// that pass) or "all_or_nothing".
+	ArgumentCredit string `mapstructure:"argument_credit"`
+	// CoerceStrings compares numeric strings with numbers by value.
+	CoerceStrings bool `mapstructure:"coerce_strings"`
+	// ForbiddenTools must never be called; a call scores the run 0.
+	ForbiddenTools []string `mapstructure:"forbidden_tools"`
+	// ForbiddenSequences must never appear as consecutive calls.
+	ForbiddenSequences [][]string `mapstructure:"forbidden_sequences"`
+	// AvailableTools, when set, lists every real tool; calls to others are
+	// hallucinated and score the run 0.
+	AvailableTools []string `mapstructure:"available_tools"`
+
+	_ struct{}
+}
+
+// ExpectedCallConfig is one expected call.
+type ExpectedCallConfig struct {
+	// Tool is the tool name. Required.
+	Tool string `mapstructure:"tool"`
+	// Args are the literal expected arguments, compared by typed deep
+	// equality (1 equals 1.0, key order ignored). Keys starting with "$" are
+	// plain keys. Omit to leave arguments unchecked.
+	Args any `mapstructure:"args"`
+	// Match maps argument paths ("city", "filter.age", "items[0]",
+	// "items[*].id", "$") to matchers: {regex: "^Par"}, {one_of: [a, b]},
+	// {range: {gte: 1}}, present, absent, ... A matcher replaces the literal
+	// at its path.
+	Match map[string]any `mapstructure:"match"`
+	// Optional marks a call that may be made but need not be.
+	Optional bool `mapstructure:"optional"`
+	// MustSucceed scores the call 0 when it failed.
+	MustSucceed bool `mapstructure:"must_succeed"`
+	// Type, when set, must equal the call's tool type ("function", "mcp").
+	Type string `mapstructure:"type"`
+	// Result is the expected tool result, for peer profiles that compare
+	// results (DeepEval's OUTPUT, Mastra's toolResult).
+	Result any `mapstructure:"result"`
+
+	_ struct{}
+}
+
+// ScorerConfig selects a scorer for a rule.
+type ScorerConfig struct {
+	// Name is "native" or a peer profile: mongodb, mastra_tool_call,
+	// mastra_trajectory, mastra_trajectory_full, deepeval, agentevals, adk,
+	// ragas.
+	Name string `mapstructure:"name"`
+	// Label names this scorer's results in attributes and metrics when a
+	// rule runs the same profile twice with different options. Default: Name.
+	Label string `mapstructure:"label"`
+	// Options are the profile's own options, snake_cased
+	// (mastra_tool_call: {strict_mode: true}).
+	Options map[string]any `mapstructure:"options"`
+
+	_ struct{}
+}
+
+var _ confmap.Validator = (*Config)(nil)
+
+// ruleNamePattern keeps rule names usable inside attribute keys.
+var ruleNamePattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// reservedRuleNames are attribute names under tool_call_accuracy.* that a
+// rule's name must not shadow.
+var reservedRuleNames = map[string]bool{"score": true, "passed": true, "rules": true, "failed_rules": true, "tool_calls": true, "error": true}
+
+// Validate checks the configuration. Every problem is reported, each naming
+// the rule and the field.
+func (cfg *Config) Validate() error {
+	var errs []error
+	seen := map[string]int{}
+	for i := range cfg.Rules {
+		r := &cfg.Rules[i]
+		if err := validateRule(r); err != nil {
+			errs = append(errs, fmt.Errorf("rules[%d]: %w", i, err))
+		}
+		if first, dup := seen[r.Name]; dup && r.Name != "" {
+			errs = append(errs, fmt.Errorf("rules[%d]: rule %q: name: duplicate of rules[%d]", i, r.Name, first))
+		} else {
+			seen[r.Name] = i
+		}
+	}
+	switch cfg.EmptyArguments {
+	case "", "unknown", "empty":
+	default:
+		errs = append(errs, fmt.Errorf("empty_arguments: invalid value %q, expected \"unknown\" or \"empty\"", cfg.EmptyArguments))
+	}
+	if cfg.Wait < 0 {
+		errs = append(errs, fmt.Errorf("wait: %v must not be negative", cfg.Wait))
+	}
+	if cfg.ScoreTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("score_timeout: %v must be positive", cfg.ScoreTimeout))
+	}
+	l := cfg.Limits
+	if l.MaxOpenTrajectories <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_open_trajectories: %d must be positive", l.MaxOpenTrajectories))
+	}
+	if l.MaxCallsPerTrajectory <= 0 || l.MaxCallsPerTrajectory > maxCallsLimit {
+		errs = append(errs, fmt.Errorf("limits.max_calls_per_trajectory: %d must be in [1, %d]", l.MaxCallsPerTrajectory, maxCallsLimit))
+	}
+	if l.MaxAge <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_age: %v must be positive", l.MaxAge))
+	}
+	if l.MaxTrackedTraces <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_tracked_traces: %d must be positive", l.MaxTrackedTraces))
+	}
+	if cfg.Output.MaxExplanationLength <= 0 {
+		errs = append(errs, fmt.Errorf("output.max_explanation_length: %d must be positive", cfg.Output.MaxExplanationLength))
+	}
+	return errors.Join(errs...)
+}
+
+// validateRule checks one rule by compiling it, so that validation and
+// processor creation cannot disagree.
+func validateRule(r *RuleConfig) error {
+	if r.Name == "" {
+		return errors.New("name: must not be empty")
+	}
+	if !ruleNamePattern.MatchString(r.Name) {
+		return fmt.Errorf("rule %q: name: must be lower_snake_case (letters, digits, _; starting with a letter)", r.Name)
+	}
+	if reservedRuleNames[r.Name] {
+		return fmt.Errorf("rule %q: name: %q is reserved for a summary attribute", r.Name, r.Name)
+	}
+	if _, err := compileRule(r, nopTelemetry()); err != nil {
+		return fmt.Errorf("rule %q: %w", r.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,57 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
+)
+
+// maxCallsLimit is the largest max_calls_per_trajectory (the scorers' bound).
+const maxCallsLimit = 1024
+
+// NewFactory returns the factory of the tool_call_accuracy processor.
+func NewFactory() processor.Factory {
+	return processor.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		processor.WithTraces(createTraces, metadata.TracesStability),
+	)
+}
+
+func createDefaultConfig() component.Config {
+	return &Config{
+		ScoreTimeout:   30 * time.Second,
+		EmptyArguments: "unknown",
+		SkipTools:      extract.DefaultSkipTools(),
+		Limits: LimitsConfig{
+			MaxOpenTrajectories:   10_000,
+			MaxCallsPerTrajectory: 256,
+			MaxAge:                5 * time.Minute,
+			MaxTrackedTraces:      50_000,
+		},
+		Output: OutputConfig{
+			Attributes:           true,
+			Events:               true,
+			MaxExplanationLength: 512,
+		},
+	}
+}
+
+func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
+	p, err := newProcessor(set, cfg.(*Config), next)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
+		processorhelper.WithStart(p.start),
+		processorhelper.WithShutdown(p.shutdown),
+	)
+}

@@ -1,0 +1,177 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"context"
+	"slices"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+)
+
+// heldRun is an agent span taken out of its batch: either waiting (wait) for
+// tool spans that arrive after it, or waiting for deferred scorers. The span
+// is copied with its resource and scope and emitted on its own later.
+type heldRun struct {
+	td    ptrace.Traces
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+	// due is when a waiting run is scored (Unix nanoseconds).
+	due int64
+	// deferred is a run already scored by its synchronous scorers, with
+	// deferred scorers still to run.
+	deferred *scoredRun
+	// ref is where the span was in the batch it was taken from.
+	ref spanRef
+}
+
+// heldRuns is the queue of waiting runs in due order (wait is constant, so
+// arrival order is due order).
+type heldRuns struct {
+	runs []*heldRun
+}
+
+func (p *tcaProcessor) newHeldRun(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span) heldRun {
+	td := ptrace.NewTraces()
+	nrs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().CopyTo(nrs.Resource())
+	nrs.SetSchemaUrl(rs.SchemaUrl())
+	nss := nrs.ScopeSpans().AppendEmpty()
+	ss.Scope().CopyTo(nss.Scope())
+	nss.SetSchemaUrl(ss.SchemaUrl())
+	span.CopyTo(nss.Spans().AppendEmpty())
+	return heldRun{td: td, trace: span.TraceID(), span: span.SpanID(), due: p.now().Add(p.cfg.Wait).UnixNano(), ref: ref}
+}
+
+// heldSpan returns the single span of a held run's copy.
+func (h *heldRun) heldSpan() (ptrace.ResourceSpans, ptrace.ScopeSpans, ptrace.Span) {
+	rs := h.td.ResourceSpans().At(0)
+	ss := rs.ScopeSpans().At(0)
+	return rs, ss, ss.Spans().At(0)
+}
+
+// hold removes held spans from the batch and queues them: waiting runs until
+// due, deferred runs to their scorers at once.
+func (p *tcaProcessor) hold(held []heldRun, td ptrace.Traces) {
+	remove := make(map[spanRef]bool, len(held))
+	for _, h := range held {
+		remove[h.ref] = true
+	}
+	for ri, rs := range td.ResourceSpans().All() {
+		for si, ss := range rs.ScopeSpans().All() {
+			i := -1
+			ss.Spans().RemoveIf(func(ptrace.Span) bool {
+				i++
+				return remove[spanRef{ri, si, i}]
+			})
+		}
+	}
+	var waiting []*heldRun
+	for i := range held {
+		h := held[i]
+		if h.deferred != nil {
+			p.runDeferred(&h)
+			continue
+		}
+		waiting = append(waiting, &h)
+	}
+	if len(waiting) > 0 {
+		p.mu.Lock()
+		p.held.runs = append(p.held.runs, waiting...)
+		p.tel.held.Add(int64(len(waiting)))
+		p.mu.Unlock()
+	}
+}
+
+// releaseDue scores and emits the waiting runs that are due (all of them
+// when all is set, at shutdown), and drops idle traces.
+func (p *tcaProcessor) releaseDue(ctx context.Context, all bool) {
+	now := p.now().UnixNano()
+	p.mu.Lock()
+	n := 0
+	for n < len(p.held.runs) && (all || p.held.runs[n].due <= now) {
+		n++
+	}
+	due := p.held.runs[:n:n]
+	p.held.runs = p.held.runs[n:]
+	trajs := make([]*heldTraj, len(due))
+	for i, h := range due {
+		trajs[i] = &heldTraj{h: h, traj: p.store.Release(h.trace, h.span)}
+	}
+	p.store.Sweep(now)
+	st := p.store.TakeStats()
+	p.tel.open.Store(int64(p.store.Open()))
+	p.tel.held.Add(-int64(n))
+	p.mu.Unlock()
+	counts := p.tel.newCounts()
+	counts.store = st
+	for _, t := range trajs {
+		rs, ss, span := t.h.heldSpan()
+		if deferred := p.score(ctx, rs, ss, span, t.h.span, t.traj, counts); deferred != nil {
+			t.h.deferred = deferred
+			p.runDeferred(t.h)
+			continue
+		}
+		p.emit(ctx, t.h.td)
+	}
+	p.tel.record(ctx, counts)
+}
+
+// heldTraj pairs a released run with the trajectory the store returned.
+type heldTraj struct {
+	h    *heldRun
+	traj *trajectory.Trajectory
+}
+
+// runDeferred runs a held run's deferred scorers in the background, bounded
+// by score_timeout (and cut short at shutdown), then annotates and emits the
+// span with every result that came in.
+func (p *tcaProcessor) runDeferred(h *heldRun) {
+	p.tel.held.Add(1)
+	p.emitting.Add(1)
+	go func() {
+		defer p.emitting.Done()
+		defer p.tel.held.Add(-1)
+		ctx, cancel := context.WithTimeout(context.Background(), p.cfg.ScoreTimeout)
+		defer cancel()
+		go func() {
+			select {
+			case <-p.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		run := h.deferred
+		for _, rs := range run.pending {
+			s := p.rules[rs[0]].Scorers[rs[1]]
+			run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: s.Score(ctx, run.calls)})
+		}
+		run.pending = nil
+		sortEvaluations(run.evals)
+		counts := p.tel.newCounts()
+		_, _, span := h.heldSpan()
+		p.finish(span, run, counts)
+		p.tel.record(context.Background(), counts)
+		p.emit(context.Background(), h.td)
+	}()
+}
+
+// emit sends a held span downstream. A failure downstream is logged: there
+// is no caller left to return it to.
+func (p *tcaProcessor) emit(ctx context.Context, td ptrace.Traces) {
+	if err := p.next.ConsumeTraces(ctx, td); err != nil {
+		p.logger.Warn("failed to send a held agent span downstream", zap.Error(err))
+	}
+}
+
+// sortEvaluations orders evaluations by rule, then scorer, as configured.
+func sortEvaluations(evals []evaluation) {
+	slices.SortStableFunc(evals, func(a, b evaluation) int {
+		if a.rule != b.rule {
+			return a.rule - b.rule
+		}
+		return a.scorer - b.scorer
+	})
+}

@@ -1,0 +1,287 @@
+package extract
+
+import (
+	"encoding/base64"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// valueText renders an attribute value as text: strings as they are,
+// everything else as JSON.
+func valueText(v pcommon.Value) string {
+	if v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	var sb strings.Builder
+	appendValueJSON(&sb, v)
+	return sb.String()
+}
+
+func appendValueJSON(sb *strings.Builder, v pcommon.Value) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		sb.WriteString(scoring.String(v.Str()).JSON())
+	case pcommon.ValueTypeInt:
+		sb.WriteString(strconv.FormatInt(v.Int(), 10))
+	case pcommon.ValueTypeDouble:
+		d := v.Double()
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			sb.WriteString("null")
+		} else {
+			sb.WriteString(scoring.Number(d).JSON())
+		}
+	case pcommon.ValueTypeBool:
+		sb.WriteString(strconv.FormatBool(v.Bool()))
+	case pcommon.ValueTypeMap:
+		sb.WriteByte('{')
+		first := true
+		for k, e := range v.Map().All() {
+			if !first {
+				sb.WriteByte(',')
+			}
+			first = false
+			sb.WriteString(scoring.String(k).JSON())
+			sb.WriteByte(':')
+			appendValueJSON(sb, e)
+		}
+		sb.WriteByte('}')
+	case pcommon.ValueTypeSlice:
+		sb.WriteByte('[')
+		for i, e := range v.Slice().All() {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			appendValueJSON(sb, e)
+		}
+		sb.WriteByte(']')
+	case pcommon.ValueTypeBytes:
+		sb.WriteString(scoring.String(base64.StdEncoding.EncodeToString(v.Bytes().AsRaw())).JSON())
+	default:
+		sb.WriteString("null")
+	}
+}
+
+// eventArguments fills arguments and result from span events, where Strands
+// Agents records them: gen_ai.tool.message (content) and gen_ai.choice
+// (message) in its default mode, or the tool_call part of
+// gen_ai.client.inference.operation.details in its latest-semconv mode.
+func eventArguments(span ptrace.Span, c *Call) {
+	for _, ev := range span.Events().All() {
+		attrs := ev.Attributes()
+		switch ev.Name() {
+		case "gen_ai.tool.message":
+			if v, ok := attrs.Get("content"); ok && c.Encoding == EncodingAbsent {
+				c.Args, c.Encoding = valueText(v), EncodingJSON
+				if c.Convention == ConventionGenAI {
+					c.Convention = ConventionStrands
+				}
+			}
+		case "gen_ai.choice":
+			if v, ok := attrs.Get("message"); ok && c.Result == "" {
+				c.Result = valueText(v)
+			}
+		case "gen_ai.client.inference.operation.details":
+			if v, ok := attrs.Get("gen_ai.input.messages"); ok && c.Encoding == EncodingAbsent {
+				if args, found := toolCallPartArguments(valueText(v), c.Name); found {
+					c.Args, c.Encoding = args, EncodingJSON
+				}
+			}
+			if v, ok := attrs.Get("gen_ai.output.messages"); ok && c.Result == "" {
+				c.Result = valueText(v)
+			}
+		}
+	}
+}
+
+// toolCallPartArguments finds the arguments of the tool_call part named name
+// in a GenAI messages JSON document.
+func toolCallPartArguments(messages, name string) (string, bool) {
+	doc, err := scoring.Parse(messages)
+	if err != nil || doc.Kind() != scoring.KindArray {
+		return "", false
+	}
+	for i := 0; i < doc.Len(); i++ {
+		parts, _ := doc.Index(i).Get("parts")
+		for k := 0; k < parts.Len(); k++ {
+			p := parts.Index(k)
+			if t, _ := p.Get("type"); t.StringValue() != "tool_call" {
+				continue
+			}
+			if n, _ := p.Get("name"); name != "" && n.StringValue() != name {
+				continue
+			}
+			if args, ok := p.Get("arguments"); ok {
+				if args.Kind() == scoring.KindString {
+					return args.StringValue(), true
+				}
+				return args.JSON(), true
+			}
+		}
+	}
+	return "", false
+}
+
+// ArgumentState says what decoding arguments found.
+type ArgumentState uint8
+
+// The argument states.
+const (
+	// ArgumentsKnown means the arguments were decoded.
+	ArgumentsKnown ArgumentState = iota
+	// ArgumentsAbsent means no arguments were recorded (content capture off).
+	ArgumentsAbsent
+	// ArgumentsPlaceholder means a placeholder such as "{}", "N/A" or
+	// "<not specified>" stood in for them.
+	ArgumentsPlaceholder
+	// ArgumentsTruncated means the text ended inside a JSON value.
+	ArgumentsTruncated
+)
+
+// DecodeOptions tune argument decoding.
+type DecodeOptions struct {
+	// EmptyIsKnown makes "{}" mean "called without arguments" instead of a
+	// placeholder. Turn it on when content capture is known to be on.
+	EmptyIsKnown bool
+}
+
+// DecodeArguments parses raw argument text. Arguments that are absent, a
+// placeholder or truncated are reported as such and are not an error: the
+// call is then judged by name and position only.
+func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Value, ArgumentState) {
+	if enc == EncodingAbsent {
+		return scoring.Value{}, ArgumentsAbsent
+	}
+	s := strings.TrimSpace(raw)
+	switch s {
+	case "", "N/A", "<not specified>", "null", "None":
+		return scoring.Value{}, ArgumentsPlaceholder
+	}
+	var v scoring.Value
+	switch enc {
+	case EncodingText:
+		return scoring.String(raw), ArgumentsKnown
+	case EncodingTraceloop:
+		w, state := decodeJSON(s, false)
+		if state != ArgumentsKnown {
+			return w, state
+		}
+		v = unwrapTraceloop(w)
+	case EncodingJSONOrPython:
+		var state ArgumentState
+		v, state = decodeJSON(s, true)
+		if state != ArgumentsKnown {
+			return v, state
+		}
+	default:
+		var state ArgumentState
+		v, state = decodeJSON(s, false)
+		if state != ArgumentsKnown {
+			return v, state
+		}
+	}
+	if !opts.EmptyIsKnown && v.Kind() == scoring.KindObject && v.Len() == 0 {
+		return scoring.Value{}, ArgumentsPlaceholder
+	}
+	return v, ArgumentsKnown
+}
+
+// decodeJSON parses JSON, unwrapping one level of double encoding. Text that
+// is not JSON is tried as a Python literal when python is set, and otherwise
+// kept as a plain string argument.
+func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
+	v, err := scoring.Parse(s)
+	if errors.Is(err, scoring.ErrTruncated) {
+		return scoring.Value{}, ArgumentsTruncated
+	}
+	if err != nil {
+		if python {
+			if pv, perr := ParsePythonLiteral(s); perr == nil {
+				return pv, ArgumentsKnown
+			}
+		}
+		if looksLikeJSON(s) {
+			// An object or array that does not parse was cut somewhere
+			// (length limits) or mangled; it is not the arguments.
+			return scoring.Value{}, ArgumentsTruncated
+		}
+		return scoring.String(s), ArgumentsKnown
+	}
+	if v.Kind() == scoring.KindString {
+		inner := strings.TrimSpace(v.StringValue())
+		if looksLikeJSON(inner) {
+			if iv, ierr := scoring.Parse(inner); ierr == nil {
+				return iv, ArgumentsKnown
+			}
+		}
+	}
+	return v, ArgumentsKnown
+}
+
+func looksLikeJSON(s string) bool {
+	return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
+}
+
+// unwrapTraceloop extracts the real arguments from OpenLLMetry wrappers:
+// {"args": [...], "kwargs": {...}} from decorators, and
+// {"input_str": ..., "inputs": {...}} from the LangChain instrumentation.
+func unwrapTraceloop(w scoring.Value) scoring.Value {
+	if w.Kind() != scoring.KindObject {
+		return w
+	}
+	if in, ok := w.Get("inputs"); ok && in.Kind() == scoring.KindObject {
+		return in
+	}
+	kwargs, hasKW := w.Get("kwargs")
+	args, hasArgs := w.Get("args")
+	if !hasKW && !hasArgs {
+		if in, ok := w.Get("input_str"); ok {
+			v, _ := decodeJSON(in.StringValue(), true)
+			return v
+		}
+		return w
+	}
+	if kwargs.Kind() == scoring.KindObject && kwargs.Len() > 0 {
+		return kwargs
+	}
+	if args.Kind() == scoring.KindArray {
+		switch args.Len() {
+		case 0:
+			return scoring.Object()
+		case 1:
+			a := args.Index(0)
+			if a.Kind() == scoring.KindString {
+				v, _ := decodeJSON(a.StringValue(), false)
+				return v
+			}
+			return a
+		}
+		return args
+	}
+	if hasKW {
+		return kwargs
+	}
+	return w
+}
+
+// DecodeResult parses a raw tool result: JSON when it parses (one level of
+// double encoding removed, as AI SDK and OpenLLMetry quote string results),
+// else the text itself. Google ADK's {"result": x} wrapper of scalars is kept,
+// since ADK returns it to the model in that form.
+func DecodeResult(raw string) (scoring.Value, bool) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return scoring.Value{}, false
+	}
+	v, state := decodeJSON(s, false)
+	if state != ArgumentsKnown {
+		return scoring.String(raw), true
+	}
+	return v, true
+}

@@ -1,0 +1,300 @@
+package extract
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// classify applies the convention predicates in order: tool predicates first
+// (most specific convention wins), then agent predicates.
+func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) Result {
+	op := f.str(fOpName)
+	switch {
+	case op == "execute_tool":
+		return f.genAITool(span, scope)
+	case f.str(fMCPMethod) == "tools/call":
+		return f.mcpTool(span)
+	case strings.EqualFold(f.str(fOISpanKind), "TOOL"):
+		return f.openInferenceTool(span)
+	case f.str(fTLSpanKind) == "tool":
+		return f.traceloopTool(span)
+	case f.str(fAIOperationID) == "ai.toolCall" || (span.Name() == "ai.toolCall" && f.has(fAIToolName)):
+		return f.aiSDKTool()
+	case f.str(fSpringKind) == "tool_call":
+		return f.springTool(span)
+	case f.isGenkitTool():
+		return f.genkitTool()
+	case span.Name() == "running tool" && f.has(fToolName):
+		return f.pydanticV2Tool()
+	}
+	if c, ok := f.agentConvention(span, scope, op); ok {
+		return Result{Kind: KindAgent, Convention: c}
+	}
+	return Result{Convention: f.convention(scope)}
+}
+
+// agentOperations are the gen_ai.operation.name values of agent-run spans.
+var agentOperations = map[string]struct{}{
+	"invoke_agent":             {},
+	"invoke_workflow":          {},
+	"handle_conversation_turn": {},
+}
+
+// agentConvention reports whether the span is an agent run (the boundary of
+// a trajectory) and in which convention.
+func (f *fields) agentConvention(span ptrace.Span, scope pcommon.InstrumentationScope, op string) (Convention, bool) {
+	if _, ok := agentOperations[op]; ok {
+		return f.convention(scope), true
+	}
+	switch {
+	case strings.EqualFold(f.str(fOISpanKind), "AGENT"):
+		return ConventionOpenInference, true
+	case f.str(fTLSpanKind) == "agent":
+		return ConventionOpenLLMetry, true
+	case f.str(fMastraSpanType) == "agent_run":
+		return ConventionMastra, true
+	}
+	switch f.str(fAIOperationID) {
+	case "ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject":
+		return ConventionAISDK, true
+	}
+	if f.str(fGenkitSubtype) == "flow" || f.str(fGenkitType) == "flow" {
+		return ConventionGenkit, true
+	}
+	if f.str(fSpringKind) == "chat_client" {
+		return ConventionSpringAI, true
+	}
+	name := span.Name()
+	if name == "agent run" || strings.HasPrefix(name, "agent_run [") {
+		// Pydantic AI format v2 and Google ADK before 2026.
+		return f.convention(scope), true
+	}
+	return "", false
+}
+
+// convention names the convention of a GenAI span that carries the common
+// gen_ai.* attributes, using framework-specific keys and the scope name.
+func (f *fields) convention(scope pcommon.InstrumentationScope) Convention {
+	switch {
+	case f.has(fADKArgs) || f.has(fADKResponse):
+		return ConventionADK
+	case f.has(fMastraSpanType):
+		return ConventionMastra
+	case f.has(fTLSpanKind) || f.has(fTLEntityName):
+		return ConventionOpenLLMetry
+	case f.has(fOISpanKind):
+		return ConventionOpenInference
+	case f.has(fGenkitType):
+		return ConventionGenkit
+	case f.has(fSpringKind):
+		return ConventionSpringAI
+	case f.has(fAIOperationID):
+		return ConventionAISDK
+	}
+	switch s := scope.Name(); {
+	case s == "gcp.vertex.agent":
+		return ConventionADK
+	case strings.HasPrefix(s, "strands"):
+		return ConventionStrands
+	case s == "pydantic-ai" || strings.HasPrefix(s, "pydantic_ai"):
+		return ConventionPydanticAI
+	case strings.HasPrefix(s, "@mastra"):
+		return ConventionMastra
+	}
+	return ConventionGenAI
+}
+
+// genAITool reads an OTel GenAI execute_tool span. The same shape is used by
+// Google ADK, Strands, Pydantic AI, Mastra, Semantic Kernel, AI SDK v7,
+// OpenLLMetry >= 0.53, newer Spring AI, and MCP-enriched spans.
+func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope) Result {
+	c := Call{
+		Name: f.first(fToolName, fSpringToolName, fAIToolName, fOIToolName),
+		ID:   f.first(fToolCallID, fOIToolID, fAIToolID, fSpringToolID),
+		Type: f.str(fToolType),
+	}
+	if c.Name == "" {
+		c.Name = nameAfterPrefix(span.Name(), "execute_tool ")
+	}
+	conv := f.convention(scope)
+	// Arguments and results: the semconv keys first, then each
+	// convention's own keys (recovery recipe, genai-conventions §8).
+	switch {
+	case f.has(fToolArgs):
+		c.Args, c.Encoding = f.raw(fToolArgs, EncodingJSON)
+	case f.has(fADKArgs):
+		c.Args, c.Encoding = f.raw(fADKArgs, EncodingJSON)
+	case f.has(fInputValue):
+		c.Args, c.Encoding = f.raw(fInputValue, EncodingJSONOrPython)
+	case f.has(fTLEntityInput):
+		c.Args, c.Encoding = f.raw(fTLEntityInput, EncodingTraceloop)
+	case f.has(fAIToolArgs):
+		c.Args, c.Encoding = f.raw(fAIToolArgs, EncodingJSON)
+	case f.has(fSpringToolArgs):
+		c.Args, c.Encoding = f.raw(fSpringToolArgs, EncodingJSON)
+	}
+	for _, id := range []fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult} {
+		if f.has(id) {
+			c.Result, _ = f.raw(id, EncodingJSON)
+			break
+		}
+	}
+	if f.str(fToolStatus) == "error" {
+		c.Failed = true
+	}
+	if conv == ConventionOpenLLMetry && (c.Name == "" || strings.HasSuffix(c.Name, "Tool")) {
+		f.langChainToolName(&c)
+	}
+	if f.str(fMCPMethod) == "tools/call" {
+		c.MCP = true
+		if c.Type == "" {
+			c.Type = "mcp"
+		}
+	}
+	c.Convention = conv
+	return Result{Kind: KindTool, Convention: conv, Call: c}
+}
+
+// mcpTool reads an MCP tools/call client or server span (semconv >= 1.39).
+func (f *fields) mcpTool(span ptrace.Span) Result {
+	c := Call{Name: f.str(fToolName), Type: "mcp", MCP: true, Convention: ConventionMCP}
+	if c.Name == "" {
+		c.Name = nameAfterPrefix(span.Name(), "tools/call ")
+	}
+	c.Args, c.Encoding = f.raw(fToolArgs, EncodingJSON)
+	c.Result, _ = f.raw(fToolResult, EncodingJSON)
+	return Result{Kind: KindTool, Convention: ConventionMCP, Call: c}
+}
+
+// openInferenceTool reads an OpenInference TOOL span. Arguments are in
+// input.value; there is usually no call id.
+func (f *fields) openInferenceTool(span ptrace.Span) Result {
+	c := Call{Name: f.str(fOIToolName), ID: f.str(fOIToolID), Convention: ConventionOpenInference}
+	if c.Name == "" {
+		c.Name = span.Name()
+	}
+	enc := EncodingJSONOrPython
+	if mime := f.str(fInputMime); mime == "text/plain" {
+		enc = EncodingText
+	}
+	c.Args, c.Encoding = f.raw(fInputValue, enc)
+	c.Result, _ = f.raw(fOutputValue, EncodingJSON)
+	return Result{Kind: KindTool, Convention: ConventionOpenInference, Call: c}
+}
+
+// traceloopTool reads an OpenLLMetry decorator tool span ({name}.tool).
+func (f *fields) traceloopTool(span ptrace.Span) Result {
+	c := Call{Name: f.str(fToolName), Convention: ConventionOpenLLMetry}
+	if c.Name == "" {
+		c.Name = f.str(fTLEntityName)
+	}
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(span.Name(), ".tool")
+	}
+	if f.has(fToolArgs) {
+		c.Args, c.Encoding = f.raw(fToolArgs, EncodingJSON)
+	} else {
+		c.Args, c.Encoding = f.raw(fTLEntityInput, EncodingTraceloop)
+	}
+	if f.has(fToolResult) {
+		c.Result, _ = f.raw(fToolResult, EncodingJSON)
+	} else {
+		c.Result, _ = f.raw(fTLEntityOutput, EncodingJSON)
+	}
+	return Result{Kind: KindTool, Convention: ConventionOpenLLMetry, Call: c}
+}
+
+// aiSDKTool reads a Vercel AI SDK (v4-v6, v7 legacy) ai.toolCall span.
+func (f *fields) aiSDKTool() Result {
+	c := Call{Name: f.str(fAIToolName), ID: f.str(fAIToolID), Convention: ConventionAISDK}
+	c.Args, c.Encoding = f.raw(fAIToolArgs, EncodingJSON)
+	c.Result, _ = f.raw(fAIToolResult, EncodingJSON)
+	return Result{Kind: KindTool, Convention: ConventionAISDK, Call: c}
+}
+
+// springTool reads a Spring AI tool_call observation span.
+func (f *fields) springTool(span ptrace.Span) Result {
+	c := Call{Name: f.str(fSpringToolName), ID: f.str(fSpringToolID), Convention: ConventionSpringAI}
+	if c.Name == "" {
+		c.Name = nameAfterPrefix(span.Name(), "tool_call ")
+	}
+	c.Args, c.Encoding = f.raw(fSpringToolArgs, EncodingJSON)
+	c.Result, _ = f.raw(fSpringToolResult, EncodingJSON)
+	return Result{Kind: KindTool, Convention: ConventionSpringAI, Call: c}
+}
+
+func (f *fields) isGenkitTool() bool {
+	switch f.str(fGenkitSubtype) {
+	case "tool", "tool.v2":
+		return true
+	}
+	return false
+}
+
+// genkitTool reads a Genkit tool action span.
+func (f *fields) genkitTool() Result {
+	c := Call{Name: f.str(fGenkitName), Convention: ConventionGenkit}
+	c.Args, c.Encoding = f.raw(fGenkitInput, EncodingJSON)
+	c.Result, _ = f.raw(fGenkitOutput, EncodingJSON)
+	if f.str(fGenkitState) == "error" {
+		c.Failed = true
+	}
+	return Result{Kind: KindTool, Convention: ConventionGenkit, Call: c}
+}
+
+// pydanticV2Tool reads a Pydantic AI format-2 "running tool" span.
+func (f *fields) pydanticV2Tool() Result {
+	c := Call{Name: f.str(fToolName), ID: f.str(fToolCallID), Convention: ConventionPydanticAI}
+	c.Args, c.Encoding = f.raw(fPydanticArgs, EncodingJSON)
+	c.Result, _ = f.raw(fPydanticResponse, EncodingJSON)
+	return Result{Kind: KindTool, Convention: ConventionPydanticAI, Call: c}
+}
+
+// nameAfterPrefix returns the part of a span name after prefix, or "".
+func nameAfterPrefix(name, prefix string) string {
+	if strings.HasPrefix(name, prefix) {
+		return strings.TrimSpace(name[len(prefix):])
+	}
+	return ""
+}
+
+// lastPathElement returns the last non-empty element of a dotted or slashed
+// entity path ("weather_agent.get_weather" -> "get_weather").
+func lastPathElement(p string) string {
+	p = strings.TrimRight(p, "./")
+	if i := strings.LastIndexAny(p, "./"); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// langChainToolName recovers the tool name OpenLLMetry JS hides behind the
+// LangChain class name (execute_tool DynamicStructuredTool): from the last
+// element of traceloop.entity.path, else from the serialized ToolMessage in
+// traceloop.entity.output (kwargs.name and kwargs.tool_call_id). A failed call
+// has no output, so its name stays the class name.
+func (f *fields) langChainToolName(c *Call) {
+	if n := lastPathElement(f.str(fTLEntityPath)); n != "" {
+		c.Name = n
+		return
+	}
+	if out := f.str(fTLEntityOutput); strings.Contains(out, "ToolMessage") {
+		if msg, err := scoring.Parse(out); err == nil {
+			kw, _ := msg.Get("kwargs")
+			if n, _ := kw.Get("name"); n.StringValue() != "" {
+				c.Name = n.StringValue()
+			}
+			if id, _ := kw.Get("tool_call_id"); c.ID == "" {
+				c.ID = id.StringValue()
+			}
+			return
+		}
+	}
+	if c.Name == "" {
+		c.Name = f.str(fTLEntityName)
+	}
+}

@@ -1,0 +1,142 @@
+// Package extract recognises GenAI tool-call and agent spans in every common
+// instrumentation convention and turns tool spans into compact call records.
+//
+// [Classify] reads a span's attributes in one pass. Spans without any GenAI
+// attribute are rejected after a first-byte check of each key, which keeps the
+// cost for ordinary spans to a few nanoseconds per attribute. Argument and
+// result text is kept raw and decoded only when a run is scored
+// ([DecodeArguments]), so holding a call costs little memory.
+package extract // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Kind says what role a span plays in an agent run.
+type Kind uint8
+
+// The span kinds.
+const (
+	// KindOther is any span that is neither a tool call nor an agent run.
+	KindOther Kind = iota
+	// KindTool is a tool execution.
+	KindTool
+	// KindAgent is an agent run (or workflow, or AI SDK generate call): the
+	// boundary of a trajectory.
+	KindAgent
+)
+
+// Convention names the instrumentation convention a span follows. The values
+// are the metric attribute values.
+type Convention string
+
+// The conventions.
+const (
+	ConventionGenAI         Convention = "gen_ai"
+	ConventionMCP           Convention = "mcp"
+	ConventionOpenInference Convention = "openinference"
+	ConventionOpenLLMetry   Convention = "openllmetry"
+	ConventionAISDK         Convention = "vercel_ai"
+	ConventionGenkit        Convention = "genkit"
+	ConventionSpringAI      Convention = "spring_ai"
+	ConventionPydanticAI    Convention = "pydantic_ai"
+	ConventionADK           Convention = "google_adk"
+	ConventionStrands       Convention = "strands"
+	ConventionMastra        Convention = "mastra"
+)
+
+// Encoding says how a call's raw argument text must be decoded.
+type Encoding uint8
+
+// The argument encodings.
+const (
+	// EncodingAbsent means no arguments were recorded.
+	EncodingAbsent Encoding = iota
+	// EncodingJSON is JSON text, possibly double-encoded.
+	EncodingJSON
+	// EncodingJSONOrPython is JSON, or a Python literal (LangChain under
+	// OpenInference writes str(dict)), or plain text.
+	EncodingJSONOrPython
+	// EncodingTraceloop is OpenLLMetry's {"args": [...], "kwargs": {...}}
+	// wrapper, or its LangChain {"inputs": {...}, "input_str": ...} wrapper.
+	EncodingTraceloop
+	// EncodingText is plain text that is the argument itself.
+	EncodingText
+)
+
+// Call is the compact record of one tool execution, kept until its agent
+// run is scored. Strings reference the span's attribute values; nothing is
+// parsed yet.
+type Call struct {
+	// Name is the tool name.
+	Name string
+	// ID is the call id the model assigned, or "".
+	ID string
+	// Args is the raw argument text; Encoding says how to decode it.
+	Args     string
+	Encoding Encoding
+	// Result is the raw result text ("" when not recorded).
+	Result string
+	// Type is the tool type ("function", "mcp", a framework class name).
+	Type string
+	// Failed reports a failed execution (status ERROR or error.type).
+	Failed bool
+	// MCP marks an MCP tools/call span (a duplicate of an enclosing tool
+	// span when one exists).
+	MCP bool
+	// Convention is where the call was read from.
+	Convention Convention
+	// Start and End are the span's timestamps (Unix nanoseconds).
+	Start, End uint64
+}
+
+// Result is what [Classify] found.
+type Result struct {
+	Kind       Kind
+	Convention Convention
+	// GenAI reports that the span carries GenAI attributes of any
+	// convention, even when it is neither tool nor agent (model calls, agent
+	// steps). Such spans are remembered as links in tracked traces.
+	GenAI bool
+	// Call is the tool call, for KindTool.
+	Call Call
+}
+
+// Options tune extraction.
+type Options struct {
+	// SkipTools lists framework-internal tool names that are not tool calls
+	// (ADK's "(merged tools)" wrapper, Pydantic AI's "final_result" output
+	// tool). Such spans are treated as plain GenAI spans.
+	SkipTools map[string]struct{}
+}
+
+// DefaultSkipTools are the framework-internal tool names skipped by default.
+func DefaultSkipTools() []string { return []string{"(merged tools)", "final_result"} }
+
+// Classify reports what role span plays and, for a tool span, extracts the
+// call. scope is the span's instrumentation scope.
+func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options) Result {
+	var f fields
+	if !f.scan(span.Attributes()) {
+		// No GenAI attribute at all. Genkit and Pydantic AI v2 are also
+		// recognised by attributes, so nothing else can match.
+		return Result{}
+	}
+	res := f.classify(span, scope)
+	if res.Kind == KindTool {
+		if _, skip := opts.SkipTools[res.Call.Name]; skip || res.Call.Name == "" {
+			return Result{GenAI: true, Convention: res.Convention}
+		}
+		res.Call.Start = uint64(span.StartTimestamp())
+		res.Call.End = uint64(span.EndTimestamp())
+		if span.Status().Code() == ptrace.StatusCodeError || f.has(fErrorType) {
+			res.Call.Failed = true
+		}
+		if res.Call.Encoding == EncodingAbsent {
+			eventArguments(span, &res.Call)
+		}
+	}
+	res.GenAI = true
+	return res
+}

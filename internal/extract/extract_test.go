@@ -1,0 +1,228 @@
+package extract
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// readTraces reads an OTLP/JSON file in collector file-exporter framing (one
+// ExportTraceServiceRequest per line).
+func readTraces(t testing.TB, path string) []ptrace.Traces {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []ptrace.Traces
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var u ptrace.JSONUnmarshaler
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		td, err := u.UnmarshalTraces([]byte(line))
+		require.NoError(t, err, path)
+		out = append(out, td)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// summary is what a test expects extraction to find in one trace file.
+type summary struct {
+	// tools are "name args failed" in file order, args as decoded JSON or
+	// "?" when unknown.
+	tools []string
+	// agents are the names of the agent spans.
+	agents []string
+}
+
+func summarize(t *testing.T, path string) summary {
+	opts := &Options{SkipTools: map[string]struct{}{}}
+	for _, n := range DefaultSkipTools() {
+		opts.SkipTools[n] = struct{}{}
+	}
+	var s summary
+	for _, td := range readTraces(t, path) {
+		for _, rs := range td.ResourceSpans().All() {
+			for _, ss := range rs.ScopeSpans().All() {
+				for _, span := range ss.Spans().All() {
+					res := Classify(span, ss.Scope(), opts)
+					switch res.Kind {
+					case KindTool:
+						c := res.Call
+						args := "?"
+						if v, st := DecodeArguments(c.Args, c.Encoding, DecodeOptions{}); st == ArgumentsKnown {
+							args = v.JSON()
+						}
+						status := "ok"
+						if c.Failed {
+							status = "failed"
+						}
+						s.tools = append(s.tools, c.Name+" "+args+" "+status+" "+string(c.Convention))
+					case KindAgent:
+						s.agents = append(s.agents, span.Name())
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(s.tools)
+	return s
+}
+
+func TestClassifyTraces(t *testing.T) {
+	const (
+		weather = `get_weather {"city":"Paris","unit":"celsius"} ok`
+		stock   = `lookup_stock {"symbol":"ZZZZ"} failed`
+		seattle = `get_current_weather {"location":"Seattle, WA"} ok`
+		sf      = `get_current_weather {"location":"San Francisco, CA"} ok`
+	)
+	tests := []struct {
+		file string
+		want summary
+	}{
+		{"conventions/otel-genai-semconv.json", summary{
+			tools:  []string{sf + " gen_ai", seattle + " gen_ai"},
+			agents: []string{"invoke_agent weather_agent"},
+		}},
+		{"conventions/openinference-openai-agents.json", summary{
+			tools:  []string{sf + " openinference", seattle + " openinference"},
+			agents: []string{"Agent workflow", "weather_agent"},
+		}},
+		{"conventions/openllmetry-traceloop-legacy.json", summary{
+			tools:  []string{sf + " openllmetry", seattle + " openllmetry"},
+			agents: []string{"weather_agent.agent"},
+		}},
+		{"conventions/vercel-ai-sdk-legacy-ai-spans.json", summary{
+			tools:  []string{sf + " vercel_ai", seattle + " vercel_ai"},
+			agents: []string{"ai.generateText"},
+		}},
+		{"emitters/vercel-ai-v6-mock.otlp.jsonl", summary{
+			tools:  []string{weather + " vercel_ai", stock + " vercel_ai"},
+			agents: []string{"ai.generateText"},
+		}},
+		{"emitters/mastra-otel-mock.otlp.jsonl", summary{
+			tools:  []string{weather + " mastra", stock + " mastra"},
+			agents: []string{"invoke_agent weather-agent"},
+		}},
+		{"emitters/langchain-openinference-mock.otlp.jsonl", summary{
+			// LangChain JS records the failed call's input as plain text.
+			tools: []string{weather + " openinference", `lookup_stock "ZZZZ" failed openinference`},
+		}},
+		{"captures/adk-go-mock.otlp.jsonl", summary{
+			// The "(merged tools)" parent span is skipped, not a call.
+			tools:  []string{weather + " google_adk", stock + " google_adk"},
+			agents: []string{"invoke_agent weather_agent"},
+		}},
+		{"captures/adk-go-mock-allok.otlp.jsonl", summary{
+			tools:  []string{weather + " google_adk", `lookup_stock {"symbol":"ZZZZ"} ok google_adk`},
+			agents: []string{"invoke_agent weather_agent"},
+		}},
+		{"captures/genkit-go-mock.otlp.jsonl", summary{
+			tools:  []string{weather + " genkit", `lookup_stock {"symbol":"ZZZZ"} ok genkit`},
+			agents: []string{"weatherAgentFlow"},
+		}},
+		{"captures/genkit-go-mock-toolerror.otlp.jsonl", summary{
+			tools:  []string{weather + " genkit", stock + " genkit"},
+			agents: []string{"weatherAgentFlow"},
+		}},
+		{"captures/vercel-ai-v7-otel-mock.otlp.jsonl", summary{
+			tools:  []string{weather + " gen_ai", stock + " gen_ai"},
+			agents: []string{"invoke_agent mock-model-1"},
+		}},
+		{"captures/openllmetry-langchain-mock.otlp.jsonl", summary{
+			// withTool's span (no arguments) wraps LangChain's span; the
+			// trajectory store merges the two records of one call. The
+			// failed call's withTool span was never exported.
+			tools:  []string{`get_weather ? ok openllmetry`, weather + " openllmetry", stock + " openllmetry"},
+			agents: []string{"weather_agent.agent"},
+		}},
+		{"captures/openllmetry-langchain-mock-nowithtool.otlp.jsonl", summary{
+			// The name comes from the serialized ToolMessage output; a
+			// failed call has none, so its name stays the class name.
+			tools:  []string{weather + " openllmetry", `DynamicStructuredTool {"symbol":"ZZZZ"} failed openllmetry`},
+			agents: []string{"weather_agent.agent"},
+		}},
+		{"captures/constructed-strands-agents.json", summary{
+			tools:  []string{weather + " strands", stock + " strands"},
+			agents: []string{"invoke_agent Strands Agents"},
+		}},
+		{"captures/constructed-pydantic-ai.json", summary{
+			tools:  []string{weather + " pydantic_ai", stock + " pydantic_ai"},
+			agents: []string{"invoke_agent weather_agent"},
+		}},
+		{"captures/constructed-spring-ai.json", summary{
+			// Spring AI catches tool exceptions: the failure is invisible.
+			tools:  []string{weather + " spring_ai", `lookup_stock {"symbol":"ZZZZ"} ok spring_ai`},
+			agents: []string{"spring_ai chat_client"},
+		}},
+		{"captures/constructed-spring-ai-2.json", summary{
+			tools:  []string{weather + " spring_ai", `lookup_stock {"symbol":"ZZZZ"} ok spring_ai`},
+			agents: []string{"spring_ai chat_client"},
+		}},
+		{"captures/constructed-google-adk-python.json", summary{
+			tools:  []string{weather + " google_adk", stock + " google_adk"},
+			agents: []string{"invoke_agent weather_agent", "invoke_workflow weather_agent"},
+		}},
+		{"captures/constructed-mcp.json", summary{
+			// execute_tool, MCP client and MCP server record each call; the
+			// trajectory store merges them.
+			tools: []string{weather + " gen_ai", weather + " gen_ai", weather + " gen_ai",
+				stock + " gen_ai", stock + " gen_ai", stock + " gen_ai"},
+			agents: []string{"invoke_agent weather-agent"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got := summarize(t, filepath.Join("..", "..", "testdata", "traces", tt.file))
+			sort.Strings(tt.want.tools)
+			assert.Equal(t, tt.want.tools, got.tools)
+			assert.Equal(t, tt.want.agents, got.agents)
+		})
+	}
+}
+
+func TestDecodeArguments(t *testing.T) {
+	tests := []struct {
+		name  string
+		raw   string
+		enc   Encoding
+		opts  DecodeOptions
+		want  string
+		state ArgumentState
+	}{
+		{"json", `{"a":1}`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
+		{"double encoded", `"{\"a\":1}"`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
+		{"plain string argument", `"Mexico City"`, EncodingJSON, DecodeOptions{}, `"Mexico City"`, ArgumentsKnown},
+		{"empty object is a placeholder", `{}`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+		{"empty object when capture is on", `{}`, EncodingJSON, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
+		{"not specified", `<not specified>`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+		{"N/A", `N/A`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+		{"truncated", `{"query":"a very long que`, EncodingJSON, DecodeOptions{}, ``, ArgumentsTruncated},
+		{"absent", ``, EncodingAbsent, DecodeOptions{}, ``, ArgumentsAbsent},
+		{"python repr", `{'a': 3, 'b': True, 'c': None, 'd': [1, 'x']}`, EncodingJSONOrPython, DecodeOptions{}, `{"a":3,"b":true,"c":null,"d":[1,"x"]}`, ArgumentsKnown},
+		{"traceloop kwargs", `{"args": [], "kwargs": {"location": "Seattle, WA"}}`, EncodingTraceloop, DecodeOptions{}, `{"location":"Seattle, WA"}`, ArgumentsKnown},
+		{"traceloop js args string", `{"args":["{\"city\":\"Paris\"}"]}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+		{"traceloop langchain inputs", `{"input_str": "{'a': 3}", "inputs": {"a": 3}, "tags": []}`, EncodingTraceloop, DecodeOptions{}, `{"a":3}`, ArgumentsKnown},
+		{"text", `ZZZZ`, EncodingText, DecodeOptions{}, `"ZZZZ"`, ArgumentsKnown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, st := DecodeArguments(tt.raw, tt.enc, tt.opts)
+			assert.Equal(t, tt.state, st)
+			if st == ArgumentsKnown {
+				assert.Equal(t, tt.want, v.JSON())
+			}
+		})
+	}
+}

@@ -1,0 +1,202 @@
+package extract
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+var errNotPython = errors.New("not a Python literal")
+
+// ParsePythonLiteral parses the repr of a Python dict, list, tuple, string,
+// number, bool or None ("{'a': 3, 'b': True}"), which is how LangChain's
+// tracer records tool inputs under OpenInference. Dict keys must be strings,
+// numbers or bools (numbers and bools become their JSON text).
+func ParsePythonLiteral(s string) (scoring.Value, error) {
+	p := pyParser{s: s}
+	p.space()
+	v, err := p.value(0)
+	if err != nil {
+		return scoring.Value{}, err
+	}
+	p.space()
+	if p.i != len(p.s) {
+		return scoring.Value{}, errNotPython
+	}
+	return v, nil
+}
+
+type pyParser struct {
+	s string
+	i int
+}
+
+func (p *pyParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n' || p.s[p.i] == '\t' || p.s[p.i] == '\r') {
+		p.i++
+	}
+}
+
+func (p *pyParser) value(depth int) (scoring.Value, error) {
+	if depth > 128 || p.i >= len(p.s) {
+		return scoring.Value{}, errNotPython
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.dict(depth)
+	case c == '[':
+		return p.seq(depth, ']')
+	case c == '(':
+		return p.seq(depth, ')')
+	case c == '\'' || c == '"':
+		s, err := p.str()
+		return scoring.String(s), err
+	case c == '-' || c == '+' || (c >= '0' && c <= '9') || c == '.':
+		return p.number()
+	}
+	for _, w := range []struct {
+		word string
+		v    scoring.Value
+	}{{"True", scoring.Bool(true)}, {"False", scoring.Bool(false)}, {"None", scoring.Null()}} {
+		if strings.HasPrefix(p.s[p.i:], w.word) {
+			p.i += len(w.word)
+			return w.v, nil
+		}
+	}
+	return scoring.Value{}, errNotPython
+}
+
+func (p *pyParser) dict(depth int) (scoring.Value, error) {
+	p.i++
+	var members []scoring.Member
+	for {
+		p.space()
+		if p.i < len(p.s) && p.s[p.i] == '}' {
+			p.i++
+			return scoring.Object(members...), nil
+		}
+		k, err := p.value(depth + 1)
+		if err != nil {
+			return scoring.Value{}, err
+		}
+		key := k.StringValue()
+		if k.Kind() != scoring.KindString {
+			if k.Kind() != scoring.KindNumber && k.Kind() != scoring.KindBool {
+				return scoring.Value{}, errNotPython
+			}
+			key = k.JSON()
+		}
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return scoring.Value{}, errNotPython
+		}
+		p.i++
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return scoring.Value{}, err
+		}
+		members = append(members, scoring.Member{Key: key, Value: v})
+		p.space()
+		if p.i < len(p.s) && p.s[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.s) && p.s[p.i] == '}' {
+			p.i++
+			return scoring.Object(members...), nil
+		}
+		return scoring.Value{}, errNotPython
+	}
+}
+
+func (p *pyParser) seq(depth int, end byte) (scoring.Value, error) {
+	p.i++
+	var items []scoring.Value
+	for {
+		p.space()
+		if p.i < len(p.s) && p.s[p.i] == end {
+			p.i++
+			return scoring.Array(items...), nil
+		}
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return scoring.Value{}, err
+		}
+		items = append(items, v)
+		p.space()
+		if p.i < len(p.s) && p.s[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.i < len(p.s) && p.s[p.i] == end {
+			p.i++
+			return scoring.Array(items...), nil
+		}
+		return scoring.Value{}, errNotPython
+	}
+}
+
+// str parses a single- or double-quoted Python string with backslash escapes.
+func (p *pyParser) str() (string, error) {
+	q := p.s[p.i]
+	p.i++
+	var sb strings.Builder
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == q:
+			p.i++
+			return sb.String(), nil
+		case c == '\\' && p.i+1 < len(p.s):
+			p.i++
+			switch e := p.s[p.i]; e {
+			case 'n':
+				sb.WriteByte('\n')
+			case 't':
+				sb.WriteByte('\t')
+			case 'r':
+				sb.WriteByte('\r')
+			case 'x', 'u':
+				n := 2
+				if e == 'u' {
+					n = 4
+				}
+				if p.i+n >= len(p.s) {
+					return "", errNotPython
+				}
+				r, err := strconv.ParseUint(p.s[p.i+1:p.i+1+n], 16, 32)
+				if err != nil {
+					return "", errNotPython
+				}
+				sb.WriteRune(rune(r))
+				p.i += n
+			default:
+				sb.WriteByte(e)
+			}
+			p.i++
+		default:
+			sb.WriteByte(c)
+			p.i++
+		}
+	}
+	return "", errNotPython
+}
+
+func (p *pyParser) number() (scoring.Value, error) {
+	start := p.i
+	for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE_", p.s[p.i]) >= 0 {
+		p.i++
+	}
+	lit := strings.ReplaceAll(p.s[start:p.i], "_", "")
+	if v, err := scoring.Parse(strings.TrimPrefix(lit, "+")); err == nil && v.Kind() == scoring.KindNumber {
+		return v, nil
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return scoring.Value{}, errNotPython
+	}
+	return scoring.Number(f), nil
+}

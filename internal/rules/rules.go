@@ -1,0 +1,92 @@
+// Package rules holds compiled expectation rules: the OTTL conditions that
+// select agent runs, the expectation, and the scorers to run.
+package rules // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/ottlfuncs"
+	"go.opentelemetry.io/collector/component"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// Scorer is one scorer of a rule.
+type Scorer struct {
+	// Label names the scorer's results (the scorer name unless configured).
+	Label string
+	scoring.Scorer
+	// Deferred marks a slow scorer that runs off the hot path.
+	Deferred bool
+}
+
+// Rule is a compiled rule. It is immutable and safe for concurrent use.
+type Rule struct {
+	// Name is the rule's name.
+	Name string
+	// Expectation is what the run should have done.
+	Expectation scoring.Expectation
+	// Scorers run in order; the first is the primary scorer.
+	Scorers []Scorer
+	// Threshold is the pass threshold.
+	Threshold float64
+	when      *ottl.ConditionSequence[*ottlspan.TransformContext]
+}
+
+// Spec is what a rule is compiled from.
+type Spec struct {
+	Name        string
+	When        []string
+	Expectation scoring.Expectation
+	Scorers     []Scorer
+	Threshold   float64
+}
+
+// New compiles a rule: it parses the OTTL conditions with context-prefixed
+// paths (span.attributes[...], resource.attributes[...]).
+func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
+	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold}
+	if len(spec.When) == 0 {
+		return r, nil
+	}
+	parser, err := ottlspan.NewParser(ottlfuncs.StandardConverters[*ottlspan.TransformContext](), set, ottlspan.EnablePathContextNames())
+	if err != nil {
+		return nil, fmt.Errorf("when: %w", err)
+	}
+	conds := make([]*ottl.Condition[*ottlspan.TransformContext], 0, len(spec.When))
+	for i, text := range spec.When {
+		c, err := parser.ParseCondition(text)
+		if err != nil {
+			return nil, fmt.Errorf("when[%d]: %w", i, err)
+		}
+		conds = append(conds, c)
+	}
+	seq := ottlspan.NewConditionSequence(conds, set,
+		ottlspan.WithConditionSequenceErrorMode(ottl.IgnoreError))
+	r.when = &seq
+	return r, nil
+}
+
+// Applies reports whether the rule selects the run whose agent (or root)
+// span tCtx holds. A condition that fails to evaluate counts as false and is
+// logged by OTTL at debug level.
+func (r *Rule) Applies(ctx context.Context, tCtx *ottlspan.TransformContext) bool {
+	if r.when == nil {
+		return true
+	}
+	ok, err := r.when.Eval(ctx, tCtx)
+	return err == nil && ok
+}
+
+// HasDeferred reports whether any of the rule's scorers is deferred.
+func (r *Rule) HasDeferred() bool {
+	for _, s := range r.Scorers {
+		if s.Deferred {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,48 @@
+package trajectory
+
+import (
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// ScoringCalls decodes a trajectory's calls for the scorers: in scoring order
+// (see [Order]) with turns, arguments parsed (or marked unknown), results
+// parsed when kept, status, tool type ("mcp" or "function") and duration.
+func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts extract.DecodeOptions) []scoring.Call {
+	turns := Order(traj.Calls, agent)
+	out := make([]scoring.Call, len(traj.Calls))
+	for i := range traj.Calls {
+		c := &traj.Calls[i]
+		args, state := extract.DecodeArguments(c.Args, c.Encoding, opts)
+		sc := scoring.Call{
+			Name:        c.Name,
+			Args:        args,
+			ArgsUnknown: state != extract.ArgumentsKnown,
+			ID:          c.ID,
+			Position:    i,
+			Turn:        turns[i],
+			Type:        "function",
+			Status:      scoring.StatusOK,
+			StepType:    scoring.StepToolCall,
+		}
+		if c.Failed {
+			sc.Status = scoring.StatusError
+		}
+		if c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool") {
+			sc.Type = "mcp"
+			sc.StepType = scoring.StepMCPToolCall
+		}
+		if c.Result != "" {
+			sc.Result, _ = extract.DecodeResult(c.Result)
+		}
+		if c.End > c.Start {
+			sc.Fields = map[string]scoring.Value{"durationMs": scoring.Number(float64(c.End-c.Start) / 1e6)}
+		}
+		out[i] = sc
+	}
+	return out
+}

@@ -1,0 +1,507 @@
+// Package trajectory assembles agent trajectories from tool spans as they
+// stream by, without buffering traces.
+//
+// Children end before their parents, so a tool span arrives before the agent
+// span that owns it. The [Store] keeps only the extracted calls of open
+// trajectories, attached to the nearest ancestor span seen so far: when an
+// intermediate span (an agent step, a model call, a framework wrapper)
+// arrives, the calls attached to it move up to its parent; when the agent
+// span arrives, the calls attached to it are its trajectory. Spans themselves
+// are never held here.
+//
+// The store is not safe for concurrent use: one owner (the processor, under
+// one mutex) calls it. Memory is bounded by [Limits]; every eviction and every
+// late call is counted in [Stats].
+package trajectory // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+
+import (
+	"container/list"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+)
+
+// Limits bound the store's memory.
+type Limits struct {
+	// MaxOpenTrajectories bounds the trajectories holding calls at once;
+	// the oldest is evicted when a new one would exceed it.
+	MaxOpenTrajectories int
+	// MaxCallsPerTrajectory bounds the calls kept per trajectory; further
+	// calls are dropped and the trajectory is marked incomplete.
+	MaxCallsPerTrajectory int
+	// MaxAge is how long a trace may stay idle before its state is dropped
+	// (open trajectories are then evicted).
+	MaxAge time.Duration
+	// MaxTrackedTraces bounds the traces whose span links are remembered;
+	// the least recently active is dropped when a new one would exceed it.
+	MaxTrackedTraces int
+}
+
+// maxWalk bounds ancestor walks, so a cycle in hostile span ids cannot loop.
+const maxWalk = 64
+
+// Call is a held tool call with the spans it came from.
+type Call struct {
+	extract.Call
+	// Span is the tool span's id; Parent its parent's (the step that ran it).
+	Span, Parent pcommon.SpanID
+}
+
+// Trajectory is the calls one agent run made.
+type Trajectory struct {
+	// Calls are in arrival order; see [Order] for scoring order.
+	Calls []Call
+	// Dropped counts calls not kept because of MaxCallsPerTrajectory.
+	Dropped int
+	// SubAgents counts the agent runs nested directly under this one. A run
+	// with no calls of its own and sub-agents is a wrapper (OpenInference's
+	// "Agent workflow"); the processor does not score it.
+	SubAgents int
+}
+
+// IsWrapper reports a run that made no calls itself and only ran sub-agents.
+func (t *Trajectory) IsWrapper() bool { return len(t.Calls) == 0 && t.Dropped == 0 && t.SubAgents > 0 }
+
+// EvictReason says why open state was dropped.
+type EvictReason uint8
+
+// The eviction reasons.
+const (
+	EvictMaxAge EvictReason = iota
+	EvictMaxOpen
+	EvictMaxTraces
+	EvictShutdown
+	numEvictReasons
+)
+
+// Stats are the store's counters since the last [Store.TakeStats].
+type Stats struct {
+	// Evicted counts trajectories dropped before their agent span arrived.
+	Evicted [numEvictReasons]int64
+	// Late counts tool spans that arrived after their run was scored.
+	Late int64
+	// Dropped counts calls not kept because a trajectory was full.
+	Dropped int64
+}
+
+type nodeKind uint8
+
+const (
+	// nodeGroup is a span not seen yet with calls attached to it.
+	nodeGroup nodeKind = iota
+	// nodeLink is a seen span that is neither tool nor agent.
+	nodeLink
+	// nodeTool is a seen MCP tool span: calls under it are duplicates.
+	nodeTool
+	// nodeHeld is an agent span held open to collect stragglers.
+	nodeHeld
+	// nodeClosed is an agent span whose run was scored.
+	nodeClosed
+)
+
+type node struct {
+	kind   nodeKind
+	parent pcommon.SpanID
+	traj   *Trajectory
+	// opened is when the first call attached (groups and held agents).
+	opened int64
+}
+
+type traceState struct {
+	id    pcommon.TraceID
+	nodes map[pcommon.SpanID]*node
+	// lastTouch is when a span of the trace was last seen.
+	lastTouch int64
+	elem      *list.Element
+	// open counts the trace's groups and held agents.
+	open int
+}
+
+type groupRef struct {
+	trace  pcommon.TraceID
+	span   pcommon.SpanID
+	opened int64
+}
+
+// Store holds open trajectories and the span links needed to assemble them.
+type Store struct {
+	limits Limits
+	traces map[pcommon.TraceID]*traceState
+	// lru orders traces from least to most recently touched.
+	lru *list.List
+	// groups lists open groups in opening order for MaxOpenTrajectories
+	// eviction; entries that are no longer open are skipped lazily.
+	groups []groupRef
+	open   int
+	stats  Stats
+}
+
+// NewStore returns an empty store.
+func NewStore(limits Limits) *Store {
+	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), lru: list.New()}
+}
+
+// Open returns the number of open trajectories (groups and held agents).
+func (s *Store) Open() int { return s.open }
+
+// Traces returns the number of tracked traces.
+func (s *Store) Traces() int { return len(s.traces) }
+
+// TakeStats returns the counters accumulated since the last call and resets
+// them, so a caller can record them once per batch.
+func (s *Store) TakeStats() Stats {
+	st := s.stats
+	s.stats = Stats{}
+	return st
+}
+
+func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
+	ts := s.traces[id]
+	if ts == nil {
+		if !create {
+			return nil
+		}
+		if s.limits.MaxTrackedTraces > 0 && len(s.traces) >= s.limits.MaxTrackedTraces {
+			if oldest := s.lru.Front(); oldest != nil {
+				s.dropTrace(oldest.Value.(*traceState), EvictMaxTraces)
+			}
+		}
+		ts = &traceState{id: id, nodes: make(map[pcommon.SpanID]*node, 4)}
+		ts.elem = s.lru.PushBack(ts)
+		s.traces[id] = ts
+	} else {
+		s.lru.MoveToBack(ts.elem)
+	}
+	ts.lastTouch = now
+	return ts
+}
+
+// resolve walks from span up through links to the node calls attach to.
+func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node) {
+	for i := 0; i < maxWalk; i++ {
+		n := ts.nodes[span]
+		if n == nil || n.kind != nodeLink || n.parent.IsEmpty() {
+			return span, n
+		}
+		span = n.parent
+	}
+	return span, ts.nodes[span]
+}
+
+// Tool records a tool call made by span (whose parent is parent). It reports
+// whether the call arrived late, after its agent run had been scored.
+func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.Call, now int64) (late bool) {
+	ts := s.trace(trace, now, true)
+	call := Call{Call: c, Span: span, Parent: parent}
+	if n := ts.nodes[span]; n != nil {
+		switch n.kind {
+		case nodeGroup:
+			// Children of a tool span are other records of the same call
+			// (MCP client and server spans, a wrapper's inner span).
+			for _, child := range n.traj.Calls {
+				mergeDuplicate(&call.Call, &child.Call)
+			}
+			s.closeGroup(ts, n)
+		case nodeTool, nodeClosed, nodeHeld:
+			return false // a repeated span id: ignore
+		}
+	}
+	if call.MCP {
+		ts.nodes[span] = &node{kind: nodeTool, parent: parent}
+	} else {
+		delete(ts.nodes, span)
+	}
+	if parent.IsEmpty() {
+		// A tool span with no parent is its own, one-call run; there is
+		// no agent span to score it on.
+		return false
+	}
+	target, n := resolve(ts, parent)
+	return s.attach(ts, target, n, []Call{call}, now)
+}
+
+// attach adds calls to the node calls resolve to, creating a group there when
+// the span has not been seen. It reports a late arrival.
+func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
+	if n == nil {
+		n = &node{kind: nodeGroup, traj: &Trajectory{}, opened: now}
+		ts.nodes[target] = n
+		ts.open++
+		s.open++
+		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: now})
+		s.enforceOpenLimit(ts)
+	}
+	switch n.kind {
+	case nodeClosed:
+		s.stats.Late += int64(len(calls))
+		return true
+	case nodeTool:
+		// Under an MCP tool span that already left: a duplicate record.
+		return false
+	}
+	for _, c := range calls {
+		if s.limits.MaxCallsPerTrajectory > 0 && len(n.traj.Calls) >= s.limits.MaxCallsPerTrajectory {
+			n.traj.Dropped++
+			s.stats.Dropped++
+			continue
+		}
+		n.traj.Calls = append(n.traj.Calls, c)
+	}
+	return false
+}
+
+// Link records a span that is neither tool nor agent: calls attached to it
+// move up to its parent, and calls arriving under it later follow. track
+// says whether to start tracking the trace for it (GenAI spans); other spans
+// are remembered only in traces already tracked. A span with no parent is the
+// trace root: calls attached to it form a trajectory with no agent span,
+// which Link returns.
+func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track bool, now int64) *Trajectory {
+	ts := s.trace(trace, now, track)
+	if ts == nil {
+		return nil
+	}
+	n := ts.nodes[span]
+	if n != nil && n.kind != nodeGroup {
+		return nil // seen before
+	}
+	if parent.IsEmpty() {
+		ts.nodes[span] = &node{kind: nodeClosed}
+		traj := &Trajectory{}
+		if n != nil {
+			s.closeGroup(ts, n)
+			traj = n.traj
+		}
+		s.adoptOrphans(ts, span, traj)
+		if len(traj.Calls) == 0 && traj.Dropped == 0 {
+			return nil // a root without calls under it: nothing to score
+		}
+		return traj
+	}
+	ts.nodes[span] = &node{kind: nodeLink, parent: parent}
+	if n != nil {
+		s.closeGroup(ts, n)
+		target, tn := resolve(ts, parent)
+		s.attach(ts, target, tn, n.traj.Calls, now)
+		if tn := ts.nodes[target]; tn != nil && tn.traj != nil {
+			tn.traj.Dropped += n.traj.Dropped
+			tn.traj.SubAgents += n.traj.SubAgents
+		}
+	}
+	return nil
+}
+
+// Agent records an agent span (whose parent is parent) and returns its
+// trajectory (empty when it made no calls). With hold, the run stays open:
+// calls keep attaching until [Store.Release].
+//
+// A root agent span adopts the calls of its trace that wait under spans
+// never seen: every span of a trace descends from its root, and by the time
+// the root ends its descendants have ended, so such calls sit under spans
+// that were never exported (OpenLLMetry JS drops the span of a failed
+// withTool call).
+func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold bool, now int64) *Trajectory {
+	ts := s.trace(trace, now, true)
+	n := ts.nodes[span]
+	switch {
+	case n == nil:
+		n = &node{traj: &Trajectory{}, opened: now}
+		ts.nodes[span] = n
+	case n.kind == nodeGroup:
+		s.closeGroup(ts, n)
+	default:
+		return nil // a repeated agent span id
+	}
+	if parent.IsEmpty() {
+		s.adoptOrphans(ts, span, n.traj)
+	} else {
+		s.markSubAgent(ts, parent, now)
+	}
+	if hold {
+		n.kind = nodeHeld
+		ts.open++
+		s.open++
+		return nil
+	}
+	n.kind = nodeClosed
+	traj := n.traj
+	n.traj = nil
+	return traj
+}
+
+// Release closes a held agent run and returns its trajectory (nil when the
+// state was evicted meanwhile).
+func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory {
+	ts := s.traces[trace]
+	if ts == nil {
+		return nil
+	}
+	n := ts.nodes[span]
+	if n == nil || n.kind != nodeHeld {
+		return nil
+	}
+	n.kind = nodeClosed
+	ts.open--
+	s.open--
+	traj := n.traj
+	n.traj = nil
+	return traj
+}
+
+// markSubAgent counts an agent run at the run it is nested in, creating an
+// (empty) group there when that span has not been seen yet.
+func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
+	target, n := resolve(ts, parent)
+	if n == nil {
+		s.attach(ts, target, nil, nil, now)
+		n = ts.nodes[target]
+	}
+	if n != nil && n.traj != nil {
+		n.traj.SubAgents++
+	}
+}
+
+// adoptOrphans moves into traj the calls of every open group of the trace
+// other than root (groups under spans never seen).
+func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajectory) {
+	if ts.open == 0 {
+		return
+	}
+	for id, g := range ts.nodes {
+		if id == root || g.kind != nodeGroup {
+			continue
+		}
+		s.closeGroup(ts, g)
+		delete(ts.nodes, id)
+		traj.Calls = append(traj.Calls, g.traj.Calls...)
+		traj.Dropped += g.traj.Dropped
+		traj.SubAgents += g.traj.SubAgents
+	}
+}
+
+// closeGroup removes a group's contribution to the open counts.
+func (s *Store) closeGroup(ts *traceState, n *node) {
+	if n.kind == nodeGroup {
+		ts.open--
+		s.open--
+		n.kind = nodeLink // no longer a group; the caller sets the final kind
+	}
+}
+
+// enforceOpenLimit evicts the oldest open groups above MaxOpenTrajectories.
+func (s *Store) enforceOpenLimit(current *traceState) {
+	for s.limits.MaxOpenTrajectories > 0 && s.open > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
+		g := s.groups[0]
+		s.groups = s.groups[1:]
+		ts := s.traces[g.trace]
+		if ts == nil {
+			continue
+		}
+		n := ts.nodes[g.span]
+		if n == nil || n.kind != nodeGroup || n.opened != g.opened {
+			continue // closed or replaced since
+		}
+		s.closeGroup(ts, n)
+		delete(ts.nodes, g.span)
+		s.stats.Evicted[EvictMaxOpen]++
+	}
+	s.compactGroups()
+}
+
+// compactGroups drops the queue's closed prefix so it does not grow without
+// bound when groups close in order.
+func (s *Store) compactGroups() {
+	if len(s.groups) < 1024 || len(s.groups) < 4*max(s.open, 1) {
+		return
+	}
+	live := s.groups[:0]
+	for _, g := range s.groups {
+		if ts := s.traces[g.trace]; ts != nil {
+			if n := ts.nodes[g.span]; n != nil && n.kind == nodeGroup && n.opened == g.opened {
+				live = append(live, g)
+			}
+		}
+	}
+	clear(s.groups[len(live):])
+	s.groups = live
+}
+
+// dropTrace forgets a trace; its open groups and held agents count as
+// evicted for reason.
+func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
+	for _, n := range ts.nodes {
+		switch n.kind {
+		case nodeGroup:
+			s.stats.Evicted[reason]++
+		case nodeHeld:
+			// The processor still holds the span and releases it; Release
+			// then finds nothing and scores an empty run.
+			s.stats.Evicted[reason]++
+		}
+	}
+	s.open -= ts.open
+	s.lru.Remove(ts.elem)
+	delete(s.traces, ts.id)
+}
+
+// Sweep drops traces idle for longer than MaxAge and returns how many.
+func (s *Store) Sweep(now int64) int {
+	if s.limits.MaxAge <= 0 {
+		return 0
+	}
+	cutoff := now - int64(s.limits.MaxAge)
+	dropped := 0
+	for e := s.lru.Front(); e != nil; {
+		ts := e.Value.(*traceState)
+		if ts.lastTouch > cutoff {
+			break
+		}
+		e = e.Next()
+		if ts.open > 0 && s.hasHeld(ts) {
+			continue // the processor releases held runs itself
+		}
+		s.dropTrace(ts, EvictMaxAge)
+		dropped++
+	}
+	s.compactGroups()
+	return dropped
+}
+
+func (s *Store) hasHeld(ts *traceState) bool {
+	for _, n := range ts.nodes {
+		if n.kind == nodeHeld {
+			return true
+		}
+	}
+	return false
+}
+
+// Shutdown drops every trace, counting open trajectories as evicted.
+func (s *Store) Shutdown() {
+	for e := s.lru.Front(); e != nil; {
+		ts := e.Value.(*traceState)
+		e = e.Next()
+		s.dropTrace(ts, EvictShutdown)
+	}
+	s.groups = nil
+}
+
+// mergeDuplicate fills what the outer record of a call lacks from an inner
+// record of the same call.
+func mergeDuplicate(outer, inner *extract.Call) {
+	if outer.Encoding == extract.EncodingAbsent && inner.Encoding != extract.EncodingAbsent {
+		outer.Args, outer.Encoding = inner.Args, inner.Encoding
+	}
+	if outer.Result == "" {
+		outer.Result = inner.Result
+	}
+	if outer.Type == "" {
+		outer.Type = inner.Type
+	}
+	if outer.Name == "" {
+		outer.Name = inner.Name
+	}
+	outer.Failed = outer.Failed || inner.Failed
+}

@@ -1,0 +1,325 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+	"go.uber.org/zap"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+)
+
+// tcaProcessor scores agent runs as their spans pass through. Every span is
+// passed on; agent spans are annotated in place, or held back and emitted
+// later when wait or an asynchronous scorer asks for it.
+type tcaProcessor struct {
+	cfg    *Config
+	logger *zap.Logger
+	next   consumer.Traces
+	rules  []*rules.Rule
+	tel    *telemetry
+	// scoring settings derived from the config
+	extractOpts extract.Options
+	decodeOpts  extract.DecodeOptions
+	keepResults bool
+	now         func() time.Time
+
+	// mu guards store and held: the only mutable state between batches.
+	mu    sync.Mutex
+	store *trajectory.Store
+	held  heldRuns
+
+	// lifecycle of the background loop that releases held runs.
+	tick      <-chan time.Time
+	stopTick  func()
+	done      chan struct{}
+	loopDone  chan struct{}
+	emitting  sync.WaitGroup
+	startOnce sync.Once
+}
+
+// processorOption changes a processor for tests (an injected clock and tick).
+type processorOption func(*tcaProcessor)
+
+func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opts ...processorOption) (*tcaProcessor, error) {
+	compiled := make([]*rules.Rule, 0, len(cfg.Rules))
+	for i := range cfg.Rules {
+		r, err := compileRule(&cfg.Rules[i], set.TelemetrySettings)
+		if err != nil {
+			return nil, err
+		}
+		compiled = append(compiled, r)
+	}
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	tel, err := newTelemetry(tb, set.ID.String(), compiled)
+	if err != nil {
+		return nil, err
+	}
+	p := &tcaProcessor{
+		cfg:        cfg,
+		logger:     set.Logger,
+		next:       next,
+		rules:      compiled,
+		tel:        tel,
+		decodeOpts: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty"},
+		now:        time.Now,
+		done:       make(chan struct{}),
+		store: trajectory.NewStore(trajectory.Limits{
+			MaxOpenTrajectories:   cfg.Limits.MaxOpenTrajectories,
+			MaxCallsPerTrajectory: cfg.Limits.MaxCallsPerTrajectory,
+			MaxAge:                cfg.Limits.MaxAge,
+			MaxTrackedTraces:      cfg.Limits.MaxTrackedTraces,
+		}),
+	}
+	p.extractOpts.SkipTools = make(map[string]struct{}, len(cfg.SkipTools))
+	for _, n := range cfg.SkipTools {
+		p.extractOpts.SkipTools[n] = struct{}{}
+	}
+	p.keepResults = needsResults(compiled)
+	for _, o := range opts {
+		o(p)
+	}
+	return p, nil
+}
+
+func (p *tcaProcessor) start(context.Context, component.Host) error {
+	p.startOnce.Do(func() {
+		if p.tick == nil {
+			interval := sweepInterval(p.cfg)
+			t := time.NewTicker(interval)
+			p.tick, p.stopTick = t.C, t.Stop
+		}
+		p.loopDone = make(chan struct{})
+		go p.loop()
+	})
+	return nil
+}
+
+// sweepInterval is how often held runs are checked and idle traces swept.
+func sweepInterval(cfg *Config) time.Duration {
+	d := time.Second
+	if cfg.Wait > 0 && cfg.Wait/4 < d {
+		d = max(cfg.Wait/4, 10*time.Millisecond)
+	}
+	return d
+}
+
+// loop releases held runs when due and drops idle traces.
+func (p *tcaProcessor) loop() {
+	defer close(p.loopDone)
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-p.tick:
+			p.releaseDue(context.Background(), false)
+		}
+	}
+}
+
+// shutdown stops the loop, scores and emits every held run, and drops the
+// remaining state (counting open trajectories as evicted). It is safe
+// without start.
+func (p *tcaProcessor) shutdown(ctx context.Context) error {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	close(p.done)
+	if p.loopDone != nil {
+		<-p.loopDone
+	}
+	if p.stopTick != nil {
+		p.stopTick()
+	}
+	p.releaseDue(ctx, true)
+	p.emitting.Wait()
+	p.mu.Lock()
+	p.store.Shutdown()
+	st := p.store.TakeStats()
+	p.tel.open.Store(0)
+	p.mu.Unlock()
+	p.tel.recordStore(ctx, st)
+	p.tel.tb.Shutdown()
+	return nil
+}
+
+// spanRef locates a span in the batch being processed.
+type spanRef struct{ rs, ss, sp int }
+
+// entry is one span of the batch, classified.
+type entry struct {
+	ref    spanRef
+	kind   extract.Kind
+	genai  bool
+	trace  pcommon.TraceID
+	span   pcommon.SpanID
+	parent pcommon.SpanID
+	call   extract.Call
+}
+
+// closedRun is an agent run (or a trace root's calls) ready to score.
+type closedRun struct {
+	ref   spanRef
+	agent pcommon.SpanID
+	traj  *trajectory.Trajectory
+	hold  bool
+}
+
+// processTraces is the processorhelper callback: classify every span, update
+// open trajectories under the lock, then score the runs whose agent span
+// arrived and annotate those spans.
+func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	entries, anyGenAI := p.classify(td)
+	counts := p.tel.newCounts()
+	for i := range entries {
+		if entries[i].kind == extract.KindTool {
+			_, st := extract.DecodeArguments(entries[i].call.Args, entries[i].call.Encoding, p.decodeOpts)
+			counts.addExtracted(entries[i].call.Convention, st == extract.ArgumentsKnown)
+			if !p.keepResults {
+				entries[i].call.Result = ""
+			}
+		}
+	}
+	var runs []closedRun
+	if anyGenAI || p.tracking() {
+		runs = p.apply(entries, counts)
+	}
+	var held []heldRun
+	for i := range runs {
+		run := &runs[i]
+		rs := td.ResourceSpans().At(run.ref.rs)
+		ss := rs.ScopeSpans().At(run.ref.ss)
+		span := ss.Spans().At(run.ref.sp)
+		if run.hold {
+			held = append(held, p.newHeldRun(run.ref, rs, ss, span))
+			continue
+		}
+		if deferred := p.score(ctx, rs, ss, span, run.agent, run.traj, counts); deferred != nil {
+			h := p.newHeldRun(run.ref, rs, ss, span)
+			h.deferred = deferred
+			held = append(held, h)
+		}
+	}
+	if len(held) > 0 {
+		p.hold(held, td)
+	}
+	p.tel.record(ctx, counts)
+	if td.SpanCount() == 0 {
+		// Every span of the batch is held; it is emitted later.
+		return td, processorhelper.ErrSkipProcessingData
+	}
+	return td, nil
+}
+
+// tracking reports whether any trace is tracked, in which case non-GenAI
+// spans may be links between a tool span and its agent.
+func (p *tcaProcessor) tracking() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.store.Traces() > 0
+}
+
+// classify reads every span once.
+func (p *tcaProcessor) classify(td ptrace.Traces) ([]entry, bool) {
+	entries := make([]entry, 0, td.SpanCount())
+	anyGenAI := false
+	for ri, rs := range td.ResourceSpans().All() {
+		for si, ss := range rs.ScopeSpans().All() {
+			scope := ss.Scope()
+			for pi, span := range ss.Spans().All() {
+				res := extract.Classify(span, scope, &p.extractOpts)
+				anyGenAI = anyGenAI || res.GenAI
+				entries = append(entries, entry{
+					ref:    spanRef{ri, si, pi},
+					kind:   res.Kind,
+					genai:  res.GenAI,
+					trace:  span.TraceID(),
+					span:   span.SpanID(),
+					parent: span.ParentSpanID(),
+					call:   res.Call,
+				})
+			}
+		}
+	}
+	return entries, anyGenAI
+}
+
+// apply updates the store with a batch, under the lock. Within a batch spans
+// are applied children first whatever their order in the batch: tool spans
+// (by end time, so nested records of one call merge), then links, then agent
+// spans, then trace roots.
+func (p *tcaProcessor) apply(entries []entry, counts *batchCounts) []closedRun {
+	now := p.now().UnixNano()
+	order := applyOrder(entries)
+	var runs []closedRun
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.store.Sweep(now)
+	for _, i := range order {
+		e := &entries[i]
+		switch {
+		case e.kind == extract.KindTool:
+			p.store.Tool(e.trace, e.span, e.parent, e.call, now)
+		case e.kind == extract.KindAgent:
+			hold := p.cfg.Wait > 0
+			traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
+			if traj != nil || hold {
+				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold})
+			}
+		default:
+			if traj := p.store.Link(e.trace, e.span, e.parent, e.genai, now); traj != nil {
+				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
+			}
+		}
+	}
+	counts.store = p.store.TakeStats()
+	p.tel.open.Store(int64(p.store.Open()))
+	return runs
+}
+
+// applyOrder returns entry indexes in application order.
+func applyOrder(entries []entry) []int {
+	rank := func(e *entry) int {
+		switch {
+		case e.kind == extract.KindTool:
+			return 0
+		case e.kind == extract.KindAgent:
+			return 2
+		case e.parent.IsEmpty():
+			return 3
+		}
+		return 1
+	}
+	order := make([]int, len(entries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ea, eb := &entries[a], &entries[b]
+		if ra, rb := rank(ea), rank(eb); ra != rb {
+			return ra - rb
+		}
+		if ea.kind == extract.KindTool {
+			return cmp.Compare(ea.call.End, eb.call.End)
+		}
+		return 0
+	})
+	return order
+}

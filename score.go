@@ -1,0 +1,145 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"context"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// evaluation is one scorer's result for one rule on one run.
+type evaluation struct {
+	rule, scorer int
+	result       scoring.Result
+}
+
+// scoredRun is a run being scored: its calls and the evaluations so far.
+type scoredRun struct {
+	calls   []scoring.Call
+	dropped int
+	evals   []evaluation
+	// pending lists the deferred scorers still to run, as (rule, scorer).
+	pending [][2]int
+}
+
+// needsResults reports whether any scorer compares tool results, so held
+// calls keep their result text; otherwise it is dropped to save memory.
+func needsResults(rs []*rules.Rule) bool {
+	for _, r := range rs {
+		for _, c := range r.Expectation.Calls {
+			if !c.Result.IsUndefined() {
+				return true
+			}
+		}
+		for _, s := range r.Scorers {
+			switch s.Name() {
+			case "deepeval", "mastra_trajectory", "mastra_trajectory_full":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// score scores one closed run on its span. Synchronous scorers run at once
+// and the span is annotated; when a selected rule has deferred scorers the
+// run is returned unannotated, to be finished off the hot path.
+func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, agent pcommon.SpanID, traj *trajectory.Trajectory, counts *batchCounts) *scoredRun {
+	if traj == nil {
+		traj = &trajectory.Trajectory{}
+	}
+	if traj.IsWrapper() {
+		return nil
+	}
+	selected := p.selectRules(ctx, rs, ss, span)
+	if len(selected) == 0 {
+		if len(traj.Calls) > 0 {
+			counts.noRule++
+			if ce := p.logger.Check(zap.DebugLevel, "agent run not scored: no rule selects it"); ce != nil {
+				ce.Write(zap.Stringer("trace_id", span.TraceID()), zap.Stringer("span_id", span.SpanID()), zap.String("span_name", span.Name()), zap.Int("tool_calls", len(traj.Calls)))
+			}
+		}
+		return nil
+	}
+	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, p.decodeOpts), dropped: traj.Dropped}
+	for _, ri := range selected {
+		for si, s := range p.rules[ri].Scorers {
+			if s.Deferred {
+				run.pending = append(run.pending, [2]int{ri, si})
+				continue
+			}
+			run.evals = append(run.evals, evaluation{rule: ri, scorer: si, result: s.Score(ctx, run.calls)})
+		}
+	}
+	if len(run.pending) > 0 {
+		return run
+	}
+	p.finish(span, run, counts)
+	return nil
+}
+
+// finish annotates the span with a run's evaluations and counts them.
+func (p *tcaProcessor) finish(span ptrace.Span, run *scoredRun, counts *batchCounts) {
+	for _, ev := range run.evals {
+		p.count(span, ev, run, counts)
+	}
+	annotate(span, run, p.rules, &p.cfg.Output)
+}
+
+// count adds one evaluation to the batch's metrics and logs what could not
+// be scored.
+func (p *tcaProcessor) count(span ptrace.Span, ev evaluation, run *scoredRun, counts *batchCounts) {
+	res := &ev.result
+	counts.eval[ev.rule][ev.scorer][res.Outcome]++
+	switch res.Outcome {
+	case scoring.OutcomePass, scoring.OutcomeFail:
+		counts.scoreCalls = append(counts.scoreCalls, scoreSample{rule: ev.rule, scorer: ev.scorer, value: res.Score})
+	case scoring.OutcomeError:
+		if ce := p.logger.Check(zap.DebugLevel, "agent run could not be scored"); ce != nil {
+			ce.Write(zap.String("rule", p.rules[ev.rule].Name), zap.String("scorer", p.rules[ev.rule].Scorers[ev.scorer].Label),
+				zap.Stringer("trace_id", span.TraceID()), zap.Stringer("span_id", span.SpanID()), zap.Error(res.Err))
+		}
+	}
+	if ev.scorer != 0 {
+		return
+	}
+	b := &res.Breakdown
+	c := &counts.calls[ev.rule]
+	for _, pr := range b.Pairs {
+		if pr.Score >= 1 {
+			c[statusMatched]++
+		} else {
+			c[statusMismatched]++
+		}
+	}
+	c[statusMissing] += int64(len(b.Missing))
+	c[statusUnexpected] += int64(len(b.Unexpected))
+	c[statusOutOfOrder] += int64(len(b.OutOfOrder))
+	c[statusForbidden] += int64(len(b.Forbidden))
+	c[statusHallucinated] += int64(len(b.Hallucinated))
+}
+
+// selectRules returns the indexes of the rules that apply to the run whose
+// agent (or root) span is span.
+func (p *tcaProcessor) selectRules(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span) []int {
+	var selected []int
+	var tCtx *ottlspan.TransformContext
+	for i, r := range p.rules {
+		if tCtx == nil {
+			tCtx = ottlspan.NewTransformContext(rs, ss, span)
+		}
+		if r.Applies(ctx, tCtx) {
+			selected = append(selected, i)
+		}
+	}
+	if tCtx != nil {
+		tCtx.Close()
+	}
+	return selected
+}
