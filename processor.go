@@ -171,6 +171,7 @@ type entry struct {
 	trace  pcommon.TraceID
 	span   pcommon.SpanID
 	parent pcommon.SpanID
+	end    pcommon.Timestamp
 	call   extract.Call
 }
 
@@ -253,6 +254,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces) ([]entry, bool) {
 					trace:  span.TraceID(),
 					span:   span.SpanID(),
 					parent: span.ParentSpanID(),
+					end:    span.EndTimestamp(),
 					call:   res.Call,
 				})
 			}
@@ -262,9 +264,10 @@ func (p *tcaProcessor) classify(td ptrace.Traces) ([]entry, bool) {
 }
 
 // apply updates the store with a batch, under the lock. Within a batch spans
-// are applied children first whatever their order in the batch: tool spans
-// (by end time, so nested records of one call merge), then links, then agent
-// spans, then trace roots.
+// are applied children first whatever their order in the batch: tool spans,
+// then links, then agent spans, then trace roots, each group by end time
+// (children end before their parents, so nested records of one call merge
+// and a sub-agent closes before the agent around it).
 func (p *tcaProcessor) apply(entries []entry, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
 	order := applyOrder(entries)
@@ -316,10 +319,7 @@ func applyOrder(entries []entry) []int {
 		if ra, rb := rank(ea), rank(eb); ra != rb {
 			return ra - rb
 		}
-		if ea.kind == extract.KindTool {
-			return cmp.Compare(ea.call.End, eb.call.End)
-		}
-		return 0
+		return cmp.Compare(ea.end, eb.end)
 	})
 	return order
 }

@@ -545,6 +545,7 @@ func (n *native) explain(res *Result, calls []Call, ne int) string {
 			full++
 		}
 	}
+	sb.WriteString("score ")
 	sb.WriteString(formatScore(res.Score))
 	switch {
 	case ne == 0 && len(calls) == 0:

@@ -390,7 +390,7 @@ func TestNativeThresholdAndOutcome(t *testing.T) {
 	assert.Equal(t, OutcomePass, res.Outcome)
 	res = scoreNative(t, exp, 0.6, call("a", ""))
 	assert.Equal(t, OutcomeFail, res.Outcome)
-	assert.Equal(t, "0.5: 1 of 2 expected calls matched; missing b", res.Explanation)
+	assert.Equal(t, "score 0.5: 1 of 2 expected calls matched; missing b", res.Explanation)
 }
 
 func TestNativeRejectsOptions(t *testing.T) {

@@ -1,0 +1,328 @@
+package toolcallaccuracyprocessor
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.yaml from the current output")
+
+// loadConfig reads a named processor configuration from a YAML file.
+func loadConfig(t testing.TB, file, name string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(file)
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	sub, err := cm.Sub(component.MustNewIDWithName(metadata.Type.String(), name).String())
+	require.NoError(t, err)
+	require.NoError(t, sub.Unmarshal(cfg))
+	require.NoError(t, confmap.Validate(cfg))
+	return cfg
+}
+
+// readTraceFile reads file-exporter framing: one ExportTraceServiceRequest
+// per line.
+func readTraceFile(t testing.TB, path string) []ptrace.Traces {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []ptrace.Traces
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var u ptrace.JSONUnmarshaler
+	for sc.Scan() {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		td, err := u.UnmarshalTraces(sc.Bytes())
+		require.NoError(t, err, path)
+		out = append(out, td)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// harness runs batches through a started processor and collects the output.
+type harness struct {
+	proc processor.Traces
+	sink *consumertest.TracesSink
+	tel  *componenttest.Telemetry
+}
+
+func newHarness(t testing.TB, cfg *Config) *harness {
+	t.Helper()
+	h := &harness{sink: new(consumertest.TracesSink), tel: componenttest.NewTelemetry()}
+	t.Cleanup(func() { require.NoError(t, h.tel.Shutdown(context.Background())) })
+	p, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(h.tel), cfg, h.sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	h.proc = p
+	return h
+}
+
+// run sends every batch, shuts the processor down and returns all output.
+func (h *harness) run(t testing.TB, batches []ptrace.Traces) ptrace.Traces {
+	t.Helper()
+	for _, td := range batches {
+		require.NoError(t, h.proc.ConsumeTraces(context.Background(), td))
+	}
+	require.NoError(t, h.proc.Shutdown(context.Background()))
+	return mergeTraces(h.sink.AllTraces())
+}
+
+func mergeTraces(all []ptrace.Traces) ptrace.Traces {
+	out := ptrace.NewTraces()
+	for _, td := range all {
+		td.ResourceSpans().MoveAndAppendTo(out.ResourceSpans())
+	}
+	return out
+}
+
+func cloneAll(batches []ptrace.Traces) []ptrace.Traces {
+	out := make([]ptrace.Traces, len(batches))
+	for i, td := range batches {
+		out[i] = ptrace.NewTraces()
+		td.CopyTo(out[i])
+	}
+	return out
+}
+
+// spansByID indexes every span of td.
+func spansByID(td ptrace.Traces) map[pcommon.SpanID]ptrace.Span {
+	m := map[pcommon.SpanID]ptrace.Span{}
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, s := range ss.Spans().All() {
+				m[s.SpanID()] = s
+			}
+		}
+	}
+	return m
+}
+
+// assertConserved checks that every input span comes out once, with every
+// attribute and event it had unchanged; only tool_call_accuracy.* attributes
+// and gen_ai.evaluation.result events may be added.
+func assertConserved(t *testing.T, in []ptrace.Traces, out ptrace.Traces) {
+	t.Helper()
+	total := 0
+	for _, td := range in {
+		total += td.SpanCount()
+	}
+	require.Equal(t, total, out.SpanCount(), "spans in must equal spans out")
+	got := spansByID(out)
+	for _, td := range in {
+		for id, want := range spansByID(td) {
+			g, ok := got[id]
+			require.True(t, ok, "span %s missing from output", id)
+			for k, v := range want.Attributes().All() {
+				gv, ok := g.Attributes().Get(k)
+				require.True(t, ok, "attribute %s removed from span %s", k, want.Name())
+				assert.True(t, v.Equal(gv), "attribute %s changed on span %s", k, want.Name())
+			}
+			for k := range g.Attributes().All() {
+				if _, had := want.Attributes().Get(k); !had {
+					assert.True(t, strings.HasPrefix(k, attrPrefix), "unexpected attribute %s added to %s", k, want.Name())
+				}
+			}
+			extra := 0
+			for _, e := range g.Events().All() {
+				if e.Name() == eventEvaluation {
+					extra++
+				}
+			}
+			assert.Equal(t, want.Events().Len(), g.Events().Len()-extra, "events of %s", want.Name())
+			assert.Equal(t, want.Name(), g.Name())
+			assert.Equal(t, want.Status().Code(), g.Status().Code())
+		}
+	}
+}
+
+// ruleResult is what a test expects of one rule on one agent span.
+type ruleResult struct {
+	score      float64
+	passed     bool
+	missing    []string
+	unexpected []string
+}
+
+func assertRule(t *testing.T, span ptrace.Span, rule string, want ruleResult) {
+	t.Helper()
+	attrs := span.Attributes()
+	prefix := attrPrefix + rule + "."
+	score, ok := attrs.Get(prefix + "score")
+	require.True(t, ok, "%s has no %sscore; attributes: %v", span.Name(), prefix, attrs.AsRaw())
+	assert.InDelta(t, want.score, score.Double(), 1e-9, "%s %s", span.Name(), rule)
+	passed, _ := attrs.Get(prefix + "passed")
+	assert.Equal(t, want.passed, passed.Bool(), "%s %s passed", span.Name(), rule)
+	assert.Equal(t, want.missing, stringSlice(attrs, prefix+"missing_tools"), "%s %s missing", span.Name(), rule)
+	assert.Equal(t, want.unexpected, stringSlice(attrs, prefix+"unexpected_tools"), "%s %s unexpected", span.Name(), rule)
+}
+
+func stringSlice(attrs pcommon.Map, key string) []string {
+	v, ok := attrs.Get(key)
+	if !ok || v.Slice().Len() == 0 {
+		return nil
+	}
+	var out []string
+	for _, e := range v.Slice().All() {
+		out = append(out, e.Str())
+	}
+	return out
+}
+
+// scoredSpans returns the spans that carry our attributes, by name.
+func scoredSpans(td ptrace.Traces) map[string]ptrace.Span {
+	out := map[string]ptrace.Span{}
+	for _, s := range spansByID(td) {
+		if _, ok := s.Attributes().Get(attrRules); ok {
+			out[s.Name()] = s
+		}
+	}
+	return out
+}
+
+func TestGoldenTraces(t *testing.T) {
+	pass := ruleResult{score: 1, passed: true}
+	// A rule with only forbidden tools expects no calls: every call is
+	// reported unexpected (and allowed).
+	noneForbidden := ruleResult{score: 1, passed: true, unexpected: []string{"get_current_weather", "get_current_weather"}}
+	stockFailed := ruleResult{score: 0.5, passed: false}
+	// stock_must_succeed expects only lookup_stock, succeeding.
+	stockOK := ruleResult{score: 1, passed: true, unexpected: []string{"get_weather"}}
+	stockErr := ruleResult{score: 0, passed: false, unexpected: []string{"get_weather"}}
+	tests := []struct {
+		file   string
+		config string
+		// want maps each scored span name to rule results.
+		want map[string]map[string]ruleResult
+	}{
+		{"conventions/otel-genai-semconv.json", "cities", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"two_cities": pass, "no_forbidden_tools": noneForbidden},
+		}},
+		{"conventions/openinference-openai-agents.json", "cities", map[string]map[string]ruleResult{
+			// "Agent workflow" only wraps weather_agent: not scored.
+			"weather_agent": {"two_cities": pass, "no_forbidden_tools": noneForbidden},
+		}},
+		{"conventions/openllmetry-traceloop-legacy.json", "cities", map[string]map[string]ruleResult{
+			"weather_agent.agent": {"two_cities": pass, "no_forbidden_tools": noneForbidden},
+		}},
+		{"conventions/vercel-ai-sdk-legacy-ai-spans.json", "cities", map[string]map[string]ruleResult{
+			"ai.generateText": {"two_cities": pass, "no_forbidden_tools": noneForbidden},
+		}},
+		{"emitters/vercel-ai-v6-mock.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"ai.generateText": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"emitters/mastra-otel-mock.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"invoke_agent weather-agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"emitters/langchain-openinference-mock.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			// No agent span: the trace root holds the run. LangChain JS
+			// records the failed call's input as the bare string "ZZZZ".
+			"weather-agent": {"paris_trip": stockFailed, "stock_must_succeed": stockErr},
+		}},
+		{"captures/adk-go-mock.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/adk-go-mock-allok.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"paris_trip": pass, "stock_must_succeed": stockOK},
+		}},
+		{"captures/genkit-go-mock.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"weatherAgentFlow": {"paris_trip": pass, "stock_must_succeed": stockOK},
+		}},
+		{"captures/genkit-go-mock-toolerror.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			// The tool error aborts the flow; get_weather's span starts after
+			// the flow ended but comes in the same export, so it counts.
+			"weatherAgentFlow": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/vercel-ai-v7-otel-mock.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"invoke_agent mock-model-1": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/openllmetry-langchain-mock.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"weather_agent.agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/openllmetry-langchain-mock-nowithtool.otlp.jsonl", "paris", map[string]map[string]ruleResult{
+			"weather_agent.agent": {"paris_trip": {score: 0.5, missing: []string{"lookup_stock"}, unexpected: []string{"DynamicStructuredTool"}}, "stock_must_succeed": {score: 0, missing: []string{"lookup_stock"}, unexpected: []string{"get_weather", "DynamicStructuredTool"}}},
+		}},
+		{"captures/constructed-strands-agents.json", "paris", map[string]map[string]ruleResult{
+			"invoke_agent Strands Agents": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-pydantic-ai.json", "paris", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-spring-ai.json", "paris", map[string]map[string]ruleResult{
+			// Spring AI hides tool failures inside the result text.
+			"spring_ai chat_client": {"paris_trip": pass, "stock_must_succeed": stockOK},
+		}},
+		{"captures/constructed-spring-ai-2.json", "paris", map[string]map[string]ruleResult{
+			"spring_ai chat_client": {"paris_trip": pass, "stock_must_succeed": stockOK},
+		}},
+		{"captures/constructed-google-adk-python.json", "paris", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-mcp.json", "paris", map[string]map[string]ruleResult{
+			// Three records of each call (execute_tool, MCP client, MCP
+			// server) count once.
+			"invoke_agent weather-agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			in := readTraceFile(t, filepath.Join("testdata", "traces", tt.file))
+			cfg := loadConfig(t, filepath.Join("testdata", "golden", "config.yaml"), tt.config)
+			out := newHarness(t, cfg).run(t, cloneAll(in))
+			assertConserved(t, in, out)
+			scored := scoredSpans(out)
+			names := make([]string, 0, len(scored))
+			for n := range scored {
+				names = append(names, n)
+			}
+			wantNames := make([]string, 0, len(tt.want))
+			for n := range tt.want {
+				wantNames = append(wantNames, n)
+			}
+			assert.ElementsMatch(t, wantNames, names, "scored spans")
+			for name, rules := range tt.want {
+				span, ok := scored[name]
+				if !ok {
+					continue
+				}
+				for rule, want := range rules {
+					assertRule(t, span, rule, want)
+				}
+			}
+			goldenPath := filepath.Join("testdata", "golden", strings.TrimSuffix(strings.TrimSuffix(filepath.Base(tt.file), ".json"), ".otlp.jsonl")+".yaml")
+			if *updateGolden {
+				require.NoError(t, golden.WriteTraces(t, goldenPath, out))
+				return
+			}
+			expected, err := golden.ReadTraces(goldenPath)
+			require.NoError(t, err)
+			require.NoError(t, ptracetest.CompareTraces(expected, out,
+				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+		})
+	}
+}
