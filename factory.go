@@ -17,11 +17,17 @@ import (
 const maxCallsLimit = 1024
 
 // NewFactory returns the factory of the tool_call_accuracy processor.
-func NewFactory() processor.Factory {
+func NewFactory() processor.Factory { return newFactory() }
+
+// newFactory builds the factory; tests pass options that inject a clock and
+// a tick, or capture the processor.
+func newFactory(opts ...processorOption) processor.Factory {
 	return processor.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		processor.WithTraces(createTraces, metadata.TracesStability),
+		processor.WithTraces(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
+			return createTraces(ctx, set, cfg, next, opts...)
+		}, metadata.TracesStability),
 	)
 }
 
@@ -44,8 +50,8 @@ func createDefaultConfig() component.Config {
 	}
 }
 
-func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
-	p, err := newProcessor(set, cfg.(*Config), next)
+func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces, opts ...processorOption) (processor.Traces, error) {
+	p, err := newProcessor(set, cfg.(*Config), next, opts...)
 	if err != nil {
 		return nil, err
 	}

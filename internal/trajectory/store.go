@@ -93,7 +93,7 @@ const (
 	nodeGroup nodeKind = iota
 	// nodeLink is a seen span that is neither tool nor agent.
 	nodeLink
-	// nodeTool is a seen MCP tool span: calls under it are duplicates.
+	// nodeTool is a seen tool span: calls under it are duplicates.
 	nodeTool
 	// nodeHeld is an agent span held open to collect stragglers.
 	nodeHeld
@@ -107,6 +107,9 @@ type node struct {
 	traj   *Trajectory
 	// opened is when the first call attached (groups and held agents).
 	opened int64
+	// root marks a held agent span that is its trace's root: it adopts
+	// orphaned calls when released.
+	root bool
 }
 
 type traceState struct {
@@ -208,11 +211,9 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 			return false // a repeated span id: ignore
 		}
 	}
-	if call.MCP {
-		ts.nodes[span] = &node{kind: nodeTool, parent: parent}
-	} else {
-		delete(ts.nodes, span)
-	}
+	// Remember the tool span: another record of the same call (an MCP
+	// client or server span, a wrapper's inner span) may arrive after it.
+	ts.nodes[span] = &node{kind: nodeTool, parent: parent}
 	if parent.IsEmpty() {
 		// A tool span with no parent is its own, one-call run; there is
 		// no agent span to score it on.
@@ -238,7 +239,7 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 		s.stats.Late += int64(len(calls))
 		return true
 	case nodeTool:
-		// Under an MCP tool span that already left: a duplicate record.
+		// Under a tool span that already left: a duplicate record.
 		return false
 	}
 	for _, c := range calls {
@@ -314,16 +315,19 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	default:
 		return nil // a repeated agent span id
 	}
-	if parent.IsEmpty() {
-		s.adoptOrphans(ts, span, n.traj)
-	} else {
+	if !parent.IsEmpty() {
 		s.markSubAgent(ts, parent, now)
 	}
 	if hold {
+		// Orphans are adopted at release: their parents may still come.
+		n.root = parent.IsEmpty()
 		n.kind = nodeHeld
 		ts.open++
 		s.open++
 		return nil
+	}
+	if parent.IsEmpty() {
+		s.adoptOrphans(ts, span, n.traj)
 	}
 	n.kind = nodeClosed
 	traj := n.traj
@@ -341,6 +345,9 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	n := ts.nodes[span]
 	if n == nil || n.kind != nodeHeld {
 		return nil
+	}
+	if n.root {
+		s.adoptOrphans(ts, span, n.traj)
 	}
 	n.kind = nodeClosed
 	ts.open--

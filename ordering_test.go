@@ -1,0 +1,262 @@
+package toolcallaccuracyprocessor
+
+import (
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
+)
+
+// fakeClock is a clock tests advance by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time           { return c.t }
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// controlled is a processor whose clock and release loop the test drives.
+type controlled struct {
+	*harness
+	clock *fakeClock
+	p     *tcaProcessor
+}
+
+func newControlled(t *testing.T, cfg *Config) *controlled {
+	t.Helper()
+	c := &controlled{clock: &fakeClock{t: time.Unix(1_800_000_000, 0)}}
+	h := &harness{sink: new(consumertest.TracesSink), tel: componenttest.NewTelemetry()}
+	t.Cleanup(func() { require.NoError(t, h.tel.Shutdown(context.Background())) })
+	f := newFactory(func(p *tcaProcessor) {
+		p.now = c.clock.now
+		p.tick = make(chan time.Time) // never fires: the test releases runs
+		c.p = p
+	})
+	proc, err := f.CreateTraces(context.Background(), metadatatest.NewSettings(h.tel), cfg, h.sink)
+	require.NoError(t, err)
+	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+	h.proc = proc
+	c.harness = h
+	return c
+}
+
+// send consumes batches one by one.
+func (c *controlled) send(t *testing.T, batches ...ptrace.Traces) {
+	t.Helper()
+	for _, td := range batches {
+		require.NoError(t, c.proc.ConsumeTraces(context.Background(), td))
+	}
+}
+
+// release runs the release loop's work at the current fake time.
+func (c *controlled) release() { c.p.releaseDue(context.Background(), false) }
+
+// splitSpans returns one batch per span (each with its resource and scope),
+// sorted by end time: children before parents, as exporters send them.
+func splitSpans(batches []ptrace.Traces) []ptrace.Traces {
+	var out []ptrace.Traces
+	var ends []ptrace.Span
+	for _, td := range batches {
+		for _, rs := range td.ResourceSpans().All() {
+			for _, ss := range rs.ScopeSpans().All() {
+				for _, s := range ss.Spans().All() {
+					one := ptrace.NewTraces()
+					nrs := one.ResourceSpans().AppendEmpty()
+					rs.Resource().CopyTo(nrs.Resource())
+					nss := nrs.ScopeSpans().AppendEmpty()
+					ss.Scope().CopyTo(nss.Scope())
+					s.CopyTo(nss.Spans().AppendEmpty())
+					out = append(out, one)
+					ends = append(ends, s)
+				}
+			}
+		}
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return int(ends[a].EndTimestamp()) - int(ends[b].EndTimestamp()) })
+	sorted := make([]ptrace.Traces, len(out))
+	for i, j := range idx {
+		sorted[i] = out[j]
+	}
+	return sorted
+}
+
+func parisConfig(t *testing.T) *Config {
+	return loadConfig(t, filepath.Join("testdata", "golden", "config.yaml"), "paris")
+}
+
+var orderingFiles = []string{
+	"emitters/mastra-otel-mock.otlp.jsonl",
+	"emitters/vercel-ai-v6-mock.otlp.jsonl",
+	"captures/adk-go-mock.otlp.jsonl",
+	"captures/vercel-ai-v7-otel-mock.otlp.jsonl",
+	"captures/constructed-mcp.json",
+	"captures/constructed-strands-agents.json",
+}
+
+// TestOneSpanPerBatch sends every span in its own batch, children first: the
+// result must equal the single-batch result.
+func TestOneSpanPerBatch(t *testing.T) {
+	for _, file := range orderingFiles {
+		t.Run(file, func(t *testing.T) {
+			in := readTraceFile(t, filepath.Join("testdata", "traces", file))
+			batches := splitSpans(cloneAll(in))
+			out := newHarness(t, parisConfig(t)).run(t, batches)
+			assertConserved(t, in, out)
+			agent := onlyScored(t, out)
+			assertRule(t, agent, "paris_trip", ruleResult{score: 1, passed: true})
+		})
+	}
+}
+
+func onlyScored(t *testing.T, td ptrace.Traces) ptrace.Span {
+	t.Helper()
+	scored := scoredSpans(td)
+	require.Len(t, scored, 1)
+	for _, s := range scored {
+		return s
+	}
+	return ptrace.Span{}
+}
+
+// TestReversedBatchesCountLateSpans sends the agent span first: without wait
+// the run is scored on what it has and every tool span is counted late.
+func TestReversedBatchesCountLateSpans(t *testing.T) {
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/mastra-otel-mock.otlp.jsonl"))
+	batches := splitSpans(cloneAll(in))
+	slices.Reverse(batches)
+	c := newControlled(t, parisConfig(t))
+	c.send(t, batches...)
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	out := mergeTraces(c.sink.AllTraces())
+	assertConserved(t, in, out)
+	agent := onlyScored(t, out)
+	assertRule(t, agent, "paris_trip", ruleResult{score: 0, missing: []string{"get_weather", "lookup_stock"}})
+	metadatatest.AssertEqualProcessorToolCallAccuracyLateSpans(t, c.tel,
+		[]metricdata.DataPoint[int64]{{Value: 2, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"))}},
+		metricdatatest.IgnoreTimestamp())
+}
+
+// TestWaitCollectsStragglers holds the agent span for wait, so tool spans
+// that arrive after it still count, whatever the order.
+func TestWaitCollectsStragglers(t *testing.T) {
+	for _, file := range orderingFiles {
+		t.Run(file, func(t *testing.T) {
+			in := readTraceFile(t, filepath.Join("testdata", "traces", file))
+			for _, order := range []string{"reversed", "shuffled"} {
+				batches := splitSpans(cloneAll(in))
+				if order == "reversed" {
+					slices.Reverse(batches)
+				} else {
+					r := rand.New(rand.NewPCG(42, uint64(len(file))))
+					r.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
+				}
+				cfg := parisConfig(t)
+				cfg.Wait = 2 * time.Second
+				c := newControlled(t, cfg)
+				c.send(t, batches...)
+				// Nothing is due yet: the agent span is held back.
+				c.release()
+				require.Equal(t, totalSpans(in)-1, c.sink.SpanCount(), order)
+				c.clock.advance(3 * time.Second)
+				c.release()
+				require.Equal(t, totalSpans(in), c.sink.SpanCount(), order)
+				out := mergeTraces(c.sink.AllTraces())
+				assertConserved(t, in, out)
+				assertRule(t, onlyScored(t, out), "paris_trip", ruleResult{score: 1, passed: true})
+				require.NoError(t, c.proc.Shutdown(context.Background()))
+			}
+		})
+	}
+}
+
+func totalSpans(batches []ptrace.Traces) int {
+	n := 0
+	for _, td := range batches {
+		n += td.SpanCount()
+	}
+	return n
+}
+
+// TestShutdownFlushesHeldSpans: a held agent span is scored and emitted at
+// shutdown, never lost.
+func TestShutdownFlushesHeldSpans(t *testing.T) {
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/vercel-ai-v6-mock.otlp.jsonl"))
+	cfg := parisConfig(t)
+	cfg.Wait = time.Hour
+	c := newControlled(t, cfg)
+	c.send(t, cloneAll(in)...)
+	require.Equal(t, totalSpans(in)-1, c.sink.SpanCount())
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	out := mergeTraces(c.sink.AllTraces())
+	assertConserved(t, in, out)
+	assertRule(t, onlyScored(t, out), "paris_trip", ruleResult{score: 1, passed: true})
+}
+
+// TestEvictionByAge: tool spans whose agent span never comes are evicted
+// after max_age and counted.
+func TestEvictionByAge(t *testing.T) {
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/vercel-ai-v6-mock.otlp.jsonl"))
+	batches := splitSpans(cloneAll(in))
+	cfg := parisConfig(t)
+	c := newControlled(t, cfg)
+	// Everything but the root agent span (the last to end).
+	c.send(t, batches[:len(batches)-1]...)
+	assert.Equal(t, 1, c.p.store.Open())
+	c.clock.advance(cfg.Limits.MaxAge + time.Second)
+	c.release()
+	assert.Equal(t, 0, c.p.store.Open())
+	metadatatest.AssertEqualProcessorToolCallAccuracyEvictedTrajectories(t, c.tel,
+		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("reason", "max_age"))}},
+		metricdatatest.IgnoreTimestamp())
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	assert.Equal(t, totalSpans(in)-1, c.sink.SpanCount(), "every span sent came out")
+}
+
+// TestMaxOpenTrajectories evicts the oldest open trajectory.
+func TestMaxOpenTrajectories(t *testing.T) {
+	cfg := parisConfig(t)
+	cfg.Limits.MaxOpenTrajectories = 1
+	c := newControlled(t, cfg)
+	for _, file := range []string{"emitters/vercel-ai-v6-mock.otlp.jsonl", "emitters/mastra-otel-mock.otlp.jsonl"} {
+		in := readTraceFile(t, filepath.Join("testdata", "traces", file))
+		batches := splitSpans(in)
+		c.send(t, batches[:len(batches)-1]...) // no agent span
+	}
+	assert.Equal(t, 1, c.p.store.Open())
+	metadatatest.AssertEqualProcessorToolCallAccuracyEvictedTrajectories(t, c.tel,
+		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("reason", "max_open_trajectories"))}},
+		metricdatatest.IgnoreTimestamp())
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+}
+
+// TestMaxCallsPerTrajectory drops calls over the limit, counts them and says
+// so in the explanation.
+func TestMaxCallsPerTrajectory(t *testing.T) {
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/vercel-ai-v6-mock.otlp.jsonl"))
+	cfg := parisConfig(t)
+	cfg.Limits.MaxCallsPerTrajectory = 1
+	c := newControlled(t, cfg)
+	c.send(t, splitSpans(cloneAll(in))...)
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	agent := onlyScored(t, mergeTraces(c.sink.AllTraces()))
+	expl, _ := agent.Attributes().Get(attrPrefix + "paris_trip.explanation")
+	assert.Contains(t, expl.Str(), "incomplete: calls over max_calls_per_trajectory were dropped")
+	metadatatest.AssertEqualProcessorToolCallAccuracyDroppedCalls(t, c.tel,
+		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("reason", "max_calls_per_trajectory"))}},
+		metricdatatest.IgnoreTimestamp())
+}
