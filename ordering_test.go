@@ -23,7 +23,7 @@ import (
 // fakeClock is a clock tests advance by hand.
 type fakeClock struct{ t time.Time }
 
-func (c *fakeClock) now() time.Time           { return c.t }
+func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 // controlled is a processor whose clock and release loop the test drives.
