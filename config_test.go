@@ -1,0 +1,99 @@
+package toolcallaccuracyprocessor
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
+)
+
+func subConfig(t *testing.T, name string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub(component.MustNewIDWithName(metadata.Type.String(), name).String())
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	return cfg
+}
+
+func TestLoadConfig(t *testing.T) {
+	threshold := 0.8
+	want := &Config{
+		Wait:           2 * time.Second,
+		ScoreTimeout:   10 * time.Second,
+		EmptyArguments: "empty",
+		SkipTools:      []string{"(merged tools)"},
+		Limits:         LimitsConfig{MaxOpenTrajectories: 500, MaxCallsPerTrajectory: 64, MaxAge: time.Minute, MaxTrackedTraces: 1000},
+		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200},
+		Rules: []RuleConfig{{
+			Name: "weather",
+			When: []string{
+				`span.attributes["gen_ai.agent.name"] == "weather-agent"`,
+				`resource.attributes["service.name"] == "travel"`,
+			},
+			Expect: ExpectConfig{
+				Calls: []ExpectedCallConfig{
+					{Tool: "get_weather", Args: map[string]any{"city": "Paris"}, Match: map[string]any{"unit": map[string]any{"one_of": []any{"celsius", "fahrenheit"}}}},
+					{Tool: "lookup_stock", Optional: true, MustSucceed: true},
+				},
+				Order: "in_order", ExtraCalls: "penalize", ExtraCallCap: 0.5, ExtraArgs: "fail",
+				ArgumentCredit: "all_or_nothing", CoerceStrings: true, ForbiddenTools: []string{"delete_portfolio"},
+			},
+			Scorers:   []ScorerConfig{{Name: "native"}},
+			Threshold: &threshold,
+		}},
+	}
+	got := subConfig(t, "full")
+	assert.Equal(t, want, got)
+	require.NoError(t, confmap.Validate(got))
+
+	minimal := subConfig(t, "minimal")
+	require.NoError(t, confmap.Validate(minimal))
+	def := createDefaultConfig().(*Config)
+	assert.Equal(t, def.Limits, minimal.Limits)
+	assert.Equal(t, def.Output, minimal.Output)
+}
+
+func TestConfigValidationErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		err  string
+	}{
+		{"unknown_scorer", `rules[0]: rule "weather": scorers[0] (judge): unknown scorer "judge", expected one of [`},
+		{"unknown_option", `rules[0]: rule "weather": scorers[0] (native): native: unknown option "strict"`},
+		{"bad_ottl", `rules[0]: rule "weather": when[0]: condition has invalid syntax`},
+		{"bad_regex", `rules[0]: rule "weather": expect.calls[0].match["city"]: regex: invalid regex "(": error parsing regexp: missing closing ): ` + "`(`"},
+		{"duplicate_names", `rules[1]: rule "weather": name: duplicate of rules[0]`},
+		{"threshold_out_of_range", `rules[0]: rule "weather": threshold: 1.5 is outside [0, 1]`},
+		{"bad_limits", `score_timeout: 0s must be positive`},
+		{"bad_limits", `limits.max_open_trajectories: 0 must be positive`},
+		{"bad_limits", `limits.max_calls_per_trajectory: -1 must be in [1, 1024]`},
+		{"bad_limits", `limits.max_age: 0s must be positive`},
+		{"bad_limits", `limits.max_tracked_traces: 0 must be positive`},
+		{"bad_limits", `output.max_explanation_length: 0 must be positive`},
+		{"bad_rule_name", `rules[0]: rule "Weather-Agent": name: must be lower_snake_case`},
+		{"reserved_rule_name", `rules[0]: rule "score": name: "score" is reserved for a summary attribute`},
+		{"empty_tool", `rules[0]: rule "weather": expect.calls[0].tool: must not be empty`},
+		{"unknown_matcher", `rules[0]: rule "weather": expect.calls[0].match["city"]: unknown matcher "starts_with"`},
+		{"bad_policy", `rules[0]: rule "weather": expect.order: invalid value "sorted", expected one of "any", "in_order" or "exact"`},
+		{"bad_policy", `extra_calls: invalid value "sometimes", expected one of "allow", "penalize" or "fail"`},
+		{"bad_path", `rules[0]: rule "weather": expect.calls[0].match: path "items[x]": invalid index "x"`},
+		{"bad_empty_arguments", `empty_arguments: invalid value "maybe", expected "unknown" or "empty"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"/"+tt.err[:min(len(tt.err), 40)], func(t *testing.T) {
+			err := confmap.Validate(subConfig(t, tt.name))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.err)
+		})
+	}
+}
