@@ -81,3 +81,43 @@ func BenchmarkNative10x10(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkProfiles measures every peer profile on the typical 10 × 10
+// trajectory with nested arguments.
+func BenchmarkProfiles(b *testing.B) {
+	exp, calls := typicalTrajectory()
+	profiles := []struct {
+		name    string
+		profile string
+		options map[string]any
+	}{
+		{"mongodb", MongoDBName, nil},
+		{"mastra_tool_call", MastraToolCallName, nil},
+		{"mastra_trajectory", MastraTrajectoryName, nil},
+		{"mastra_trajectory_full", MastraTrajectoryFullName, map[string]any{"defaults": map[string]any{"max_steps": 12, "no_redundant_calls": true}}},
+		{"deepeval", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}}},
+		{"deepeval/ordering", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}, "should_consider_ordering": true}},
+		{"agentevals", AgentEvalsName, nil},
+		{"agentevals/unordered", AgentEvalsName, map[string]any{"trajectory_match_mode": "unordered"}},
+		{"adk", ADKName, map[string]any{"match_type": "ANY_ORDER"}},
+		{"adk/tool_parameter_match", ADKName, map[string]any{"metric": "tool_parameter_match"}},
+		{"ragas", RagasName, nil},
+		{"ragas/unordered", RagasName, map[string]any{"strict_order": false}},
+	}
+	for _, p := range profiles {
+		b.Run(p.name, func(b *testing.B) {
+			s, err := New(p.profile, Settings{Expectation: Expectation{Calls: exp}, Threshold: 0.5, Options: p.options})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if r := s.Score(ctx, calls); r.Err != nil {
+				b.Fatal(r.Err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Score(ctx, calls)
+			}
+		})
+	}
+}

@@ -1,0 +1,761 @@
+package scoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// AgentEvalsName is the registered name of the agentevals profile
+// (createTrajectoryMatchEvaluator), documented on the agentevals type in
+// agentevals.go.
+const AgentEvalsName = "agentevals"
+
+func init() { Register(AgentEvalsName, newAgentEvals) }
+
+// agentevals reproduces LangChain agentevals' createTrajectoryMatchEvaluator
+// (JS, npm 0.0.7; js/src/trajectory/{match,strict,unordered,subset,superset,
+// utils}.ts at git 946ad15b). Boolean result, stored as 1 or 0.
+//
+// Options (the peer's, in snake_case):
+//
+//	trajectory_match_mode      strict (default) | unordered | subset | superset
+//	tool_args_match_mode       exact (default) | ignore | subset | superset; any other string acts as
+//	                           ignore, as in agentevals
+//	tool_args_match_overrides  per tool name: a mode string; a list of dotted key paths (deepEqual on
+//	                           those paths only); or a comparator {when_reference: {path: matcher},
+//	                           actual: {path: matcher}} standing in for a JS function (see below)
+//
+// Argument matchers m(x, y), where agentevals passes (output args,
+// reference args) except where noted:
+//
+//	exact     deepEqual(x, y): null and undefined equal as whole values; ===; arrays by position; objects
+//	          by key set (order irrelevant); an array equals an object with the same index keys
+//	ignore    true
+//	subset    every top-level key of x is in y with a deepEqual value (x ⊆ y)
+//	superset  every top-level key of y is in x with a deepEqual value (x ⊇ y)
+//	paths     deepEqual(get(x, p), get(y, p)) for every path (get walks "a.b.0"; a missing step reads undefined)
+//
+// Modes:
+//
+//	strict:    same number of messages; per index the same role, both with or both without tool calls,
+//	           the same number of calls, and each output call takes the first unused reference call of
+//	           the same name whose arguments match (calls within one message in any order)
+//	superset:  each reference call (all messages flattened) takes the first unused output call of the
+//	           same name with m(output, reference)
+//	subset:    superset with the lists swapped, so m is called as m(REFERENCE, OUTPUT)
+//	unordered: superset && subset (multiset equality)
+//
+// Quirks reproduced (each has a test case):
+//
+//   - Strict fails when the same calls are split over two messages instead
+//     of one, and when an extra text-only assistant message appears.
+//   - The argument roles swap in subset mode (and in unordered's second
+//     pass): tool_args_match_mode superset in subset mode means
+//     reference ⊇ output, and a comparator's roles swap too.
+//   - In unordered mode the subset and superset argument modes both demand
+//     equal top-level keys (the two passes together).
+//   - Greedy first fit, no backtracking: out [f{a,b}, f{a}] vs ref
+//     [f{a}, f{a,b}] fails superset with superset args although a matching
+//     exists.
+//   - 5 is not "5"; [] equals {}; [1] equals {"0": 1}; {a: null} is not {}.
+//   - subset and superset argument modes throw a TypeError on null or
+//     string arguments (an error result here).
+//   - With any overrides object, a tool named toString or constructor
+//     always matches and valueOf, hasOwnProperty, isPrototypeOf,
+//     propertyIsEnumerable, toLocaleString and the __define/__lookup
+//     accessors throw (JavaScript's "name in overrides" sees
+//     Object.prototype).
+//   - Empty vs empty is true in every mode.
+//
+// Comparators: JavaScript functions cannot be configured, so an override may
+// be {when_reference: {<path>: <matcher>}, actual: {<path>: <matcher>}}
+// (matchers in ParseMatcher's form): when every when_reference matcher
+// accepts the SECOND argument at its path (omitted: always), every actual
+// matcher must accept the FIRST argument at its path; otherwise the
+// comparator returns true. The comparator is called exactly as agentevals
+// calls a custom function, (output, reference) in strict and superset mode
+// and in unordered's first pass but (reference, output) in subset mode and
+// in unordered's second pass, so "actual" then applies to the reference call.
+// The upstream example "if the reference query mentions upgrade, the output
+// query must too" is {when_reference: {query: {contains: upgrade}}, actual:
+// {query: {contains: upgrade}}}.
+//
+// Messages (strict mode): the output trajectory is rebuilt from the calls:
+// tool calls that share a Turn form one assistant message with tool calls
+// (calls of a turn must be contiguous; a turn interrupted by other steps
+// yields two messages); when turn information is missing on either side
+// (every Turn is 0), each call is its own assistant message on both sides.
+// Steps with StepType "message" are messages without tool calls whose role
+// is their Name ("user", "tool", "assistant" for a text-only reply,
+// "system"); such a step whose Fields hold "tool_calls" (an empty array) is
+// a message with an empty tool_calls list. Expected calls are turned into
+// the reference the same way (ExpectedCall.Turn, StepType "message"). Other
+// step types are skipped and nested children are flattened depth-first.
+// Message content is never compared, as in agentevals. A call whose Fields
+// hold tool_call_format: "flat" was given in LangChain's flat {name, args}
+// form: strict mode reads only function.name and function.arguments, so it
+// sees such a call as nameless with {} arguments (any two flat calls match,
+// a flat call never matches an OpenAI-format one); the other modes read it
+// normally.
+//
+// Expectation mapping: expected calls are the reference trajectory (name,
+// Args as the arguments; absent arguments read as {} like a missing
+// "arguments" string). Order exact maps to strict, in_order to superset, any
+// to unordered when extra_calls is "fail" and to superset otherwise, unless
+// trajectory_match_mode is given. Path matchers, optional calls,
+// must_succeed and forbidden tools are rejected (use
+// tool_args_match_overrides). Calls with unknown arguments make the result
+// an error when a matcher other than ignore must compare them.
+//
+// Reference vs source notes (the notes win): strict mode reads only the
+// OpenAI function.name and function.arguments (flat calls all match each
+// other there); deepEqual treats [] as {} and [1] as {"0": 1}; unknown
+// tool_args_match_mode strings act as ignore and overrides that are not a
+// string, function or list are ignored; "name in overrides" sees
+// Object.prototype; subset and superset matchers throw TypeError on null or
+// string arguments; null equals undefined only as a whole value, not as a
+// member ({a: null} is not {}).
+//
+// Details: key ("trajectory_<mode>_match") and score (the boolean).
+type agentevals struct {
+	mode      string
+	argsMode  string
+	overrides map[string]*aeMatcher // nil: option not given
+	threshold float64
+	expected  []ExpectedCall
+	// refTurns and refCalls are the reference trajectory built with and
+	// without turn grouping; expectedTurns reports whether any expected
+	// call has a turn.
+	refTurns, refCalls aeTrajectory
+	expectedTurns      bool
+}
+
+var _ Scorer = (*agentevals)(nil)
+
+// aeMatcher is an argument matcher.
+type aeMatcher struct {
+	kind  string // exact, ignore, subset, superset, paths, comparator, always, throws
+	paths []string
+	when  []aePathMatcher
+	want  []aePathMatcher
+	what  string // for throws: the builtin's name
+}
+
+type aePathMatcher struct {
+	path Path
+	m    Matcher
+}
+
+var aeModeMatchers = map[string]*aeMatcher{
+	"exact":    {kind: "exact"},
+	"ignore":   {kind: "ignore"},
+	"subset":   {kind: "subset"},
+	"superset": {kind: "superset"},
+}
+
+func aeModeMatcher(mode string) *aeMatcher {
+	if m, ok := aeModeMatchers[mode]; ok {
+		return m
+	}
+	return aeModeMatchers["ignore"]
+}
+
+// aeObjectPrototype lists the Object.prototype members "name in overrides"
+// finds, with what calling them as a matcher does.
+var aeObjectPrototype = map[string]*aeMatcher{
+	"toString":             {kind: "always"},
+	"constructor":          {kind: "always"},
+	"valueOf":              {kind: "throws", what: "valueOf"},
+	"hasOwnProperty":       {kind: "throws", what: "hasOwnProperty"},
+	"isPrototypeOf":        {kind: "throws", what: "isPrototypeOf"},
+	"propertyIsEnumerable": {kind: "throws", what: "propertyIsEnumerable"},
+	"toLocaleString":       {kind: "throws", what: "toLocaleString"},
+	"__defineGetter__":     {kind: "throws", what: "__defineGetter__"},
+	"__defineSetter__":     {kind: "throws", what: "__defineSetter__"},
+	"__lookupGetter__":     {kind: "throws", what: "__lookupGetter__"},
+	"__lookupSetter__":     {kind: "throws", what: "__lookupSetter__"},
+}
+
+func newAgentEvals(s Settings) (Scorer, error) {
+	r := newOptionReader(AgentEvalsName, s.Options)
+	a := &agentevals{threshold: s.Threshold}
+	_, hasMode := r.opts["trajectory_match_mode"]
+	a.mode = r.String("trajectory_match_mode", "strict")
+	a.argsMode = r.String("tool_args_match_mode", "exact")
+	if x, ok := r.Raw("tool_args_match_overrides"); ok {
+		m, isMap := x.(map[string]any)
+		if !isMap {
+			r.fail("tool_args_match_overrides", "expects a map from tool name to override, got %s", describeOperand(x))
+		} else {
+			a.overrides = make(map[string]*aeMatcher, len(m))
+			for _, tool := range sortedKeys(m) {
+				am, err := parseAEOverride(m[tool])
+				if err != nil {
+					r.fail("tool_args_match_overrides", "%s: %v", tool, err)
+					continue
+				}
+				if am == nil {
+					am = &aeMatcher{kind: "default"}
+				}
+				a.overrides[tool] = am
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	switch a.mode {
+	case "strict", "unordered", "subset", "superset":
+	default:
+		return nil, fmt.Errorf("agentevals: Invalid trajectory match type: %s", a.mode)
+	}
+	e := s.Expectation
+	if err := checkPeerExpectation(AgentEvalsName, e, peerFeatures{}); err != nil {
+		return nil, err
+	}
+	if !hasMode {
+		switch e.Order {
+		case OrderExact:
+			a.mode = "strict"
+		case OrderInOrder:
+			a.mode = "superset"
+		case OrderAny:
+			a.mode = "superset"
+			if e.ExtraCalls == ExtraFail {
+				a.mode = "unordered"
+			}
+		}
+	}
+	a.expected = e.Calls
+	for i := range a.expected {
+		if a.expected[i].StepType != StepMessage && a.expected[i].Turn != 0 {
+			a.expectedTurns = true
+		}
+	}
+	a.refTurns = a.buildReference(true)
+	a.refCalls = a.buildReference(false)
+	return a, nil
+}
+
+func (a *agentevals) buildReference(useTurns bool) aeTrajectory {
+	var ref aeTrajectory
+	turn := -1
+	for i := range a.expected {
+		e := &a.expected[i]
+		if e.StepType == StepMessage {
+			ref.add(aeStep{message: true, name: e.Name, emptyTCs: hasEmptyToolCalls(e.Fields)}, useTurns, &turn, i)
+			continue
+		}
+		ref.add(aeStep{name: e.Name, args: e.Args, turn: e.Turn, flat: isFlatFormat(e.Fields)}, useTurns, &turn, i)
+	}
+	return ref
+}
+
+func parseAEOverride(x any) (*aeMatcher, error) {
+	switch t := x.(type) {
+	case string:
+		return aeModeMatcher(t), nil
+	case []any:
+		m := &aeMatcher{kind: "paths"}
+		for i, p := range t {
+			s, ok := p.(string)
+			if !ok {
+				return nil, fmt.Errorf("[%d]: expects a dotted key path, got %s", i, describeOperand(p))
+			}
+			m.paths = append(m.paths, s)
+		}
+		return m, nil
+	case []string:
+		return &aeMatcher{kind: "paths", paths: t}, nil
+	case map[string]any:
+		m := &aeMatcher{kind: "comparator"}
+		for _, k := range sortedKeys(t) {
+			var dst *[]aePathMatcher
+			switch k {
+			case "when_reference":
+				dst = &m.when
+			case "actual":
+				dst = &m.want
+			default:
+				return nil, fmt.Errorf("unknown comparator key %q, expected \"when_reference\" or \"actual\"", k)
+			}
+			specs, ok := t[k].(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: expects a map from argument path to matcher, got %s", k, describeOperand(t[k]))
+			}
+			for _, p := range sortedKeys(specs) {
+				path, err := ParsePath(p)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", k, err)
+				}
+				for _, seg := range path.segs {
+					if seg.wildcard {
+						return nil, fmt.Errorf("%s: path %q: [*] is not supported in a comparator", k, p)
+					}
+				}
+				matcher, err := ParseMatcher(specs[p], MatcherOptions{})
+				if err != nil {
+					return nil, fmt.Errorf("%s[%q]: %w", k, p, err)
+				}
+				*dst = append(*dst, aePathMatcher{path: path, m: matcher})
+			}
+		}
+		return m, nil
+	}
+	switch x.(type) {
+	case nil, bool, float64, int, int64:
+		// agentevals ignores an override that is not a string, a function
+		// or an array: the default matcher applies.
+		return nil, nil
+	}
+	return nil, fmt.Errorf("expects a mode string, a list of key paths or a comparator map, got %s", describeOperand(x))
+}
+
+func (a *agentevals) Name() string { return AgentEvalsName }
+
+// matcherFor is _getMatcherForToolName.
+func (a *agentevals) matcherFor(name string) *aeMatcher {
+	if a.overrides != nil {
+		if m, ok := a.overrides[name]; ok && m.kind != "default" {
+			return m
+		} else if ok {
+			return aeModeMatcher(a.argsMode)
+		}
+		if m, ok := aeObjectPrototype[name]; ok {
+			return m
+		}
+	}
+	return aeModeMatcher(a.argsMode)
+}
+
+// aeCall is a tool call in agentevals' {name, args} form.
+type aeCall struct {
+	name    string
+	args    Value
+	unknown bool
+	pos     int
+	// flat marks a call given in the flat {name, args} form, which strict
+	// mode cannot read (it reads only function.name and function.arguments).
+	flat bool
+}
+
+// aeMessage is an OpenAI-format message reduced to what agentevals reads.
+type aeMessage struct {
+	role     string
+	hasCalls bool
+	// start and end delimit the message's calls in aeTrajectory.calls.
+	start, end int
+}
+
+// aeTrajectory is one side: its messages and its flattened tool calls.
+type aeTrajectory struct {
+	msgs  []aeMessage
+	calls []aeCall
+}
+
+func aeArgs(v Value) Value {
+	if v.Kind() == KindUndefined {
+		return emptyObject
+	}
+	return v
+}
+
+type aeStep struct {
+	message  bool
+	name     string
+	args     Value
+	unknown  bool
+	turn     int
+	emptyTCs bool
+	flat     bool
+}
+
+func (b *aeTrajectory) add(s aeStep, useTurns bool, curTurn *int, pos int) {
+	if s.message {
+		b.msgs = append(b.msgs, aeMessage{role: s.name, hasCalls: s.emptyTCs})
+		*curTurn = -1
+		return
+	}
+	c := aeCall{name: s.name, args: aeArgs(s.args), unknown: s.unknown, pos: pos, flat: s.flat}
+	b.calls = append(b.calls, c)
+	if useTurns && s.turn != 0 && *curTurn == s.turn && len(b.msgs) > 0 {
+		b.msgs[len(b.msgs)-1].end = len(b.calls)
+		return
+	}
+	b.msgs = append(b.msgs, aeMessage{role: "assistant", hasCalls: true, start: len(b.calls) - 1, end: len(b.calls)})
+	*curTurn = 0
+	if useTurns {
+		*curTurn = s.turn
+	}
+}
+
+func hasEmptyToolCalls(fields map[string]Value) bool {
+	v, ok := fields["tool_calls"]
+	return ok && v.Kind() == KindArray
+}
+
+func isFlatFormat(fields map[string]Value) bool {
+	v := fields["tool_call_format"]
+	return v.Kind() == KindString && v.StringValue() == "flat"
+}
+
+// aeActualSteps walks the actual calls depth-first.
+func aeActualSteps(calls []Call, visit func(aeStep)) {
+	for i := range calls {
+		c := &calls[i]
+		switch {
+		case c.StepType == StepMessage:
+			visit(aeStep{message: true, name: c.Name, emptyTCs: hasEmptyToolCalls(c.Fields)})
+		case c.IsToolCall():
+			visit(aeStep{name: c.Name, args: c.Args, unknown: c.ArgsUnknown, turn: c.Turn, flat: isFlatFormat(c.Fields)})
+		}
+		if len(c.Children) > 0 {
+			aeActualSteps(c.Children, visit)
+		}
+	}
+}
+
+func (a *agentevals) build(calls []Call) (out, ref *aeTrajectory) {
+	actualTurns := false
+	n := 0
+	aeActualSteps(calls, func(s aeStep) {
+		n++
+		if !s.message && s.turn != 0 {
+			actualTurns = true
+		}
+	})
+	useTurns := actualTurns && a.expectedTurns
+	out = &aeTrajectory{msgs: make([]aeMessage, 0, n), calls: make([]aeCall, 0, n)}
+	turn, pos := -1, 0
+	aeActualSteps(calls, func(s aeStep) {
+		out.add(s, useTurns, &turn, pos)
+		if !s.message {
+			pos++
+		}
+	})
+	if useTurns {
+		return out, &a.refTurns
+	}
+	return out, &a.refCalls
+}
+
+// Score implements Scorer.
+func (a *agentevals) Score(_ context.Context, calls []Call) Result {
+	out, ref := a.build(calls)
+	var ok bool
+	var err error
+	switch a.mode {
+	case "strict":
+		ok, err = a.strict(out, ref)
+	case "superset":
+		ok, err = a.superset(out.calls, ref.calls)
+	case "subset":
+		ok, err = a.superset(ref.calls, out.calls)
+	case "unordered":
+		ok, err = a.superset(out.calls, ref.calls)
+		if err == nil && ok {
+			ok, err = a.superset(ref.calls, out.calls)
+		}
+	}
+	if err != nil {
+		return errorResult(AgentEvalsName, a.threshold, fmt.Errorf("agentevals: %w", err))
+	}
+	key := "trajectory_" + a.mode + "_match"
+	res := Result{Scorer: AgentEvalsName, Threshold: a.threshold, Details: map[string]any{"key": key, "score": ok}}
+	if ok {
+		res.Score = 1
+	}
+	res.decide()
+	if ok {
+		res.Explanation = fmt.Sprintf("true: %s (%d output calls, %d reference calls)", key, len(out.calls), len(ref.calls))
+	} else {
+		res.Explanation = fmt.Sprintf("false: %s failed (%d output calls, %d reference calls)", key, len(out.calls), len(ref.calls))
+	}
+	return res
+}
+
+func (a *agentevals) strict(out, ref *aeTrajectory) (bool, error) {
+	if len(out.msgs) != len(ref.msgs) {
+		return false, nil
+	}
+	var seenBuf [16]bool
+	for i := range out.msgs {
+		o, r := &out.msgs[i], &ref.msgs[i]
+		if o.role != r.role || o.hasCalls != r.hasCalls {
+			return false, nil
+		}
+		if !o.hasCalls {
+			continue
+		}
+		ocalls, rcalls := out.calls[o.start:o.end], ref.calls[r.start:r.end]
+		if len(ocalls) != len(rcalls) {
+			return false, nil
+		}
+		seen := seenBuf[:0]
+		if len(rcalls) <= len(seenBuf) {
+			seen = seenBuf[:len(rcalls)]
+			clear(seen)
+		} else {
+			seen = make([]bool, len(rcalls))
+		}
+		for _, oc := range ocalls {
+			found := false
+			for j := range rcalls {
+				rc := rcalls[j]
+				// function?.name: undefined for a flat call on either side.
+				if seen[j] || oc.flat != rc.flat || (!oc.flat && oc.name != rc.name) {
+					continue
+				}
+				x, name := oc, oc.name
+				if oc.flat {
+					// JSON.parse(function?.arguments ?? "{}") on both sides.
+					name = ""
+					x.args, x.unknown = emptyObject, false
+					rc.args, rc.unknown = emptyObject, false
+				}
+				m, err := a.apply(a.matcherFor(name), &x, &rc)
+				if err != nil {
+					return false, err
+				}
+				if m {
+					seen[j] = true
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
+}
+
+// superset is _isTrajectorySuperset(outputs, reference): every reference
+// call finds an unused output call, matched as m(output, reference).
+func (a *agentevals) superset(outputs, reference []aeCall) (bool, error) {
+	used := make([]bool, len(outputs))
+	for ri := range reference {
+		r := &reference[ri]
+		found := false
+		for k := range outputs {
+			if r.name != outputs[k].name || used[k] {
+				continue
+			}
+			m, err := a.apply(a.matcherFor(r.name), &outputs[k], r)
+			if err != nil {
+				return false, err
+			}
+			if m {
+				used[k] = true
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// apply calls matcher m as m(x.args, y.args).
+func (a *agentevals) apply(m *aeMatcher, x, y *aeCall) (bool, error) {
+	switch m.kind {
+	case "ignore", "always":
+		return true, nil
+	case "throws":
+		return false, fmt.Errorf("TypeError: Object.prototype.%s called as the argument matcher of tool %q (\"%s\" in toolArgsMatchOverrides finds the prototype member)", m.what, x.name, m.what)
+	}
+	for _, c := range []*aeCall{x, y} {
+		if c.unknown {
+			return false, argsUnavailable(AgentEvalsName, &Call{Name: c.name}, c.pos)
+		}
+	}
+	switch m.kind {
+	case "exact":
+		return aeDeepEqual(&x.args, &y.args), nil
+	case "subset":
+		return aeSubset(&x.args, &y.args)
+	case "superset":
+		return aeSubset(&y.args, &x.args)
+	case "paths":
+		for _, p := range m.paths {
+			xv, yv := aeGetNested(x.args, p), aeGetNested(y.args, p)
+			if !aeDeepEqual(&xv, &yv) {
+				return false, nil
+			}
+		}
+		return true, nil
+	case "comparator":
+		for _, pm := range m.when {
+			v, _ := pm.path.Lookup(y.args)
+			if !pm.m.Match(v) {
+				return true, nil
+			}
+		}
+		for _, pm := range m.want {
+			v, _ := pm.path.Lookup(x.args)
+			if !pm.m.Match(v) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	return false, errors.New("unknown matcher")
+}
+
+// aeOwnKey reports whether key is among Object.keys(v).
+func aeOwnKey(v *Value, key string) bool {
+	switch v.kind {
+	case KindObject:
+		return v.getPtr(key) != nil
+	case KindArray:
+		i, ok := jsArrayIndex(key)
+		return ok && i < len(v.items)
+	}
+	return false
+}
+
+// aeDeepEqual is agentevals' _deepEqual.
+func aeDeepEqual(a, b *Value) bool {
+	if a.kind <= KindNull && b.kind <= KindNull {
+		return true
+	}
+	if jsStrictEqual(a, b) {
+		return true
+	}
+	if !jsIsObject(a) || !jsIsObject(b) {
+		return false
+	}
+	if a.kind == KindArray && b.kind == KindArray {
+		if len(a.items) != len(b.items) {
+			return false
+		}
+		for i := range a.items {
+			if !aeDeepEqual(&a.items[i], &b.items[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	na, nb := jsKeyCount(a), jsKeyCount(b)
+	if na != nb {
+		return false
+	}
+	if a.kind == KindObject && b.kind == KindObject {
+		// Keys are unique, so equal counts and a's keys all in b mean
+		// equal key sets.
+		for i := 0; i < len(a.items); i += 2 {
+			bv := b.getPtr(a.items[i].str)
+			if bv == nil || !aeDeepEqual(&a.items[i+1], bv) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i < na; i++ {
+		if !aeOwnKey(b, jsKeyAt(a, i)) {
+			return false
+		}
+	}
+	for i := 0; i < nb; i++ {
+		if !aeOwnKey(a, jsKeyAt(b, i)) {
+			return false
+		}
+	}
+	for i := 0; i < na; i++ {
+		k := jsKeyAt(a, i)
+		av, _ := jsGet(a, k)
+		bv, _ := jsGet(b, k)
+		if !aeDeepEqual(&av, &bv) {
+			return false
+		}
+	}
+	return true
+}
+
+// aeIn is JavaScript's `key in y`.
+func aeIn(key string, y *Value) (bool, error) {
+	switch y.kind {
+	case KindObject:
+		if y.getPtr(key) != nil {
+			return true, nil
+		}
+		_, proto := aeObjectPrototype[key]
+		return proto || key == "__proto__", nil
+	case KindArray:
+		if i, ok := jsArrayIndex(key); ok && i < len(y.items) {
+			return true, nil
+		}
+		return key == "length", nil
+	}
+	return false, fmt.Errorf("TypeError: Cannot use 'in' operator to search for '%s' in %s", key, jsToString(*y))
+}
+
+// aeSubset is _subsetMatch(x, y): every entry of x is in y with a
+// deepEqual value.
+func aeSubset(x, y *Value) (bool, error) {
+	switch x.kind {
+	case KindUndefined, KindNull:
+		return false, errors.New("TypeError: Cannot convert undefined or null to object")
+	case KindObject, KindArray:
+		for i := 0; i < jsKeyCount(x); i++ {
+			k := jsKeyAt(x, i)
+			in, err := aeIn(k, y)
+			if err != nil {
+				return false, err
+			}
+			if !in {
+				return false, nil
+			}
+			xv, _ := jsGet(x, k)
+			yv, _ := jsGet(y, k)
+			if !aeDeepEqual(&yv, &xv) {
+				return false, nil
+			}
+		}
+		return true, nil
+	case KindString:
+		for i := 0; i < len(x.str); i++ {
+			k := itoa(i)
+			in, err := aeIn(k, y)
+			if err != nil {
+				return false, err
+			}
+			if !in {
+				return false, nil
+			}
+			xv := String(x.str[i : i+1])
+			yv, _ := jsGet(y, k)
+			if !aeDeepEqual(&yv, &xv) {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	return true, nil // Object.entries of a number or boolean is empty
+}
+
+// aeGetNested is _getPartialMatcherOnKeys' getNestedValue.
+func aeGetNested(v Value, path string) Value {
+	cur := v
+	for _, part := range strings.Split(path, ".") {
+		if !jsIsObject(&cur) {
+			return Value{}
+		}
+		in, _ := aeIn(part, &cur)
+		if !in {
+			return Value{}
+		}
+		next, ok := jsGet(&cur, part)
+		if !ok {
+			// An inherited member (a function): not a JSON value.
+			return Value{kind: KindString, str: "\x00function " + part}
+		}
+		cur = next
+	}
+	return cur
+}

@@ -1,0 +1,193 @@
+package scoring
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func turn(c Call, n int) Call { c.Turn = n; return c }
+
+func turnExp(e ExpectedCall, n int) ExpectedCall { e.Turn = n; return e }
+
+func msg(role string) Call { return Call{StepType: StepMessage, Name: role} }
+
+func msgExp(role string) ExpectedCall { return ExpectedCall{StepType: StepMessage, Name: role} }
+
+func aeScore(t *testing.T, opts map[string]any, exp Expectation, calls ...Call) Result {
+	t.Helper()
+	res := scoreProfile(t, AgentEvalsName, Settings{Expectation: exp, Options: opts}, calls...)
+	return res
+}
+
+func TestAgentEvalsModes(t *testing.T) {
+	f1, g2 := call("f", `{"a":1}`), call("g", `{"b":2}`)
+	ef1, eg2 := want("f", `{"a":1}`), want("g", `{"b":2}`)
+	split := []Call{msg("user"), turn(f1, 1), msg("tool"), turn(g2, 2), msg("tool")}
+	together := expect(msgExp("user"), turnExp(ef1, 1), turnExp(eg2, 1), msgExp("tool"), msgExp("tool"))
+	extraText := []Call{msg("user"), turn(f1, 1), msg("tool"), msg("assistant"), msg("assistant")}
+	refText := expect(msgExp("user"), turnExp(ef1, 1), msgExp("tool"), msgExp("assistant"))
+	mode := func(m string) map[string]any { return map[string]any{"trajectory_match_mode": m} }
+	tests := []struct {
+		name  string
+		opts  map[string]any
+		exp   Expectation
+		calls []Call
+		want  bool
+	}{
+		{"strict: calls split over two messages", mode("strict"), together, split, false},
+		{"unordered: split messages do not matter", mode("unordered"), together, split, true},
+		{"strict: extra text-only assistant message", mode("strict"), refText, extraText, false},
+		{"superset: extra text message ignored", mode("superset"), refText, extraText, true},
+		{"strict: calls within a message in any order", mode("strict"),
+			expect(turnExp(ef1, 1), turnExp(eg2, 1)), []Call{turn(g2, 1), turn(f1, 1)}, true},
+		{"strict without turns: each call its own message", mode("strict"), expect(ef1, eg2), []Call{g2, f1}, false},
+		{"strict without turns: same sequence", mode("strict"), expect(ef1, eg2), []Call{f1, g2}, true},
+		{"superset: extra output calls allowed", mode("superset"), expect(ef1), []Call{f1, g2}, true},
+		{"subset: extra output call fails", mode("subset"), expect(ef1), []Call{f1, g2}, false},
+		{"subset: missing output call allowed", mode("subset"), expect(ef1, eg2), []Call{f1}, true},
+		{"unordered: duplicates must match in count", mode("unordered"), expect(ef1), []Call{f1, f1}, false},
+		{"superset: duplicate output", mode("superset"), expect(ef1), []Call{f1, f1}, true},
+		{"empty vs empty: true", mode("unordered"), expect(), nil, true},
+		{"5 is not \"5\"", mode("superset"), expect(want("f", `{"a":5}`)), []Call{call("f", `{"a":"5"}`)}, false},
+		{"[] equals {}", mode("superset"), expect(want("f", `{"a":{}}`)), []Call{call("f", `{"a":[]}`)}, true},
+		{"[1] equals {\"0\":1}", mode("superset"), expect(want("f", `{"a":{"0":1}}`)), []Call{call("f", `{"a":[1]}`)}, true},
+		{"{a:null} is not {}", mode("superset"), expect(want("f", `{}`)), []Call{call("f", `{"a":null}`)}, false},
+		{"absent arguments read as {}", mode("superset"), expect(want("f", `{}`)), []Call{{Name: "f"}}, true},
+		{"ignore args", map[string]any{"tool_args_match_mode": "ignore"}, expect(ef1), []Call{call("f", `{"a":2}`)}, true},
+		{"unknown args mode acts as ignore", map[string]any{"tool_args_match_mode": "bogus"}, expect(ef1), []Call{call("f", `{"a":2}`)}, true},
+		{"superset args: output ⊇ reference", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "superset"},
+			expect(ef1), []Call{call("f", `{"a":1,"b":2}`)}, true},
+		{"subset mode swaps roles: superset args mean reference ⊇ output", map[string]any{"trajectory_match_mode": "subset", "tool_args_match_mode": "superset"},
+			expect(ef1), []Call{call("f", `{"a":1,"b":2}`)}, false},
+		{"subset mode swaps roles: reference ⊇ output passes", map[string]any{"trajectory_match_mode": "subset", "tool_args_match_mode": "superset"},
+			expect(want("f", `{"a":1,"b":2}`)), []Call{f1}, true},
+		{"unordered with superset args demands equal keys", map[string]any{"trajectory_match_mode": "unordered", "tool_args_match_mode": "superset"},
+			expect(ef1), []Call{call("f", `{"a":1,"b":2}`)}, false},
+		{"greedy first fit fails where a matching exists", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "superset"},
+			expect(want("f", `{"a":1}`), want("f", `{"a":1,"b":2}`)), []Call{call("f", `{"a":1,"b":2}`), call("f", `{"a":1}`)}, false},
+		{"empty tool_calls list counts as having tool calls in strict", mode("strict"),
+			expect(msgExp("user"), msgExp("assistant")), []Call{msg("user"), {StepType: StepMessage, Name: "assistant", Fields: map[string]Value{"tool_calls": Array()}}}, false},
+		{"flat calls all match in strict", mode("strict"),
+			expect(ExpectedCall{Name: "g", Args: mustParse(`{"b":2}`), Fields: map[string]Value{"tool_call_format": String("flat")}}),
+			[]Call{{Name: "f", Args: mustParse(`{"a":1}`), Fields: map[string]Value{"tool_call_format": String("flat")}}}, true},
+		{"flat calls compare normally in superset", mode("superset"),
+			expect(ExpectedCall{Name: "g", Args: mustParse(`{"b":2}`), Fields: map[string]Value{"tool_call_format": String("flat")}}),
+			[]Call{{Name: "f", Args: mustParse(`{"a":1}`), Fields: map[string]Value{"tool_call_format": String("flat")}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := aeScore(t, tt.opts, tt.exp, tt.calls...)
+			require.NoError(t, res.Err)
+			assert.Equal(t, tt.want, res.Details["score"], res.Explanation)
+			assert.Equal(t, map[bool]float64{true: 1, false: 0}[tt.want], res.Score)
+		})
+	}
+}
+
+func TestAgentEvalsOverrides(t *testing.T) {
+	upgrade := map[string]any{
+		"when_reference": map[string]any{"query": map[string]any{"contains": "upgrade"}},
+		"actual":         map[string]any{"query": map[string]any{"contains": "upgrade"}},
+	}
+	overrides := func(m map[string]any) map[string]any {
+		return map[string]any{"trajectory_match_mode": "superset", "tool_args_match_overrides": m}
+	}
+	tests := []struct {
+		name  string
+		opts  map[string]any
+		exp   ExpectedCall
+		call  Call
+		want  bool
+		error string
+	}{
+		{"comparator: reference mentions upgrade, output too", overrides(map[string]any{"lookup": upgrade}),
+			want("lookup", `{"query":"upgrade to first"}`), call("lookup", `{"query":"flight upgrades"}`), true, ""},
+		{"comparator: reference mentions upgrade, output not", overrides(map[string]any{"lookup": upgrade}),
+			want("lookup", `{"query":"upgrade to first"}`), call("lookup", `{"query":"first class"}`), false, ""},
+		{"comparator: condition false -> true", overrides(map[string]any{"lookup": upgrade}),
+			want("lookup", `{"query":"foo"}`), call("lookup", `{"query":"bar"}`), true, ""},
+		{"comparator roles swap in subset mode", map[string]any{"trajectory_match_mode": "subset", "tool_args_match_overrides": map[string]any{"lookup": upgrade}},
+			want("lookup", `{"query":"first class"}`), call("lookup", `{"query":"upgrade"}`), false, ""},
+		{"key paths: only those compared", overrides(map[string]any{"lookup": []any{"time.start"}}),
+			want("lookup", `{"q":"a","time":{"start":1,"end":2}}`), call("lookup", `{"q":"b","time":{"start":1,"end":9}}`), true, ""},
+		{"key paths: null vs missing are equal", overrides(map[string]any{"f": []any{"x"}}), want("f", `{}`), call("f", `{"x":null}`), true, ""},
+		{"key paths: through a string read undefined", overrides(map[string]any{"f": []any{"x.length"}}), want("f", `{"x":"zz"}`), call("f", `{"x":"abc"}`), true, ""},
+		{"key paths into arrays", overrides(map[string]any{"f": []any{"x.0"}}), want("f", `{"x":[1,2]}`), call("f", `{"x":[1,3]}`), true, ""},
+		{"mode string override", overrides(map[string]any{"f": "ignore"}), want("f", `{"x":1}`), call("f", `{"x":2}`), true, ""},
+		{"null override ignored", overrides(map[string]any{"f": nil}), want("f", `{"x":1}`), call("f", `{"x":2}`), false, ""},
+		{"toString always matches once overrides exist", overrides(map[string]any{}), want("toString", `{"x":1}`), call("toString", `{"x":2}`), true, ""},
+		{"valueOf throws", overrides(map[string]any{}), want("valueOf", `{"x":1}`), call("valueOf", `{"x":1}`), false, "TypeError: Object.prototype.valueOf"},
+		{"subset args on null arguments throw", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "subset"},
+			want("f", `{"a":1}`), call("f", `null`), false, "TypeError: Cannot convert undefined or null to object"},
+		{"superset args on string arguments throw", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "superset"},
+			want("f", `{"a":1}`), call("f", `"ab"`), false, "TypeError: Cannot use 'in' operator to search for 'a' in ab"},
+		{"subset of {} is vacuously true", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "subset"},
+			want("f", `null`), call("f", `{}`), true, ""},
+		{"unknown arguments with a comparing matcher", map[string]any{"trajectory_match_mode": "superset"},
+			want("f", `{"a":1}`), unknownArgs("f"), false, "agentevals: arguments unavailable for call 1 (f)"},
+		{"unknown arguments ignored", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "ignore"},
+			want("f", `{"a":1}`), unknownArgs("f"), true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := aeScore(t, tt.opts, expect(tt.exp), tt.call)
+			if tt.error != "" {
+				assert.Equal(t, OutcomeError, res.Outcome)
+				assert.ErrorContains(t, res.Err, tt.error)
+				return
+			}
+			require.NoError(t, res.Err)
+			assert.Equal(t, tt.want, res.Details["score"])
+		})
+	}
+}
+
+func TestAgentEvalsOptionsAndMapping(t *testing.T) {
+	_, err := New(AgentEvalsName, Settings{Options: map[string]any{"trajectory_match_mode": "loose"}})
+	assert.EqualError(t, err, "agentevals: Invalid trajectory match type: loose")
+	_, err = New(AgentEvalsName, Settings{Options: map[string]any{"tool_args_match_overrides": map[string]any{"f": map[string]any{"reference": map[string]any{}}}}})
+	assert.EqualError(t, err, `agentevals: option "tool_args_match_overrides": f: unknown comparator key "reference", expected "when_reference" or "actual"`)
+	_, err = New(AgentEvalsName, Settings{Options: map[string]any{"tool_args_match_overrides": map[string]any{"f": map[string]any{"actual": map[string]any{"q": map[string]any{"bogus": 1}}}}}})
+	assert.ErrorContains(t, err, `f: actual["q"]: unknown matcher "bogus"`)
+	_, err = New(AgentEvalsName, Settings{Options: map[string]any{"tool_args_match_overrides": map[string]any{"f": map[string]any{"actual": map[string]any{"q[*]": "any"}}}}})
+	assert.ErrorContains(t, err, `[*] is not supported in a comparator`)
+	_, err = New(AgentEvalsName, Settings{Options: map[string]any{"trajectoryMatchMode": "strict"}})
+	assert.EqualError(t, err, `agentevals: unknown option "trajectoryMatchMode", expected one of "tool_args_match_mode", "tool_args_match_overrides", "trajectory_match_mode"`)
+	_, err = New(AgentEvalsName, Settings{Expectation: expect(withMatcher(want("f", ""), "a", "any"))})
+	assert.ErrorContains(t, err, "agentevals: calls[0] (f): argument matchers are not supported")
+
+	f, g := call("f", `{}`), call("g", `{}`)
+	mapped := func(o OrderMode, extra ExtraPolicy) string {
+		sc := newProfile(t, AgentEvalsName, Settings{Expectation: Expectation{Calls: []ExpectedCall{want("f", `{}`)}, Order: o, ExtraCalls: extra}})
+		return sc.Score(t.Context(), []Call{f, g}).Details["key"].(string)
+	}
+	assert.Equal(t, "trajectory_strict_match", mapped("", ""))
+	assert.Equal(t, "trajectory_strict_match", mapped(OrderExact, ""))
+	assert.Equal(t, "trajectory_superset_match", mapped(OrderInOrder, ""))
+	assert.Equal(t, "trajectory_superset_match", mapped(OrderAny, ""))
+	assert.Equal(t, "trajectory_unordered_match", mapped(OrderAny, ExtraFail))
+	res := aeScore(t, map[string]any{"trajectory_match_mode": "subset"}, Expectation{Calls: []ExpectedCall{want("f", `{}`)}, Order: OrderExact}, f)
+	assert.Equal(t, "trajectory_subset_match", res.Details["key"])
+	assert.Equal(t, "true: trajectory_subset_match (1 output calls, 1 reference calls)", res.Explanation)
+
+	// Nested children are flattened; other step types are skipped.
+	res = aeScore(t, map[string]any{"trajectory_match_mode": "unordered"}, expect(want("f", `{}`)),
+		Call{Name: "agent", StepType: StepAgentRun, Children: []Call{f}}, Call{Name: "gen", StepType: StepModelGeneration})
+	assert.Equal(t, true, res.Details["score"])
+}
+
+func TestAgentEvalsDeepEqual(t *testing.T) {
+	eq := func(a, b string) bool {
+		x, y := mustParse(a), mustParse(b)
+		return aeDeepEqual(&x, &y)
+	}
+	assert.True(t, eq(`{"a":1,"b":2}`, `{"b":2,"a":1}`))
+	assert.False(t, eq(`[1,2]`, `[2,1]`))
+	assert.True(t, eq(`null`, `null`))
+	assert.False(t, eq(`null`, `{}`))
+	assert.True(t, eq(`12345678901234567890`, `12345678901234567891`), "numbers compare as float64")
+	u, n := Undefined(), Null()
+	assert.True(t, aeDeepEqual(&u, &n))
+}

@@ -1,0 +1,545 @@
+package scoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DeepEvalName is the registered name of the DeepEval profile
+// (ToolCorrectnessMetric), documented on the deepeval type in deepeval.go.
+const DeepEvalName = "deepeval"
+
+func init() { Register(DeepEvalName, newDeepEval) }
+
+// deepeval reproduces the deterministic part of DeepEval's
+// ToolCorrectnessMetric (deepeval/metrics/tool_correctness/tool_correctness.py
+// at git a2e0d4cf, 4.1.10).
+//
+// Options (the peer's own):
+//
+//	threshold                 pass threshold (default: the rule's threshold)
+//	should_exact_match        bool (takes precedence over ordering)
+//	should_consider_ordering  bool
+//	strict_mode               bool: threshold becomes 1 and any score below 1 becomes 0
+//	evaluation_params         list of "input_parameters" and/or "output" (default []; case-insensitive,
+//	                          "ToolCallParams.INPUT_PARAMETERS" also accepted)
+//	include_reason, async_mode, verbose_mode, model  accepted and ignored (they do not change the
+//	                          deterministic score; model only serves the judge below)
+//
+// available_tools is rejected: it enables DeepEval's LLM tool-selection
+// judge, which this library does not run.
+//
+// Algorithm (a call matches by name AND type; type defaults to FUNCTION):
+//
+//	exact:    lengths differ -> 0; both empty -> 1; position by position: name, type, and with
+//	          input_parameters the dicts, with output the outputs must be == (Python); else 0 -> 1
+//	ordering: weighted LCS over (expected, called), cell gain = 1 * compare_dicts (input_parameters)
+//	          * (output equal); the score is the sum of dp differences along the backtrack (up, then
+//	          left, then diagonal) divided by len(expected); both empty -> 1; expected empty -> 0
+//	default:  for each expected call, the best-scoring called call not "already used" (strict >, so
+//	          the first wins ties) adds its score; score = total / len(expected); extra calls are free
+//	compare_dicts(expected, called): == -> 1; else sum over shared keys of 1/|union| when equal, or
+//	          compare_dicts/|union| when both values are dicts (partial credit; lists only count when ==)
+//	strict_mode: score < 1 -> 0. success = score >= threshold.
+//
+// Quirks reproduced (each has a test case):
+//
+//   - The used-set tests membership by ToolCall equality (name, arguments,
+//     output; NOT type), so identical duplicates collapse: expected [a,a]
+//     vs called [a,a] scores 0.5, and a FUNCTION/MCP twin with the same
+//     arguments is skipped. Arguments matter to the used-set even when
+//     input_parameters is not evaluated.
+//   - Greedy: an earlier expected call can take the call a later one needed
+//     (0.25 where 1.0 is possible).
+//   - An extra key halves the parameter score ({a:1} vs {a:1,b:2} -> 0.5).
+//   - The docs' ordering example [W,T,W] vs [W,W,T] gives 2/3, not 1.
+//   - Python ==: 1 == 1.0 == True; "5" != 5; key order is irrelevant.
+//   - input_parameters None (no arguments) against a dict with
+//     input_parameters evaluated crashes DeepEval in the default and ordering
+//     modes (AttributeError: 'NoneType' object has no attribute 'keys'): an
+//     error result here. Exact mode just scores 0.
+//   - No rounding anywhere.
+//
+// Expectation mapping: expected calls become expected_tools (name; Type
+// "" or "function" -> FUNCTION, "mcp" -> MCP, others rejected; Args ->
+// input_parameters, absent or null -> None; Result -> output). Actual calls:
+// Type "mcp" (any case) -> MCP, anything else FUNCTION; Args ->
+// input_parameters (absent or null -> None; a non-object is a DeepEval
+// validation error); Result -> output. Order exact maps to
+// should_exact_match and in_order to should_consider_ordering unless either
+// option is given. Arguments are compared only with evaluation_params
+// [input_parameters], as in DeepEval. Matchers, optional calls,
+// must_succeed and forbidden tools are rejected. Calls with unknown
+// arguments make the result an error when input_parameters is evaluated, or
+// when the used-set must compare their arguments (two calls to the same
+// tool).
+//
+// Reference vs source notes (the notes win): the ordering score is the sum
+// of dp differences along the backtrack, not dp[m][n] (they differ in the
+// last bits); compare_dicts adds 1/|union| once per matching key; its
+// should_exact_match branch is dead code (the reference lists it); the
+// used-set compares name, arguments and output but not type, so
+// FUNCTION/MCP twins collapse and arguments matter even when not evaluated;
+// None input_parameters crash only when exactly one side is None, never in
+// exact mode; no rounding. compare_dicts iterates keys in Python's
+// hash-seed-dependent set order; we use the written order (same sum up to
+// the last bit).
+//
+// Details: success, reason (DeepEval's final reason text), threshold.
+type deepeval struct {
+	exact, ordering, strict bool
+	inputParams, output     bool
+	threshold               float64
+	expected                []deCall
+	expIdx                  []int
+}
+
+// deCall is a DeepEval ToolCall.
+type deCall struct {
+	name    string
+	mcp     bool
+	params  Value // null or undefined: None
+	output  Value
+	unknown bool
+	pos     int
+}
+
+var _ Scorer = (*deepeval)(nil)
+
+func newDeepEval(s Settings) (Scorer, error) {
+	r := newOptionReader(DeepEvalName, s.Options)
+	d := &deepeval{}
+	d.threshold = r.Float("threshold", s.Threshold, 0, 1)
+	_, hasExact := r.opts["should_exact_match"]
+	_, hasOrdering := r.opts["should_consider_ordering"]
+	d.exact = r.Bool("should_exact_match", false)
+	d.ordering = r.Bool("should_consider_ordering", false)
+	d.strict = r.Bool("strict_mode", false)
+	r.Bool("include_reason", true)
+	r.Bool("async_mode", true)
+	r.Bool("verbose_mode", false)
+	r.String("model", "")
+	for _, p := range r.Strings("evaluation_params") {
+		switch strings.ToLower(strings.TrimPrefix(p, "ToolCallParams.")) {
+		case "input_parameters":
+			d.inputParams = true
+		case "output":
+			d.output = true
+		default:
+			r.fail("evaluation_params", "invalid value %q, expected \"input_parameters\" or \"output\"", p)
+		}
+	}
+	if _, ok := r.Raw("available_tools"); ok {
+		r.fail("available_tools", "needs DeepEval's LLM tool-selection judge, which this library does not run; remove it to score tool correctness deterministically")
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if d.strict {
+		d.threshold = 1
+	}
+	e := s.Expectation
+	if err := checkPeerExpectation(DeepEvalName, e, peerFeatures{}); err != nil {
+		return nil, err
+	}
+	if !hasExact && !hasOrdering {
+		switch e.Order {
+		case OrderExact:
+			d.exact = true
+		case OrderInOrder:
+			d.ordering = true
+		}
+	}
+	calls, idx := toolExpectations(e.Calls)
+	d.expIdx = idx
+	var errs []error
+	for i := range calls {
+		c := &calls[i]
+		dc := deCall{name: c.Name, params: c.Args, output: c.Result, pos: i}
+		switch {
+		case c.Type == "" || strings.EqualFold(c.Type, "function"):
+		case strings.EqualFold(c.Type, "mcp"):
+			dc.mcp = true
+		default:
+			errs = append(errs, fmt.Errorf("deepeval: calls[%d] (%s): type %q: DeepEval knows FUNCTION and MCP", mapIndex(idx, i), c.Name, c.Type))
+		}
+		if k := c.Args.Kind(); k > KindNull && k != KindObject {
+			errs = append(errs, fmt.Errorf("deepeval: calls[%d] (%s): input_parameters must be a dict, got %s", mapIndex(idx, i), c.Name, k))
+		}
+		d.expected = append(d.expected, dc)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *deepeval) Name() string { return DeepEvalName }
+
+func (d *deepeval) fail(err error) Result {
+	return errorResult(DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", err))
+}
+
+// Score implements Scorer.
+func (d *deepeval) Score(_ context.Context, calls []Call) Result {
+	tools := flattenToolCalls(calls)
+	called := make([]deCall, len(tools))
+	for j := range tools {
+		t := &tools[j]
+		if k := t.Args.Kind(); !t.ArgsUnknown && k > KindNull && k != KindObject {
+			return d.fail(fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, k))
+		}
+		called[j] = deCall{name: t.Name, mcp: strings.EqualFold(t.Type, "mcp"), params: t.Args, output: t.Result, unknown: t.ArgsUnknown, pos: j}
+		if t.ArgsUnknown && d.inputParams {
+			return d.fail(argsUnavailable(DeepEvalName, t, j))
+		}
+	}
+	var score float64
+	var pairs []Pair
+	var lcs []int
+	var err error
+	switch {
+	case d.exact:
+		score, pairs = d.exactScore(called)
+	case d.ordering:
+		score, pairs, err = d.lcsScore(called)
+		for _, p := range pairs {
+			lcs = append(lcs, p.Expected)
+		}
+	default:
+		score, pairs, err = d.defaultScore(called)
+	}
+	if err != nil {
+		return d.fail(err)
+	}
+	if d.strict && score < d.threshold {
+		score = 0
+	}
+	res := Result{Scorer: DeepEvalName, Threshold: d.threshold, Score: score}
+	b := &res.Breakdown
+	pe := make([]bool, len(d.expected))
+	pc := make([]bool, len(called))
+	for i := range pairs {
+		pe[pairs[i].Expected] = true
+		pc[pairs[i].Actual] = true
+		pairs[i].Expected = mapIndex(d.expIdx, pairs[i].Expected)
+	}
+	b.Pairs = pairs
+	b.OrderScore = orderScore(pairs)
+	for i, ok := range pe {
+		if !ok {
+			b.Missing = append(b.Missing, mapIndex(d.expIdx, i))
+		}
+	}
+	for j, ok := range pc {
+		if !ok {
+			b.Unexpected = append(b.Unexpected, j)
+		}
+	}
+	success := score >= d.threshold
+	reason := d.reason(called, score, lcs)
+	res.Details = map[string]any{
+		"success":   success,
+		"threshold": d.threshold,
+		"reason":    "[\n\t Tool Calling Reason: " + reason + "\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n",
+	}
+	// DeepEval's success is exactly score >= threshold; decide adds a
+	// rounding tolerance, which the outcome keeps.
+	res.decide()
+	res.Explanation = formatScore(score) + ": " + reason
+	return res
+}
+
+func (d *deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }
+
+func (d *deepeval) exactScore(called []deCall) (float64, []Pair) {
+	if len(called) != len(d.expected) {
+		return 0, nil
+	}
+	if len(d.expected) == 0 {
+		return 1, nil
+	}
+	pairs := make([]Pair, 0, len(called))
+	for i := range called {
+		e, c := &d.expected[i], &called[i]
+		if !d.callsMatch(e, c) {
+			return 0, nil
+		}
+		if d.inputParams && !pyEqual(c.params, e.params) {
+			return 0, nil
+		}
+		if d.output && !pyEqual(c.output, e.output) {
+			return 0, nil
+		}
+		pairs = append(pairs, Pair{Expected: i, Actual: i, Score: 1})
+	}
+	return 1, pairs
+}
+
+// gain is the cell score of an expected/called pair with matching name and
+// type.
+func (d *deepeval) gain(e, c *deCall) (float64, error) {
+	s := 1.0
+	if d.inputParams {
+		cd, err := deCompareDicts(e.params, c.params)
+		if err != nil {
+			return 0, err
+		}
+		s *= cd
+	}
+	if d.output && !pyEqual(e.output, c.output) {
+		s = 0
+	}
+	return s, nil
+}
+
+// deCompareDicts is _compare_dicts(expected, called).
+func deCompareDicts(d1, d2 Value) (float64, error) {
+	if pyEqual(d1, d2) {
+		return 1, nil
+	}
+	if d1.Kind() <= KindNull || d2.Kind() <= KindNull {
+		return 0, errors.New("AttributeError: 'NoneType' object has no attribute 'keys' (input_parameters is None on one side)")
+	}
+	union := d1.Len()
+	for i := 0; i < d2.Len(); i++ {
+		k, _ := d2.MemberAt(i)
+		if !d1.Has(k) {
+			union++
+		}
+	}
+	acc := 0.0
+	for i := 0; i < d1.Len(); i++ {
+		k, v1 := d1.MemberAt(i)
+		v2, ok := d2.Get(k)
+		if !ok {
+			continue
+		}
+		if pyEqual(v1, v2) {
+			acc += 1 / float64(union)
+		} else if v1.Kind() == KindObject && v2.Kind() == KindObject {
+			sub, err := deCompareDicts(v1, v2)
+			if err != nil {
+				return 0, err
+			}
+			acc += sub / float64(union)
+		}
+	}
+	return acc, nil
+}
+
+// deToolCallEqual is ToolCall.__eq__: name, input_parameters and output.
+func deToolCallEqual(a, b *deCall) (bool, error) {
+	if a.name != b.name {
+		return false, nil
+	}
+	if a.unknown || b.unknown {
+		u := a
+		if !a.unknown {
+			u = b
+		}
+		return false, fmt.Errorf("arguments unavailable for call %d (%s); DeepEval's used-set compares the arguments of calls to the same tool", u.pos+1, u.name)
+	}
+	return pyEqual(a.params, b.params) && pyEqual(a.output, b.output), nil
+}
+
+func (d *deepeval) defaultScore(called []deCall) (float64, []Pair, error) {
+	total := 0.0
+	var used []int
+	var pairs []Pair
+	for i := range d.expected {
+		e := &d.expected[i]
+		best, bestC := 0.0, -1
+		for j := range called {
+			c := &called[j]
+			inUsed := false
+			for _, u := range used {
+				eq, err := deToolCallEqual(&called[u], c)
+				if err != nil {
+					return 0, nil, err
+				}
+				if eq {
+					inUsed = true
+					break
+				}
+			}
+			if inUsed || !d.callsMatch(e, c) {
+				continue
+			}
+			s, err := d.gain(e, c)
+			if err != nil {
+				return 0, nil, err
+			}
+			if s > best {
+				best, bestC = s, j
+			}
+		}
+		if best > 0 {
+			total += best
+			used = append(used, bestC)
+			pairs = append(pairs, Pair{Expected: i, Actual: bestC, Score: best})
+		}
+	}
+	switch {
+	case len(d.expected) == 0 && len(called) == 0:
+		return 1, pairs, nil
+	case len(d.expected) == 0:
+		return 0, pairs, nil
+	}
+	return total / float64(len(d.expected)), pairs, nil
+}
+
+func (d *deepeval) lcsScore(called []deCall) (float64, []Pair, error) {
+	m, n := len(d.expected), len(called)
+	dp := make([][]float64, m+1)
+	for i := range dp {
+		dp[i] = make([]float64, n+1)
+	}
+	for i := 1; i <= m; i++ {
+		for j := 1; j <= n; j++ {
+			e, c := &d.expected[i-1], &called[j-1]
+			if !d.callsMatch(e, c) {
+				dp[i][j] = max(dp[i-1][j], dp[i][j-1])
+				continue
+			}
+			s, err := d.gain(e, c)
+			if err != nil {
+				return 0, nil, err
+			}
+			diag := 0.0
+			if s > 0 {
+				diag = dp[i-1][j-1] + s
+			}
+			dp[i][j] = max(dp[i-1][j], dp[i][j-1], diag)
+		}
+	}
+	i, j, total := m, n, 0.0
+	var pairs []Pair
+	for i > 0 && j > 0 {
+		switch {
+		case dp[i][j] == dp[i-1][j]:
+			i--
+		case dp[i][j] == dp[i][j-1]:
+			j--
+		default:
+			g := dp[i][j] - dp[i-1][j-1]
+			total += g
+			pairs = append(pairs, Pair{Expected: i - 1, Actual: j - 1, Score: g})
+			i--
+			j--
+		}
+	}
+	for l, r := 0, len(pairs)-1; l < r; l, r = l+1, r-1 {
+		pairs[l], pairs[r] = pairs[r], pairs[l]
+	}
+	switch {
+	case m == 0 && n == 0:
+		return 1, pairs, nil
+	case m == 0:
+		return 0, pairs, nil
+	}
+	return total / float64(m), pairs, nil
+}
+
+func deTypeName(mcp bool) string {
+	if mcp {
+		return "MCP"
+	}
+	return "FUNCTION"
+}
+
+// reason is _generate_reason (set orders made deterministic).
+func (d *deepeval) reason(called []deCall, score float64, lcs []int) string {
+	en := make([]string, len(d.expected))
+	for i := range d.expected {
+		en[i] = d.expected[i].name
+	}
+	cn := make([]string, len(called))
+	for i := range called {
+		cn[i] = called[i].name
+	}
+	var mismatches []string
+	for i := range d.expected {
+		for j := range called {
+			if d.expected[i].name == called[j].name && d.expected[i].mcp != called[j].mcp {
+				mismatches = append(mismatches, fmt.Sprintf("%s (expected %s, called %s)", d.expected[i].name, deTypeName(d.expected[i].mcp), deTypeName(called[j].mcp)))
+				break
+			}
+		}
+	}
+	has := func(list []string, n string) bool {
+		for _, x := range list {
+			if x == n {
+				return true
+			}
+		}
+		return false
+	}
+	diff := func(a, b []string) []string {
+		var out []string
+		for _, x := range a {
+			if !has(b, x) && !has(out, x) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	el, cl := pyListRepr(en), pyListRepr(cn)
+	switch {
+	case d.exact:
+		s := "Not an exact match"
+		if score > 0 {
+			s = "Exact match"
+		}
+		s += ": expected " + el + ", called " + cl + "."
+		if len(mismatches) > 0 {
+			s += " Tool type mismatches: " + pyListRepr(mismatches) + "."
+		}
+		return s + " See details above."
+	case d.ordering:
+		if score == 1 {
+			return "Correct ordering: all expected tools " + el + " were called in the correct order."
+		}
+		var lcsNames []string
+		for _, i := range lcs {
+			lcsNames = append(lcsNames, d.expected[i].name)
+		}
+		var issues []string
+		if m := diff(en, cn); len(m) > 0 {
+			issues = append(issues, "missing tools "+pyListRepr(m))
+		}
+		if o := diff(en, lcsNames); len(o) > 0 {
+			issues = append(issues, "out-of-order tools "+pyListRepr(o))
+		}
+		if len(mismatches) > 0 {
+			issues = append(issues, "tool type mismatches "+pyListRepr(mismatches))
+		}
+		return "Incorrect tool usage: " + strings.Join(issues, " and ") + "; expected " + el + ", called " + cl + ". See more details above."
+	}
+	if score == 1 {
+		return "All expected tools " + el + " were called (order not considered)."
+	}
+	var missing []string
+	for i := range d.expected {
+		found := false
+		for j := range called {
+			if eq, err := deToolCallEqual(&d.expected[i], &called[j]); err == nil && eq {
+				found = true
+				break
+			}
+		}
+		if !found && !has(missing, d.expected[i].name) {
+			missing = append(missing, d.expected[i].name)
+		}
+	}
+	var issues []string
+	if len(missing) > 0 || len(mismatches) == 0 {
+		issues = append(issues, "missing tools "+pyListRepr(stringsOrEmpty(missing)))
+	}
+	if len(mismatches) > 0 {
+		issues = append(issues, "tool type mismatches "+pyListRepr(mismatches))
+	}
+	return "Incomplete tool usage: " + strings.Join(issues, "; ") + "; expected " + el + ", called " + cl + ". See more details above."
+}

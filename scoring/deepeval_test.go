@@ -1,0 +1,162 @@
+package scoring
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func typed(c Call, typ string) Call { c.Type = typ; return c }
+
+func typedExp(e ExpectedCall, typ string) ExpectedCall { e.Type = typ; return e }
+
+func withOutput(c Call, out string) Call { c.Result = mustParse(out); return c }
+
+func expOutput(e ExpectedCall, out string) ExpectedCall { e.Result = mustParse(out); return e }
+
+func TestDeepEvalQuirks(t *testing.T) {
+	ip := map[string]any{"evaluation_params": []any{"input_parameters"}}
+	ordering := map[string]any{"should_consider_ordering": true}
+	tests := []struct {
+		name  string
+		opts  map[string]any
+		exp   Expectation
+		calls []Call
+		want  float64
+	}{
+		{"identical duplicates collapse in the used-set: 0.5", nil, expect(want("a", `{}`), want("a", `{}`)), []Call{call("a", `{}`), call("a", `{}`)}, 0.5},
+		{"no used-set in ordering mode", ordering, expect(want("a", `{}`), want("a", `{}`)), []Call{call("a", `{}`), call("a", `{}`)}, 1},
+		{"arguments matter to the used-set even unevaluated", nil, expect(want("a", `{"x":1}`), want("a", `{"x":1}`)), []Call{call("a", `{"x":1}`), call("a", `{"x":2}`)}, 1},
+		{"FUNCTION/MCP twins collapse (eq ignores type)", nil,
+			expect(typedExp(want("a", `{}`), "FUNCTION"), typedExp(want("a", `{}`), "MCP")),
+			[]Call{typed(call("a", `{}`), "MCP"), typed(call("a", `{}`), "FUNCTION")}, 0.5},
+		{"greedy steal: 0.25", ip, expect(want("a", `{"x":1,"y":1}`), want("a", `{"x":1,"y":2}`)),
+			[]Call{call("a", `{"x":1,"y":2}`), call("a", `{"x":9,"y":9}`)}, 0.25},
+		{"extra key halves the parameter score", ip, expect(want("a", `{"a":1}`)), []Call{call("a", `{"a":1,"b":2}`)}, 0.5},
+		{"nested dicts give partial credit", ip, expect(want("a", `{"x":{"p":1,"q":2},"y":1}`)), []Call{call("a", `{"x":{"p":1,"q":3},"y":1}`)}, 0.75},
+		{"lists count only when equal", ip, expect(want("a", `{"x":[1,2],"y":1}`)), []Call{call("a", `{"x":[1,3],"y":1}`)}, 0.5},
+		{"Python ==: True == 1", ip, expect(want("a", `{"x":true}`)), []Call{call("a", `{"x":1}`)}, 1},
+		{"Python ==: \"5\" != 5", ip, expect(want("a", `{"x":"5"}`)), []Call{call("a", `{"x":5}`)}, 0},
+		{"dict vs non-dict adds 0", ip, expect(want("a", `{"x":{"p":1},"y":1}`)), []Call{call("a", `{"x":"p","y":1}`)}, 0.5},
+		{"docs' ordering example gives 2/3", ordering, expect(want("W", ""), want("T", ""), want("W", "")), []Call{call("W", ""), call("W", ""), call("T", "")}, 2.0 / 3},
+		{"arguments ignored by default", nil, expect(want("a", `{"x":1}`)), []Call{call("a", `{"x":2}`)}, 1},
+		{"type mismatch fails", nil, expect(want("a", "")), []Call{typed(call("a", ""), "mcp")}, 0},
+		{"extra calls are free", nil, expect(want("a", "")), []Call{call("b", ""), call("a", "")}, 1},
+		{"nothing expected, calls made: 0", nil, expect(), []Call{call("a", "")}, 0},
+		{"both empty: 1", nil, expect(), nil, 1},
+		{"output compared", map[string]any{"evaluation_params": []any{"output"}}, expect(expOutput(want("a", ""), `"r"`)), []Call{withOutput(call("a", ""), `"s"`)}, 0},
+		{"exact: order matters", map[string]any{"should_exact_match": true}, expect(want("a", ""), want("b", "")), []Call{call("b", ""), call("a", "")}, 0},
+		{"exact wins over ordering", map[string]any{"should_exact_match": true, "should_consider_ordering": true}, expect(want("W", ""), want("T", "")), []Call{call("T", ""), call("W", "")}, 0},
+		{"exact with None vs {}: 0, no crash", map[string]any{"should_exact_match": true, "evaluation_params": []any{"input_parameters"}}, expect(want("a", "")), []Call{call("a", `{}`)}, 0},
+		{"None vs None: 1", ip, expect(want("a", "")), []Call{{Name: "a"}}, 1},
+		{"strict mode zeroes scores below 1", map[string]any{"strict_mode": true}, expect(want("a", ""), want("b", "")), []Call{call("a", "")}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := scoreProfile(t, DeepEvalName, Settings{Expectation: tt.exp, Options: tt.opts, Threshold: 0.5}, tt.calls...)
+			require.NoError(t, res.Err)
+			assert.InDelta(t, tt.want, res.Score, 1e-15, res.Explanation)
+		})
+	}
+}
+
+func TestDeepEvalLCSBacktrackSum(t *testing.T) {
+	// The score is the sum of dp differences along the backtrack, not
+	// dp[m][n]: with partial credit they differ in the last bits.
+	exp := expect(want("a", `{"p":1,"q":1,"r":1}`), want("a", `{"p":1,"q":1,"r":1}`), want("a", `{"p":1,"q":1,"r":1}`))
+	calls := []Call{call("a", `{"p":1,"q":1,"r":2}`), call("a", `{"p":1,"q":2,"r":2}`), call("a", `{"p":1,"q":1,"r":2}`)}
+	res := scoreProfile(t, DeepEvalName, Settings{Expectation: exp, Options: map[string]any{"should_consider_ordering": true, "evaluation_params": []any{"input_parameters"}}}, calls...)
+	third := 1.0 / 3
+	two := third + third
+	gains := []float64{two, third, two}
+	total := 0.0
+	for i := len(gains) - 1; i >= 0; i-- {
+		total += gains[i]
+	}
+	assert.Equal(t, total/3, res.Score)
+	assert.Len(t, res.Breakdown.Pairs, 3)
+}
+
+func TestDeepEvalDetailsAndThreshold(t *testing.T) {
+	res := scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""), want("b", "")), Threshold: 0.5}, call("a", ""))
+	assert.Equal(t, 0.5, res.Score)
+	assert.Equal(t, true, res.Details["success"])
+	assert.Equal(t, OutcomePass, res.Outcome)
+	assert.Equal(t, "0.5: Incomplete tool usage: missing tools ['b']; expected ['a', 'b'], called ['a']. See more details above.", res.Explanation)
+	assert.Contains(t, res.Details["reason"], "\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n")
+
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", "")), Options: map[string]any{"threshold": 0.9}}, call("a", ""), call("b", ""))
+	assert.Equal(t, 1.0, res.Score)
+	assert.Equal(t, 0.9, res.Threshold)
+	assert.Equal(t, "1: All expected tools ['a'] were called (order not considered).", res.Explanation)
+
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", "")), Options: map[string]any{"strict_mode": true, "threshold": 0.2}}, call("a", ""))
+	assert.Equal(t, 1.0, res.Threshold, "strict mode forces threshold 1")
+	assert.Equal(t, true, res.Details["success"])
+
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", "")), Options: map[string]any{"threshold": 0.0}}, call("b", ""))
+	assert.Equal(t, true, res.Details["success"], "score 0 >= threshold 0")
+
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""))}, typed(call("a", ""), "mcp"))
+	assert.Contains(t, res.Explanation, "tool type mismatches ['a (expected FUNCTION, called MCP)']")
+}
+
+func TestDeepEvalCrashes(t *testing.T) {
+	ip := map[string]any{"evaluation_params": []any{"input_parameters"}}
+	for _, tt := range []struct {
+		name string
+		opts map[string]any
+		exp  ExpectedCall
+		call Call
+		err  string
+	}{
+		{"None vs dict in default mode", ip, want("a", ""), call("a", `{}`), "AttributeError: 'NoneType' object has no attribute 'keys'"},
+		{"dict vs None in ordering mode", map[string]any{"evaluation_params": []any{"input_parameters"}, "should_consider_ordering": true}, want("a", `{"x":1}`), Call{Name: "a"}, "AttributeError"},
+		{"non-dict arguments", nil, want("a", ""), call("a", `[1]`), "ToolCall input_parameters must be a dict, got array (pydantic ValidationError)"},
+		{"unknown arguments with input_parameters", ip, want("a", `{}`), unknownArgs("a"), "deepeval: arguments unavailable for call 1 (a)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := scoreProfile(t, DeepEvalName, Settings{Expectation: expect(tt.exp), Options: tt.opts}, tt.call)
+			assert.Equal(t, OutcomeError, res.Outcome)
+			assert.ErrorContains(t, res.Err, tt.err)
+		})
+	}
+	// Unknown arguments on a single call, arguments not evaluated: fine.
+	res := scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""))}, unknownArgs("a"))
+	require.NoError(t, res.Err)
+	assert.Equal(t, 1.0, res.Score)
+	// Two same-name calls: the used-set must compare their arguments.
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""), want("a", ""))}, unknownArgs("a"), unknownArgs("a"))
+	assert.ErrorContains(t, res.Err, "DeepEval's used-set compares the arguments")
+}
+
+func TestDeepEvalOptionsAndMapping(t *testing.T) {
+	_, err := New(DeepEvalName, Settings{Options: map[string]any{"available_tools": []any{"a"}}})
+	assert.EqualError(t, err, `deepeval: option "available_tools": needs DeepEval's LLM tool-selection judge, which this library does not run; remove it to score tool correctness deterministically`)
+	_, err = New(DeepEvalName, Settings{Options: map[string]any{"evaluation_params": []any{"args"}}})
+	assert.EqualError(t, err, `deepeval: option "evaluation_params": invalid value "args", expected "input_parameters" or "output"`)
+	_, err = New(DeepEvalName, Settings{Options: map[string]any{"threshold": 2}})
+	assert.EqualError(t, err, `deepeval: option "threshold": 2 is outside [0, 1]`)
+	_, err = New(DeepEvalName, Settings{Options: map[string]any{"flaky": true}})
+	assert.ErrorContains(t, err, `deepeval: unknown option "flaky", expected one of`)
+	_, err = New(DeepEvalName, Settings{Expectation: expect(typedExp(want("a", ""), "datastore"))})
+	assert.EqualError(t, err, `deepeval: calls[0] (a): type "datastore": DeepEval knows FUNCTION and MCP`)
+	_, err = New(DeepEvalName, Settings{Expectation: expect(withMatcher(want("a", ""), "x", "any"))})
+	assert.ErrorContains(t, err, "deepeval: calls[0] (a): argument matchers are not supported: deepeval compares arguments by plain equality")
+	_, err = New(DeepEvalName, Settings{Options: map[string]any{"evaluation_params": []any{"ToolCallParams.INPUT_PARAMETERS"}, "async_mode": false, "include_reason": true}})
+	assert.NoError(t, err)
+
+	// Order maps to the mode unless a mode option is given.
+	inOrder := Expectation{Calls: []ExpectedCall{want("W", ""), want("T", ""), want("W", "")}, Order: OrderInOrder}
+	res := scoreProfile(t, DeepEvalName, Settings{Expectation: inOrder}, call("W", ""), call("W", ""), call("T", ""))
+	assert.InDelta(t, 2.0/3, res.Score, 1e-15)
+	exact := Expectation{Calls: []ExpectedCall{want("a", ""), want("b", "")}, Order: OrderExact}
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: exact}, call("a", ""), call("b", ""), call("c", ""))
+	assert.Equal(t, 0.0, res.Score)
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: exact, Options: map[string]any{"should_exact_match": false}}, call("a", ""), call("b", ""), call("c", ""))
+	assert.Equal(t, 1.0, res.Score)
+	// Type maps case-insensitively; Result maps to output.
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(typedExp(want("a", ""), "mcp"))}, typed(call("a", ""), "MCP"))
+	assert.Equal(t, 1.0, res.Score)
+}

@@ -1,0 +1,1002 @@
+package scoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// MastraTrajectoryName is the registered name of the Mastra trajectory
+// accuracy profile (createTrajectoryAccuracyScorerCode and
+// compareTrajectories), documented on the mastraTrajectory type in
+// mastra_trajectory.go.
+const MastraTrajectoryName = "mastra_trajectory"
+
+func init() { Register(MastraTrajectoryName, newMastraTrajectory) }
+
+// mastraTrajectory reproduces @mastra/evals
+// createTrajectoryAccuracyScorerCode and the compareTrajectories function it
+// wraps (src/scorers/code/trajectory/index.ts and src/scorers/utils.ts).
+// Version 1.10.2 by default; option version "1.2.0" gives the documented
+// differences of 1.2.0.
+//
+// Options (the peer's, in snake_case; step and expectation keys too:
+// step_type, tool_args, tool_result, model_id, prompt_tokens, children, ...,
+// while data values such as tool arguments keep their keys as written):
+//
+//	expected_trajectory  a list of expected steps, or a trajectory {steps: [...]}
+//	comparison_options   {ordering: strict|relaxed|unordered (default relaxed), allow_repeated_steps: bool (default true);
+//	                     strict_order and compare_step_data are accepted and ignored}
+//	version              "1.10.2" (default) or "1.2.0"
+//
+// Because JSON.stringify makes key order significant, a data value given as
+// a Go map compares with its keys sorted (Go maps have no order); give it
+// as a [Value] (for example from [Parse]) to keep the written order.
+//
+// compareTrajectories(actual, expected, {ordering, allowRepeatedSteps}):
+//
+//	no expected steps: 1 when no actual steps, else 0 (all actual names are extra)
+//	repeatedSteps = distinct actual names occurring more than once, by first occurrence (over ALL actual steps)
+//	stepMatches(a, e) = same name; when e has a step type, same step type and, for each comparable
+//	    field of that type that e defines, a defines it and JSON.stringify(a.f) === JSON.stringify(e.f)
+//	    (tool_call: toolArgs, toolResult, success; mcp_tool_call: + mcpServer; model_generation: modelId,
+//	    promptTokens, completionTokens, finishReason; agent_run: agentId; workflow_step: stepId, status,
+//	    output; workflow_run: workflowId, status; workflow_conditional, _parallel, _loop, _sleep,
+//	    _wait_event, processor_run: their own fields)
+//	strict:    position by position over max(nA, nE): same name and stepMatches -> matched; a different actual
+//	           name that occurs among the expected names -> outOfOrder; score = matched/nE, minus
+//	           ((nA-nE)/nE)*0.5 when there are extra steps (clamped at 0)
+//	relaxed:   greedy subsequence: each expected step takes the first later actual step that matches;
+//	           not found but its name occurs anywhere -> outOfOrder; extras are free
+//	unordered: each expected step takes the first unused actual step that matches
+//	all:       allowRepeatedSteps false -> minus 0.1 per repeated name; round2(clamp(score, 0, 1))
+//
+// Quirks reproduced (each has a test case):
+//
+//   - JSON.stringify makes key order significant ({b,a} differs from {a,b}),
+//     except that array-index keys come first; undefined members vanish.
+//   - Data fields are ignored when the expected step has no step type.
+//   - Strict mode is positional: one leading extra step shifts everything
+//     ([x,a,b] vs [a,b] scores 0); the extra-step penalty is strict only.
+//   - A same-name step whose data differs is neither matched nor (strict)
+//     out of order; in relaxed mode it is missing AND out of order.
+//   - Repeated steps are counted over all actual steps, expected or not.
+//   - round2(x) = Math.round((x + Number.EPSILON) * 100) / 100: 1/3 -> 0.33.
+//   - The documented comparisonOptions.strictOrder does not exist (the key is
+//     ordering): strict_order (and the pre-release compare_step_data) are
+//     accepted and ignored; relaxed never penalises extra steps, despite the
+//     docs.
+//   - Any ordering other than exactly "strict" or "unordered" is relaxed
+//     ("STRICT" included), as in Mastra.
+//   - No expected trajectory at all: score 0 with Details.error (not an
+//     error result: Mastra returns 0 and carries the message).
+//   - 1.10.2: an explicit empty expected list means "expect no steps" (empty
+//     actual scores 1); 1.2.0 treats it as unset (score 0).
+//
+// Expectation mapping, used only where the options leave a field unset:
+// expected calls become the expected steps (step type from StepType,
+// "tool_call" when empty; toolArgs from Args, toolResult from Result,
+// success true from MustSucceed, other comparable fields from Fields by
+// their Mastra names); Order exact/in_order/any maps to ordering
+// strict/relaxed/unordered when comparison_options.ordering is not given. An
+// empty expected-call list leaves the steps unset (use expected_trajectory:
+// [] to expect an empty trajectory). Matchers, optional calls and forbidden
+// tools are rejected.
+//
+// Actual steps: each Call is a step: step type StepType ("tool_call" when
+// empty), toolArgs = Args, toolResult = Result, success from Status (unset
+// status: no success field), other fields (durationMs, promptTokens, modelId,
+// agentId, mcpServer, ...) from Fields, children from Children. Steps of type
+// "message" are skipped. A call with unknown arguments makes the result an
+// error only when an expected step compares toolArgs against it.
+//
+// [mastraTrajectory.ScoreRun] also takes the dataset item's expectation
+// (run.expectedTrajectory): item steps are used when no static steps exist,
+// and the item's ordering and allow_repeated_steps override the options.
+//
+// Reference vs source notes (the notes win): any ordering other than
+// exactly "strict" or "unordered" is relaxed (the reference lists only the
+// three values); relaxed out-of-order entries are the EXPECTED names while
+// strict ones are the ACTUAL names; in strict mode a same-name step with
+// other data is neither matched nor out of order.
+//
+// Details: the comparison fields (matchedSteps, totalExpectedSteps,
+// totalActualSteps, missingSteps, extraSteps, outOfOrderSteps,
+// repeatedSteps, score), actualStepNames, expectedStepNames, and error when
+// no expectation exists. The breakdown pairs matched steps.
+type mastraTrajectory struct {
+	version   string
+	static    []mastraExpectedStep // nil: none
+	ordering  string               // from comparison_options or the expectation; "" = relaxed
+	allowRep  optBool
+	threshold float64
+}
+
+var _ Scorer = (*mastraTrajectory)(nil)
+
+// MastraRun is the run a Mastra trajectory scorer receives.
+type MastraRun struct {
+	// Steps is the actual trajectory (run.output.steps).
+	Steps []Call
+	// TotalDurationMs is run.output.totalDurationMs; undefined when unknown.
+	TotalDurationMs Value
+	// ExpectedTrajectory is the dataset item's expectation
+	// (run.expectedTrajectory), written like the options (snake_case keys:
+	// steps, ordering, allow_repeated_steps, max_steps, ...); nil when none.
+	ExpectedTrajectory map[string]any
+}
+
+func newMastraTrajectory(s Settings) (Scorer, error) {
+	r := newOptionReader(MastraTrajectoryName, s.Options)
+	m := &mastraTrajectory{threshold: s.Threshold}
+	m.version = r.String("version", MastraVersion1102, MastraVersion1102, MastraVersion120)
+	raw, hasStatic := r.Raw("expected_trajectory")
+	if sub, ok := optionSub(r, "comparison_options"); ok {
+		m.ordering = sub.String("ordering", "")
+		m.allowRep = optBoolOf(sub, "allow_repeated_steps")
+		// The documented strictOrder and the pre-release compareStepData do
+		// not exist in the code: accepted and ignored, as Mastra does.
+		sub.Raw("strict_order")
+		sub.Raw("compare_step_data")
+		if err := sub.Err(); err != nil {
+			r.errs = append(r.errs, err)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if hasStatic {
+		steps, err := parseMastraStaticSteps(raw, m.version)
+		if err != nil {
+			return nil, fmt.Errorf("mastra_trajectory: option \"expected_trajectory\": %w", err)
+		}
+		m.static = steps
+	}
+	if err := checkPeerExpectation(MastraTrajectoryName, s.Expectation, peerFeatures{mustSucceed: true}); err != nil {
+		return nil, err
+	}
+	if m.static == nil && len(s.Expectation.Calls) > 0 {
+		m.static = mastraStepsFromExpectation(s.Expectation.Calls)
+	}
+	if m.ordering == "" {
+		m.ordering = mastraOrdering(s.Expectation.Order)
+	}
+	return m, nil
+}
+
+func (m *mastraTrajectory) Name() string { return MastraTrajectoryName }
+
+// Score implements Scorer.
+func (m *mastraTrajectory) Score(ctx context.Context, calls []Call) Result {
+	return m.ScoreRun(ctx, MastraRun{Steps: calls})
+}
+
+// ScoreRun scores a run in Mastra's shape, with the dataset item's
+// expectation when given.
+func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
+	steps := mastraSteps(run.Steps)
+	var item *mastraExpectation
+	if run.ExpectedTrajectory != nil {
+		var err error
+		item, err = parseMastraExpectation(run.ExpectedTrajectory, "expected_trajectory")
+		if err != nil {
+			return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: run expectation: %w", err))
+		}
+	}
+	resolved := m.static
+	if resolved == nil && item != nil && item.steps.set {
+		if m.version != MastraVersion120 || len(item.steps.v) > 0 {
+			resolved = item.steps.v
+		}
+	}
+	actualNames := make([]string, len(steps))
+	for i := range steps {
+		actualNames[i] = steps[i].Name
+	}
+	if resolved == nil || (m.version == MastraVersion120 && len(resolved) == 0) {
+		msg := "No expected trajectory provided (pass via options or dataset item expectedTrajectory)"
+		res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Details: map[string]any{
+			"error":             msg,
+			"actualStepNames":   actualNames,
+			"expectedStepNames": []string{},
+		}}
+		res.decide()
+		res.Explanation = "0: " + msg
+		return res
+	}
+	ordering, allowRep := m.ordering, m.allowRep.or(true)
+	if item != nil && item.ordering != "" {
+		ordering = item.ordering
+	}
+	if item != nil && item.allowRepeated.set {
+		allowRep = item.allowRepeated.v
+	}
+	cmp, err := compareTrajectories(steps, resolved, ordering, allowRep)
+	if err != nil {
+		return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
+	}
+	details := cmp.details()
+	details["actualStepNames"] = actualNames
+	details["expectedStepNames"] = mastraExpectedNames(resolved)
+	res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score, Details: details}
+	res.Breakdown = cmp.breakdown(len(steps))
+	res.decide()
+	res.Explanation = cmp.explain(ordering)
+	return res
+}
+
+// mastraOrdering maps an order mode onto Mastra's ordering ("" when unset).
+func mastraOrdering(o OrderMode) string {
+	switch o {
+	case OrderExact:
+		return "strict"
+	case OrderInOrder:
+		return "relaxed"
+	case OrderAny:
+		return "unordered"
+	}
+	return ""
+}
+
+// optBool is an optional boolean option.
+type optBool struct{ set, v bool }
+
+func (b optBool) or(def bool) bool {
+	if b.set {
+		return b.v
+	}
+	return def
+}
+
+func optBoolOf(r *optionReader, key string) optBool {
+	if _, ok := r.opts[key]; !ok || r.opts[key] == nil {
+		r.known = append(r.known, key)
+		return optBool{}
+	}
+	return optBool{set: true, v: r.Bool(key, false)}
+}
+
+// optNum is an optional number option; Mastra validates budgets itself.
+type optNum struct {
+	set bool
+	v   float64
+}
+
+func optNumOf(r *optionReader, key string) optNum {
+	x, ok := r.raw(key)
+	if !ok {
+		return optNum{}
+	}
+	v, err := ValueOf(x)
+	if err != nil || v.Kind() != KindNumber {
+		r.fail(key, "expects a number, got %s", describeOperand(x))
+		return optNum{}
+	}
+	return optNum{set: true, v: v.NumberValue()}
+}
+
+// mastraExpectedStep is Mastra's ExpectedStep.
+type mastraExpectedStep struct {
+	name     string
+	stepType string // "" matches any step type and disables data comparison
+	// data holds the comparable fields the step defines, by Mastra name.
+	data     []mastraField
+	children *mastraExpectation
+}
+
+type mastraField struct {
+	name string
+	v    Value
+}
+
+func (e *mastraExpectedStep) field(name string) (Value, bool) {
+	for i := range e.data {
+		if e.data[i].name == name {
+			return e.data[i].v, true
+		}
+	}
+	return Value{}, false
+}
+
+// mastraStepsOpt is an optional list of expected steps.
+type mastraStepsOpt struct {
+	set bool
+	v   []mastraExpectedStep
+}
+
+// mastraStringsOpt is an optional list of names.
+type mastraStringsOpt struct {
+	set bool
+	v   []string
+}
+
+// mastraSeqsOpt is an optional list of name sequences.
+type mastraSeqsOpt struct {
+	set bool
+	v   [][]string
+}
+
+// mastraExpectation is Mastra's TrajectoryExpectation; unset fields are
+// the zero values of their option types.
+type mastraExpectation struct {
+	steps                mastraStepsOpt
+	ordering             string
+	allowRepeated        optBool
+	maxSteps             optNum
+	maxTotalTokens       optNum
+	maxTotalDurationMs   optNum
+	noRedundantCalls     optBool
+	blacklistedTools     mastraStringsOpt
+	blacklistedSequences mastraSeqsOpt
+	maxRetriesPerTool    optNum
+}
+
+// merge returns {...e, ...over}: every field over sets replaces e's.
+func (e mastraExpectation) merge(over *mastraExpectation) mastraExpectation {
+	if over == nil {
+		return e
+	}
+	if over.steps.set {
+		e.steps = over.steps
+	}
+	if over.ordering != "" {
+		e.ordering = over.ordering
+	}
+	if over.allowRepeated.set {
+		e.allowRepeated = over.allowRepeated
+	}
+	if over.maxSteps.set {
+		e.maxSteps = over.maxSteps
+	}
+	if over.maxTotalTokens.set {
+		e.maxTotalTokens = over.maxTotalTokens
+	}
+	if over.maxTotalDurationMs.set {
+		e.maxTotalDurationMs = over.maxTotalDurationMs
+	}
+	if over.noRedundantCalls.set {
+		e.noRedundantCalls = over.noRedundantCalls
+	}
+	if over.blacklistedTools.set {
+		e.blacklistedTools = over.blacklistedTools
+	}
+	if over.blacklistedSequences.set {
+		e.blacklistedSequences = over.blacklistedSequences
+	}
+	if over.maxRetriesPerTool.set {
+		e.maxRetriesPerTool = over.maxRetriesPerTool
+	}
+	return e
+}
+
+// mastraStepKeys maps the snake_case keys of an expected step to Mastra's
+// field names; "" marks structural keys handled separately.
+var mastraStepKeys = map[string]string{
+	"name":              "",
+	"step_type":         "",
+	"children":          "",
+	"duration_ms":       "",
+	"metadata":          "",
+	"tool_args":         "toolArgs",
+	"tool_result":       "toolResult",
+	"success":           "success",
+	"mcp_server":        "mcpServer",
+	"model_id":          "modelId",
+	"prompt_tokens":     "promptTokens",
+	"completion_tokens": "completionTokens",
+	"finish_reason":     "finishReason",
+	"agent_id":          "agentId",
+	"step_id":           "stepId",
+	"status":            "status",
+	"output":            "output",
+	"workflow_id":       "workflowId",
+	"condition_count":   "conditionCount",
+	"selected_steps":    "selectedSteps",
+	"branch_count":      "branchCount",
+	"parallel_steps":    "parallelSteps",
+	"loop_type":         "loopType",
+	"total_iterations":  "totalIterations",
+	"sleep_duration_ms": "sleepDurationMs",
+	"sleep_type":        "sleepType",
+	"event_name":        "eventName",
+	"event_received":    "eventReceived",
+	"processor_id":      "processorId",
+}
+
+// mastraComparableFields is COMPARABLE_FIELDS_BY_TYPE.
+var mastraComparableFields = map[string][]string{
+	"tool_call":            {"toolArgs", "toolResult", "success"},
+	"mcp_tool_call":        {"toolArgs", "toolResult", "mcpServer", "success"},
+	"model_generation":     {"modelId", "promptTokens", "completionTokens", "finishReason"},
+	"agent_run":            {"agentId"},
+	"workflow_step":        {"stepId", "status", "output"},
+	"workflow_run":         {"workflowId", "status"},
+	"workflow_conditional": {"conditionCount", "selectedSteps"},
+	"workflow_parallel":    {"branchCount", "parallelSteps"},
+	"workflow_loop":        {"loopType", "totalIterations"},
+	"workflow_sleep":       {"sleepDurationMs", "sleepType"},
+	"workflow_wait_event":  {"eventName", "eventReceived"},
+	"processor_run":        {"processorId"},
+}
+
+// parseMastraStaticSteps resolves the expectedTrajectory constructor option
+// as the given version does: 1.10.2 uses a list as is (even empty) and
+// converts a trajectory {steps}; 1.2.0 uses a non-empty list whose first
+// element has no "steps" key, converts a trajectory, and otherwise treats
+// the option as unset.
+func parseMastraStaticSteps(raw any, version string) ([]mastraExpectedStep, error) {
+	switch t := raw.(type) {
+	case []any:
+		if version == MastraVersion120 {
+			if len(t) == 0 {
+				return nil, nil
+			}
+			if first, ok := t[0].(map[string]any); ok {
+				if _, has := first["steps"]; has {
+					return nil, nil
+				}
+			}
+		}
+		steps, err := parseMastraStepList(t, "expected_trajectory")
+		if steps == nil && err == nil {
+			steps = []mastraExpectedStep{}
+		}
+		return steps, err
+	case map[string]any:
+		for k := range t {
+			if k != "steps" && k != "total_duration_ms" {
+				return nil, fmt.Errorf("unknown key %q in a trajectory, expected \"steps\" or \"total_duration_ms\"", k)
+			}
+		}
+		list, ok := t["steps"].([]any)
+		if !ok {
+			if version == MastraVersion120 {
+				return nil, nil
+			}
+			if t["steps"] == nil {
+				return nil, errors.New("TypeError: Cannot read properties of undefined (reading 'map'): a trajectory needs steps")
+			}
+			return nil, fmt.Errorf("steps: expects a list, got %s", describeOperand(t["steps"]))
+		}
+		steps, err := parseMastraStepList(list, "expected_trajectory.steps")
+		if steps == nil && err == nil {
+			steps = []mastraExpectedStep{}
+		}
+		return steps, err
+	}
+	return nil, fmt.Errorf("expects a list of steps or a trajectory {steps: [...]}, got %s", describeOperand(raw))
+}
+
+func parseMastraStepList(list []any, path string) ([]mastraExpectedStep, error) {
+	out := make([]mastraExpectedStep, 0, len(list))
+	var errs []error
+	for i, x := range list {
+		m, ok := x.(map[string]any)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s[%d]: expects a step map, got %s", path, i, describeOperand(x)))
+			continue
+		}
+		st, err := parseMastraStep(m, fmt.Sprintf("%s[%d]", path, i))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, st)
+	}
+	return out, errors.Join(errs...)
+}
+
+func parseMastraStep(m map[string]any, path string) (mastraExpectedStep, error) {
+	var st mastraExpectedStep
+	var errs []error
+	name, ok := m["name"].(string)
+	if !ok {
+		errs = append(errs, fmt.Errorf("%s.name: expects a string, got %s", path, describeOperand(m["name"])))
+	}
+	st.name = name
+	if x, has := m["step_type"]; has && x != nil {
+		s, ok := x.(string)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s.step_type: expects a string, got %s", path, describeOperand(x)))
+		}
+		st.stepType = s
+	}
+	keys := sortedKeys(m)
+	for _, k := range keys {
+		field, known := mastraStepKeys[k]
+		if !known {
+			errs = append(errs, fmt.Errorf("%s: unknown key %q, expected one of %s", path, k, quoteJoin(sortedKeys(mastraStepKeysAny()))))
+			continue
+		}
+		if field == "" {
+			continue
+		}
+		if m[k] == nil {
+			// null is a value Mastra compares (only undefined skips);
+			// configuration nulls are kept as JSON null.
+			st.data = append(st.data, mastraField{name: field, v: Null()})
+			continue
+		}
+		v, err := ValueOf(m[k])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s.%s: %w", path, k, err))
+			continue
+		}
+		st.data = append(st.data, mastraField{name: field, v: v})
+	}
+	if x, has := m["children"]; has && x != nil {
+		switch c := x.(type) {
+		case map[string]any:
+			exp, err := parseMastraExpectation(c, path+".children")
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				st.children = exp
+			}
+		case []any:
+			// A trajectory step's children: trajectoryStepToExpectedStep
+			// turns a non-empty list into {steps: [...]}.
+			if len(c) > 0 {
+				steps, err := parseMastraStepList(c, path+".children")
+				if err != nil {
+					errs = append(errs, err)
+				} else {
+					st.children = &mastraExpectation{steps: mastraStepsOpt{set: true, v: steps}}
+				}
+			}
+		default:
+			errs = append(errs, fmt.Errorf("%s.children: expects an expectation map or a list of steps, got %s", path, describeOperand(x)))
+		}
+	}
+	return st, errors.Join(errs...)
+}
+
+func mastraStepKeysAny() map[string]any {
+	out := make(map[string]any, len(mastraStepKeys))
+	for k := range mastraStepKeys {
+		out[k] = nil
+	}
+	return out
+}
+
+// parseMastraExpectation parses a TrajectoryExpectation written with
+// snake_case keys.
+func parseMastraExpectation(m map[string]any, path string) (*mastraExpectation, error) {
+	r := newOptionReader(path, m)
+	e := &mastraExpectation{}
+	var errs []error
+	if x, ok := r.Raw("steps"); ok {
+		list, isList := x.([]any)
+		if !isList {
+			r.fail("steps", "expects a list of steps, got %s", describeOperand(x))
+		} else {
+			steps, err := parseMastraStepList(list, path+".steps")
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if steps == nil {
+				steps = []mastraExpectedStep{}
+			}
+			e.steps = mastraStepsOpt{set: true, v: steps}
+		}
+	}
+	e.ordering = r.String("ordering", "")
+	e.allowRepeated = optBoolOf(r, "allow_repeated_steps")
+	e.maxSteps = optNumOf(r, "max_steps")
+	e.maxTotalTokens = optNumOf(r, "max_total_tokens")
+	e.maxTotalDurationMs = optNumOf(r, "max_total_duration_ms")
+	e.noRedundantCalls = optBoolOf(r, "no_redundant_calls")
+	if _, ok := r.opts["blacklisted_tools"]; ok && r.opts["blacklisted_tools"] != nil {
+		e.blacklistedTools = mastraStringsOpt{set: true, v: stringsOrEmpty(r.Strings("blacklisted_tools"))}
+	} else {
+		r.known = append(r.known, "blacklisted_tools")
+	}
+	if x, ok := r.Raw("blacklisted_sequences"); ok {
+		seqs, err := parseSequences(x)
+		if err != nil {
+			r.fail("blacklisted_sequences", "%v", err)
+		} else {
+			e.blacklistedSequences = mastraSeqsOpt{set: true, v: seqs}
+		}
+	}
+	e.maxRetriesPerTool = optNumOf(r, "max_retries_per_tool")
+	if err := r.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return e, errors.Join(errs...)
+}
+
+func parseSequences(x any) ([][]string, error) {
+	list, ok := x.([]any)
+	if !ok {
+		if ss, isSS := x.([][]string); isSS {
+			return ss, nil
+		}
+		return nil, fmt.Errorf("expects a list of lists of tool names, got %s", describeOperand(x))
+	}
+	out := make([][]string, 0, len(list))
+	for i, s := range list {
+		var seq []string
+		switch t := s.(type) {
+		case []string:
+			seq = t
+		case []any:
+			for j, n := range t {
+				name, isStr := n.(string)
+				if !isStr {
+					return nil, fmt.Errorf("[%d][%d]: expects a tool name, got %s", i, j, describeOperand(n))
+				}
+				seq = append(seq, name)
+			}
+		default:
+			return nil, fmt.Errorf("[%d]: expects a list of tool names, got %s", i, describeOperand(s))
+		}
+		if seq == nil {
+			seq = []string{}
+		}
+		out = append(out, seq)
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// mastraStepsFromExpectation maps expected calls onto Mastra expected steps.
+func mastraStepsFromExpectation(calls []ExpectedCall) []mastraExpectedStep {
+	out := make([]mastraExpectedStep, 0, len(calls))
+	for i := range calls {
+		c := &calls[i]
+		if c.StepType == StepMessage {
+			continue
+		}
+		st := mastraExpectedStep{name: c.Name, stepType: c.StepType}
+		if st.stepType == "" {
+			st.stepType = StepToolCall
+		}
+		if c.Args.Kind() != KindUndefined {
+			st.data = append(st.data, mastraField{name: "toolArgs", v: c.Args})
+		}
+		if c.Result.Kind() != KindUndefined {
+			st.data = append(st.data, mastraField{name: "toolResult", v: c.Result})
+		}
+		if c.MustSucceed {
+			st.data = append(st.data, mastraField{name: "success", v: Bool(true)})
+		}
+		for _, k := range sortedValueKeys(c.Fields) {
+			if k == "toolArgs" || k == "toolResult" || (k == "success" && c.MustSucceed) {
+				continue
+			}
+			st.data = append(st.data, mastraField{name: k, v: c.Fields[k]})
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func sortedValueKeys(m map[string]Value) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func mastraExpectedNames(steps []mastraExpectedStep) []string {
+	out := make([]string, len(steps))
+	for i := range steps {
+		out[i] = steps[i].name
+	}
+	return out
+}
+
+// mastraSteps drops message steps, which Mastra trajectories do not have.
+func mastraSteps(calls []Call) []Call {
+	for i := range calls {
+		if calls[i].StepType == StepMessage {
+			out := make([]Call, 0, len(calls))
+			for j := range calls {
+				if calls[j].StepType != StepMessage {
+					out = append(out, calls[j])
+				}
+			}
+			return out
+		}
+	}
+	return calls
+}
+
+// mastraStepType is an actual step's stepType.
+func mastraStepType(c *Call) string {
+	if c.StepType == "" {
+		return StepToolCall
+	}
+	return c.StepType
+}
+
+// mastraActualField reads an actual step's field by Mastra name; known is
+// false when the field is toolArgs and the arguments were not recorded.
+func mastraActualField(c *Call, name string) (v Value, known bool) {
+	switch name {
+	case "toolArgs":
+		if c.ArgsUnknown {
+			return Value{}, false
+		}
+		if c.Args.Kind() != KindUndefined {
+			return c.Args, true
+		}
+	case "toolResult":
+		if c.Result.Kind() != KindUndefined {
+			return c.Result, true
+		}
+	case "success":
+		switch c.Status {
+		case StatusOK:
+			return Bool(true), true
+		case StatusError:
+			return Bool(false), true
+		}
+	}
+	if v, ok := c.Fields[name]; ok {
+		return v, true
+	}
+	return Value{}, true
+}
+
+// errMastraArgs marks a comparison that needed unknown arguments.
+type errMastraArgs struct {
+	name string
+	pos  int
+}
+
+func (e *errMastraArgs) Error() string {
+	return fmt.Sprintf("arguments unavailable for step %d (%s); Mastra compares toolArgs in this configuration", e.pos+1, e.name)
+}
+
+// mastraStepMatches is expectedStepMatches.
+func mastraStepMatches(a *Call, pos int, e *mastraExpectedStep) (bool, error) {
+	if a.Name != e.name {
+		return false, nil
+	}
+	if e.stepType == "" {
+		return true, nil
+	}
+	if mastraStepType(a) != e.stepType {
+		return false, nil
+	}
+	for _, f := range mastraComparableFields[e.stepType] {
+		ev, ok := e.field(f)
+		if !ok || ev.Kind() == KindUndefined {
+			continue
+		}
+		av, known := mastraActualField(a, f)
+		if !known {
+			return false, &errMastraArgs{name: a.Name, pos: pos}
+		}
+		if av.Kind() == KindUndefined || !jsStringifyEqual(av, ev) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// mastraComparison is TrajectoryComparisonResult.
+type mastraComparison struct {
+	score          float64
+	matched        int
+	totalExpected  int
+	totalActual    int
+	missing        []string
+	extra          []string
+	outOfOrder     []string
+	repeated       []string
+	pairs          []Pair
+	expectedLength int
+}
+
+func (c *mastraComparison) details() map[string]any {
+	return map[string]any{
+		"score":              c.score,
+		"matchedSteps":       c.matched,
+		"totalExpectedSteps": c.totalExpected,
+		"totalActualSteps":   c.totalActual,
+		"missingSteps":       stringsOrEmpty(c.missing),
+		"extraSteps":         stringsOrEmpty(c.extra),
+		"outOfOrderSteps":    stringsOrEmpty(c.outOfOrder),
+		"repeatedSteps":      stringsOrEmpty(c.repeated),
+	}
+}
+
+func (c *mastraComparison) breakdown(nActual int) Breakdown {
+	b := Breakdown{Pairs: c.pairs, OrderScore: orderScore(c.pairs)}
+	usedE := make([]bool, c.totalExpected)
+	usedA := make([]bool, nActual)
+	for _, p := range c.pairs {
+		usedE[p.Expected] = true
+		usedA[p.Actual] = true
+	}
+	for i, u := range usedE {
+		if !u {
+			b.Missing = append(b.Missing, i)
+		}
+	}
+	for j, u := range usedA {
+		if !u {
+			b.Unexpected = append(b.Unexpected, j)
+		}
+	}
+	return b
+}
+
+func (c *mastraComparison) explain(ordering string) string {
+	if ordering == "" {
+		ordering = "relaxed"
+	}
+	var sb strings.Builder
+	sb.WriteString(formatScore(c.score))
+	sb.WriteString(": ")
+	sb.WriteString(itoa(c.matched))
+	sb.WriteString("/")
+	sb.WriteString(itoa(c.totalExpected))
+	sb.WriteString(" expected steps matched (")
+	sb.WriteString(ordering)
+	sb.WriteString(" ordering)")
+	list := func(label string, names []string) {
+		if len(names) > 0 {
+			sb.WriteString("; ")
+			sb.WriteString(label)
+			sb.WriteString(": ")
+			sb.WriteString(joinNames(names, 5))
+		}
+	}
+	list("missing", c.missing)
+	list("extra", c.extra)
+	list("out of order", c.outOfOrder)
+	list("repeated", c.repeated)
+	return sb.String()
+}
+
+// compareTrajectories is Mastra's compareTrajectories.
+func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering string, allowRepeated bool) (*mastraComparison, error) {
+	c := &mastraComparison{totalExpected: len(expected), totalActual: len(actual)}
+	if len(expected) == 0 {
+		if len(actual) == 0 {
+			c.score = 1
+		}
+		c.extra = make([]string, len(actual))
+		for i := range actual {
+			c.extra[i] = actual[i].Name
+		}
+		return c, nil
+	}
+	// repeatedSteps: names occurring more than once, by first occurrence.
+	for i := range actual {
+		n := actual[i].Name
+		first, count := -1, 0
+		for j := range actual {
+			if actual[j].Name == n {
+				if first < 0 {
+					first = j
+				}
+				count++
+			}
+		}
+		if count > 1 && first == i {
+			c.repeated = append(c.repeated, n)
+		}
+	}
+	inExpected := func(name string) bool {
+		for i := range expected {
+			if expected[i].name == name {
+				return true
+			}
+		}
+		return false
+	}
+	inActual := func(name string) bool {
+		for i := range actual {
+			if actual[i].Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	matchedE := make([]bool, len(expected))
+	switch ordering {
+	case "strict":
+		n := max(len(actual), len(expected))
+		for i := 0; i < n; i++ {
+			switch {
+			case i < len(actual) && i < len(expected) && actual[i].Name == expected[i].name:
+				ok, err := mastraStepMatches(&actual[i], i, &expected[i])
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					c.matched++
+					matchedE[i] = true
+					c.pairs = append(c.pairs, Pair{Expected: i, Actual: i, Score: 1})
+				}
+			case i < len(actual) && actual[i].Name != "" && inExpected(actual[i].Name):
+				c.outOfOrder = append(c.outOfOrder, actual[i].Name)
+			}
+		}
+	case "unordered":
+		used := make([]bool, len(actual))
+		for i := range expected {
+			for j := range actual {
+				if used[j] {
+					continue
+				}
+				ok, err := mastraStepMatches(&actual[j], j, &expected[i])
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					c.matched++
+					matchedE[i] = true
+					used[j] = true
+					c.pairs = append(c.pairs, Pair{Expected: i, Actual: j, Score: 1})
+					break
+				}
+			}
+		}
+	default: // relaxed
+		last := -1
+		for i := range expected {
+			found := false
+			for j := last + 1; j < len(actual); j++ {
+				if actual[j].Name != expected[i].name {
+					continue
+				}
+				ok, err := mastraStepMatches(&actual[j], j, &expected[i])
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					c.matched++
+					last = j
+					matchedE[i] = true
+					found = true
+					c.pairs = append(c.pairs, Pair{Expected: i, Actual: j, Score: 1})
+					break
+				}
+			}
+			if !found && inActual(expected[i].name) {
+				c.outOfOrder = append(c.outOfOrder, expected[i].name)
+			}
+		}
+	}
+	for i := range expected {
+		if !matchedE[i] {
+			c.missing = append(c.missing, expected[i].name)
+		}
+	}
+	for i := range actual {
+		if !inExpected(actual[i].Name) {
+			c.extra = append(c.extra, actual[i].Name)
+		}
+	}
+	score := float64(c.matched) / float64(len(expected))
+	if ordering == "strict" && len(actual) > len(expected) {
+		penalty := float64(len(actual)-len(expected)) / float64(len(expected))
+		score = max(0, score-penalty*0.5)
+	}
+	if !allowRepeated && len(c.repeated) > 0 {
+		score = max(0, score-float64(len(c.repeated))*0.1)
+	}
+	c.score = mastraRound2(max(0, min(1, score)))
+	return c, nil
+}

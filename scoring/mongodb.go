@@ -1,0 +1,466 @@
+package scoring
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MongoDBName is the registered name of the MongoDB profile, which
+// reproduces mongodb-mcp-server's calculateToolCallingAccuracy. Its
+// algorithm, quirks and expectation mapping are documented on the mongodb
+// type in mongodb.go.
+const MongoDBName = "mongodb"
+
+func init() { Register(MongoDBName, newMongoDB) }
+
+// mongodb reproduces the accuracy scorer of mongodb-mcp-server
+// (packages/accuracy-tests/src/sdk/accuracyScorer.ts,
+// calculateToolCallingAccuracy, with the Matcher classes of matcher.ts), at
+// git 36a405e3. It takes no options.
+//
+// Algorithm:
+//
+//	no expected calls: 1 when no calls were made, else 0.75
+//	score = 0.75 if more actual calls than expected calls (raw counts, optional expectations included), else 1
+//	for each expected call in configured order (greedy, no global assignment):
+//	    candidates = unused actual calls with the same name (case-sensitive) whose arguments score >= 0.75
+//	    best = highest score, ties to the earliest call; it is used up and score = min(score, its score)
+//	    no candidate: skipped if the call is optional, else the result is 0
+//
+// Arguments are scored by MongoDB's ValueMatcher (1 or 0 with the shipped
+// matchers, so the result is always 0, 0.75 or 1):
+//
+//   - Scalars compare with JavaScript ===: 5 is not "5"; 1 equals 1.0.
+//   - An expected null or undefined accepts an actual null or an absent
+//     argument (and only those).
+//   - Objects: the actual value must be an object or an ARRAY (arrays are
+//     objects, whose keys are "0".."n-1" and which have a readable length);
+//     it may not have MORE KEYS than expected (a key COUNT test, not a key-set
+//     test), and every expected key must match the actual member (absent
+//     members read as undefined). Key order never matters. Nested objects
+//     recurse with the same rules.
+//   - Arrays: the actual value must be an array with no more elements than
+//     expected; missing trailing elements read as undefined, so they pass
+//     only where the expectation accepts undefined (null, absent, any).
+//   - A member whose literal value is undefined (possible in a Value built in
+//     code) still counts as an expected key.
+//
+// Quirks reproduced (each has a test case):
+//
+//   - Greedy pairing in configured order: expected [find{q:any}, find{q:1}]
+//     vs actual [find{q:1}, find{q:2}] scores 0, the swapped expectation 1.
+//   - The 0.75 cap compares raw list lengths: expected [a, b(optional)] vs
+//     actual [a, c] scores 1 (the extra c hides behind the unmet optional b).
+//   - An extra argument scores 0 (the doc comment's 0.75 for additional
+//     parameters is unreachable), but an extra key hides behind an expected
+//     key that accepts absence: {x:1, y:absent} vs {x:1, z:2} scores 1.
+//   - {} expected matches [] actual; {"0":1} matches [1].
+//   - Expected nothing, calls made: 0.75 (not 0).
+//
+// Expectation mapping: each expected call's literal Args become MongoDB's
+// expected parameters (literal parts keep the ValueMatcher rules above) and
+// each path matcher is placed into that tree at its path, replacing the
+// literal there ("pipeline[1]" extends a literal array of one element). A
+// matcher at "$" replaces the whole parameters. Our Matcher gives the 1/0. A
+// call with neither Args nor matchers accepts any parameters (MongoDB's
+// Matcher.anyValue). Optional maps to optional. A "[*]" path (our extension:
+// MongoDB has no wildcard) requires every actual element to match and lifts
+// the no-extra-elements rule for that array. Order, policies and Type are
+// ignored (MongoDB is order-insensitive and has no types); must_succeed,
+// forbidden and available tools are rejected. Only tool-call steps are
+// scored; nested children are flattened depth-first.
+//
+// Actual calls whose arguments are unknown make the result an error when an
+// expected call with the same name checks arguments.
+//
+// Reference vs source notes (the notes, from the real code, win): they
+// agree on the algorithm; the notes add that optional is any truthy value
+// (our Optional is a bool) and that caseInsensitiveString uses
+// toLocaleLowerCase (full case mapping: final sigma, dotted I), while our
+// case_insensitive matcher uses Unicode simple folding, so exotic strings
+// can differ.
+//
+// Details: none (MongoDB returns a bare number). The breakdown lists the
+// greedy pairs, missing and skipped optional calls, and unpaired calls.
+type mongodb struct {
+	exp       Expectation
+	trees     []*mongoNode // nil: any parameters
+	threshold float64
+}
+
+var _ Scorer = (*mongodb)(nil)
+
+func newMongoDB(s Settings) (Scorer, error) {
+	r := newOptionReader(MongoDBName, s.Options)
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkPeerExpectation(MongoDBName, s.Expectation, peerFeatures{matchers: true, optional: true}); err != nil {
+		return nil, err
+	}
+	m := &mongodb{exp: s.Expectation, threshold: s.Threshold}
+	m.trees = make([]*mongoNode, len(s.Expectation.Calls))
+	var errs []error
+	for i, c := range s.Expectation.Calls {
+		t, err := compileMongoTree(c.Args, c.Matchers)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("mongodb: calls[%d] (%s): %w", i, c.Name, err))
+			continue
+		}
+		m.trees[i] = t
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *mongodb) Name() string { return MongoDBName }
+
+// Score implements Scorer.
+func (m *mongodb) Score(_ context.Context, calls []Call) Result {
+	tools := flattenToolCalls(calls)
+	exp := m.exp.Calls
+	if len(tools) > MaxCalls {
+		return errorResult(MongoDBName, m.threshold, fmt.Errorf("mongodb: %d calls exceed the maximum of %d per trajectory", len(tools), MaxCalls))
+	}
+	for j := range tools {
+		if !tools[j].ArgsUnknown {
+			continue
+		}
+		for i := range exp {
+			if exp[i].Name == tools[j].Name && m.trees[i] != nil {
+				return errorResult(MongoDBName, m.threshold, argsUnavailable(MongoDBName, &tools[j], j))
+			}
+		}
+	}
+	res := Result{Scorer: MongoDBName, Threshold: m.threshold}
+	b := &res.Breakdown
+	b.OrderScore = 1
+	if len(exp) == 0 {
+		res.Score = 1
+		if len(tools) > 0 {
+			res.Score = 0.75
+			b.Unexpected = seq(len(tools))
+		}
+		res.decide()
+		res.Explanation = m.explain(&res, tools, "")
+		return res
+	}
+	score := 1.0
+	if len(tools) > len(exp) {
+		score = 0.75
+	}
+	var usedBuf [64]bool
+	used := usedBuf[:0]
+	if len(tools) <= len(usedBuf) {
+		used = usedBuf[:len(tools)]
+	} else {
+		used = make([]bool, len(tools))
+	}
+	failed := ""
+	for i := range exp {
+		e := &exp[i]
+		best, bestScore := -1, 0.0
+		for j := range tools {
+			if used[j] || tools[j].Name != e.Name {
+				continue
+			}
+			s := 1.0
+			if m.trees[i] != nil {
+				s = m.trees[i].match(&tools[j].Args)
+			}
+			if s >= 0.75 && (best < 0 || s > bestScore) {
+				best, bestScore = j, s
+			}
+		}
+		switch {
+		case best >= 0:
+			used[best] = true
+			b.Pairs = append(b.Pairs, Pair{Expected: i, Actual: best, Score: bestScore})
+			if bestScore < score {
+				score = bestScore
+			}
+		case e.Optional:
+			b.SkippedOptional = append(b.SkippedOptional, i)
+		default:
+			b.Missing = append(b.Missing, i)
+			failed = e.Name
+		}
+		if failed != "" {
+			score = 0
+			break
+		}
+	}
+	for j := range tools {
+		if !used[j] {
+			b.Unexpected = append(b.Unexpected, j)
+		}
+	}
+	res.Score = score
+	b.OrderScore = orderScore(b.Pairs)
+	res.decide()
+	res.Explanation = m.explain(&res, tools, failed)
+	return res
+}
+
+func seq(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func (m *mongodb) explain(res *Result, tools []Call, failed string) string {
+	var sb strings.Builder
+	sb.WriteString(formatScore(res.Score))
+	sb.WriteString(": ")
+	switch {
+	case len(m.exp.Calls) == 0 && len(tools) == 0:
+		sb.WriteString("no calls expected and none made")
+		return sb.String()
+	case len(m.exp.Calls) == 0:
+		sb.WriteString("no calls expected but ")
+		sb.WriteString(itoa(len(tools)))
+		sb.WriteString(" made (capped at 0.75)")
+		return sb.String()
+	case failed != "":
+		sb.WriteString("no call to ")
+		sb.WriteString(failed)
+		sb.WriteString(" with matching parameters")
+		return sb.String()
+	}
+	sb.WriteString(itoa(len(res.Breakdown.Pairs)))
+	sb.WriteString(" of ")
+	sb.WriteString(itoa(len(m.exp.Calls)))
+	sb.WriteString(" expected calls matched")
+	if n := len(res.Breakdown.SkippedOptional); n > 0 {
+		sb.WriteString(" (")
+		sb.WriteString(itoa(n))
+		sb.WriteString(" optional not made)")
+	}
+	if len(tools) > len(m.exp.Calls) {
+		sb.WriteString("; more calls made than expected (capped at 0.75)")
+	}
+	return sb.String()
+}
+
+// mongoKind is the kind of a node of MongoDB's expected-parameters tree.
+type mongoKind uint8
+
+const (
+	mongoNullish mongoKind = iota // expected null or undefined
+	mongoScalar                   // string, number or boolean: ===
+	mongoArray
+	mongoObject
+	mongoMatcher
+)
+
+// mongoNode is one node of the expected parameters: a literal part with
+// ValueMatcher semantics, or a matcher.
+type mongoNode struct {
+	kind   mongoKind
+	lit    Value
+	m      Matcher
+	elems  []*mongoNode // nil entries are holes (undefined)
+	each   *mongoNode   // [*] extension
+	keys   []string
+	fields []*mongoNode
+}
+
+// compileMongoTree builds the expected parameters from a literal and path
+// matchers. It returns nil when nothing is checked.
+func compileMongoTree(lit Value, matchers []PathMatcher) (*mongoNode, error) {
+	if lit.kind == KindUndefined && len(matchers) == 0 {
+		return nil, nil
+	}
+	var root *mongoNode
+	if lit.kind != KindUndefined {
+		root = mongoLiteral(lit)
+	}
+	for _, pm := range matchers {
+		if pm.Matcher == nil {
+			return nil, fmt.Errorf("match[%q]: matcher is missing", pm.Path)
+		}
+		p, err := ParsePath(pm.Path)
+		if err != nil {
+			return nil, err
+		}
+		root, err = mongoPlace(root, "$", p.segs, pm.Matcher)
+		if err != nil {
+			return nil, fmt.Errorf("match[%q]: %w", pm.Path, err)
+		}
+	}
+	return root, nil
+}
+
+// MongoDBValue returns a matcher with MongoDB's Matcher.value semantics:
+// lit (with ValueMatcher's rules for literals: === scalars, null accepting
+// absence, key-count objects, arrays without extra elements) refined by
+// matchers at paths. It lets MongoDB-style expectations nest a value matcher
+// inside any_of or not.
+func MongoDBValue(lit Value, matchers ...PathMatcher) (Matcher, error) {
+	t, err := compileMongoTree(lit, matchers)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		t = &mongoNode{kind: mongoNullish}
+	}
+	return mongoValueMatcher{t: t, desc: lit.JSON()}, nil
+}
+
+type mongoValueMatcher struct {
+	t    *mongoNode
+	desc string
+}
+
+func (m mongoValueMatcher) Match(v Value) bool { return m.t.match(&v) == 1 }
+func (m mongoValueMatcher) String() string {
+	return "MongoDB value " + truncateText(m.desc, 80)
+}
+
+func mongoLiteral(v Value) *mongoNode {
+	switch v.kind {
+	case KindUndefined, KindNull:
+		return &mongoNode{kind: mongoNullish}
+	case KindArray:
+		n := &mongoNode{kind: mongoArray, elems: make([]*mongoNode, len(v.items))}
+		for i, it := range v.items {
+			n.elems[i] = mongoLiteral(it)
+		}
+		return n
+	case KindObject:
+		n := &mongoNode{kind: mongoObject}
+		for i := 0; i < len(v.items); i += 2 {
+			n.keys = append(n.keys, v.items[i].str)
+			n.fields = append(n.fields, mongoLiteral(v.items[i+1]))
+		}
+		return n
+	}
+	return &mongoNode{kind: mongoScalar, lit: v}
+}
+
+func mongoPlace(n *mongoNode, path string, segs []segment, m Matcher) (*mongoNode, error) {
+	if len(segs) == 0 {
+		return &mongoNode{kind: mongoMatcher, m: m}, nil
+	}
+	seg := segs[0]
+	switch {
+	case seg.wildcard || seg.isIndex:
+		if n == nil {
+			n = &mongoNode{kind: mongoArray}
+		}
+		if n.kind != mongoArray {
+			return nil, fmt.Errorf("%s needs an array at %s", segmentString(false, seg), path)
+		}
+		if seg.wildcard {
+			each, err := mongoPlace(n.each, path+"[*]", segs[1:], m)
+			if err != nil {
+				return nil, err
+			}
+			n.each = each
+			return n, nil
+		}
+		for len(n.elems) <= seg.index {
+			n.elems = append(n.elems, nil)
+		}
+		child, err := mongoPlace(n.elems[seg.index], joinIndex(path, seg.index), segs[1:], m)
+		if err != nil {
+			return nil, err
+		}
+		n.elems[seg.index] = child
+		return n, nil
+	}
+	if n == nil {
+		n = &mongoNode{kind: mongoObject}
+	}
+	if n.kind != mongoObject {
+		return nil, fmt.Errorf("key %q needs an object at %s", seg.key, path)
+	}
+	for i, k := range n.keys {
+		if k == seg.key {
+			child, err := mongoPlace(n.fields[i], joinKey(path, k), segs[1:], m)
+			if err != nil {
+				return nil, err
+			}
+			n.fields[i] = child
+			return n, nil
+		}
+	}
+	child, err := mongoPlace(nil, joinKey(path, seg.key), segs[1:], m)
+	if err != nil {
+		return nil, err
+	}
+	n.keys = append(n.keys, seg.key)
+	n.fields = append(n.fields, child)
+	return n, nil
+}
+
+var undefinedNode = &mongoNode{kind: mongoNullish}
+
+// match is ValueMatcher.match: 1 or 0.
+func (n *mongoNode) match(a *Value) float64 {
+	if n == nil {
+		n = undefinedNode
+	}
+	switch n.kind {
+	case mongoMatcher:
+		if n.m.Match(*a) {
+			return 1
+		}
+		return 0
+	case mongoNullish:
+		if a.kind <= KindNull {
+			return 1
+		}
+		return 0
+	case mongoScalar:
+		if jsStrictEqual(&n.lit, a) {
+			return 1
+		}
+		return 0
+	case mongoArray:
+		if a.kind != KindArray {
+			return 0
+		}
+		if n.each == nil && len(a.items) > len(n.elems) {
+			return 0
+		}
+		for i, e := range n.elems {
+			el := &undefinedValue
+			if i < len(a.items) {
+				el = &a.items[i]
+			}
+			if e.match(el) == 0 {
+				return 0
+			}
+		}
+		if n.each != nil {
+			for i := range a.items {
+				if n.each.match(&a.items[i]) == 0 {
+					return 0
+				}
+			}
+		}
+		return 1
+	case mongoObject:
+		if !jsIsObject(a) {
+			return 0
+		}
+		if jsKeyCount(a) > len(n.keys) {
+			return 0
+		}
+		for i, k := range n.keys {
+			v, _ := jsGet(a, k)
+			if n.fields[i].match(&v) == 0 {
+				return 0
+			}
+		}
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,656 @@
+package scoring
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file holds what the peer profiles share: the expectation checks, the
+// flattening of nested trajectories, and emulations of the peers' language
+// semantics (Python ==, str() and round(); JavaScript ===, JSON.stringify and
+// Math.round).
+
+// StepMessage is the StepType of a conversation message that carries no tool
+// call (a user prompt, a tool result, a text-only assistant reply); Name holds
+// the message role. Only message-structured profiles (agentevals strict mode)
+// use such steps; the others skip them.
+const StepMessage = "message"
+
+// peerFeatures lists the expectation features a profile can express. A
+// feature a profile cannot express is rejected when the scorer is built, so a
+// profile never silently answers a different question than the rule asks.
+type peerFeatures struct {
+	matchers    bool // per-path argument matchers
+	optional    bool // optional expected calls
+	mustSucceed bool // must_succeed
+	forbidden   bool // forbidden tools and sequences
+}
+
+// checkPeerExpectation validates the parts of an expectation every profile
+// reads and rejects the features the profile cannot express. Native-only
+// policies (extra_calls, extra_args, argument_credit, coerce_strings,
+// extra_call_cap) are not expectation content and are ignored.
+func checkPeerExpectation(profile string, e Expectation, f peerFeatures) error {
+	var errs []error
+	if len(e.Calls) > MaxCalls {
+		errs = append(errs, fmt.Errorf("%s: %d expected calls exceed the maximum of %d", profile, len(e.Calls), MaxCalls))
+	}
+	switch e.Order {
+	case "", OrderAny, OrderInOrder, OrderExact:
+	default:
+		errs = append(errs, fmt.Errorf("%s: order: invalid value %q, expected one of %q, %q or %q", profile, e.Order, OrderAny, OrderInOrder, OrderExact))
+	}
+	for i, c := range e.Calls {
+		if strings.TrimSpace(c.Name) == "" {
+			errs = append(errs, fmt.Errorf("%s: calls[%d].tool: must not be empty", profile, i))
+		}
+		if len(c.Matchers) > 0 && !f.matchers {
+			errs = append(errs, fmt.Errorf("%s: calls[%d] (%s): argument matchers are not supported: %s compares arguments by plain equality; write literal args or use the native or mongodb scorer", profile, i, c.Name, profile))
+		}
+		if c.Optional && !f.optional {
+			errs = append(errs, fmt.Errorf("%s: calls[%d] (%s): optional expected calls are not supported by %s", profile, i, c.Name, profile))
+		}
+		if c.MustSucceed && !f.mustSucceed {
+			errs = append(errs, fmt.Errorf("%s: calls[%d] (%s): must_succeed is not supported by %s", profile, i, c.Name, profile))
+		}
+	}
+	if !f.forbidden && (len(e.ForbiddenTools) > 0 || len(e.ForbiddenSequences) > 0) {
+		errs = append(errs, fmt.Errorf("%s: forbidden_tools and forbidden_sequences are not supported by %s (use mastra_trajectory_full)", profile, profile))
+	}
+	if len(e.AvailableTools) > 0 {
+		errs = append(errs, fmt.Errorf("%s: available_tools is not supported by %s", profile, profile))
+	}
+	return errors.Join(errs...)
+}
+
+// flattenToolCalls returns the tool calls of a trajectory in depth-first
+// order: non-tool steps (messages, model generations, agent runs) are
+// dropped, and each step's children follow it. It returns calls itself when
+// the trajectory is already flat, so the common case does not allocate.
+func flattenToolCalls(calls []Call) []Call {
+	flat := true
+	for i := range calls {
+		if !calls[i].IsToolCall() || len(calls[i].Children) > 0 {
+			flat = false
+			break
+		}
+	}
+	if flat {
+		return calls
+	}
+	out := make([]Call, 0, len(calls))
+	var walk func([]Call)
+	walk = func(cs []Call) {
+		for i := range cs {
+			if cs[i].IsToolCall() {
+				out = append(out, cs[i])
+			}
+			if len(cs[i].Children) > 0 {
+				walk(cs[i].Children)
+			}
+		}
+	}
+	walk(calls)
+	return out
+}
+
+// toolExpectations returns the expected calls that are tool calls (message
+// steps are dropped), with their indexes in the expectation.
+func toolExpectations(calls []ExpectedCall) ([]ExpectedCall, []int) {
+	flat := true
+	for i := range calls {
+		if calls[i].StepType == StepMessage {
+			flat = false
+			break
+		}
+	}
+	if flat {
+		return calls, nil
+	}
+	out := make([]ExpectedCall, 0, len(calls))
+	idx := make([]int, 0, len(calls))
+	for i := range calls {
+		if calls[i].StepType != StepMessage {
+			out = append(out, calls[i])
+			idx = append(idx, i)
+		}
+	}
+	return out, idx
+}
+
+// mapIndex maps an index in a filtered list back to the original list.
+func mapIndex(idx []int, i int) int {
+	if idx == nil {
+		return i
+	}
+	return idx[i]
+}
+
+// argsUnavailable is the error of a profile whose verdict depends on the
+// arguments of a call whose arguments were not recorded.
+func argsUnavailable(profile string, c *Call, pos int) error {
+	return fmt.Errorf("%s: arguments unavailable for call %d (%s); %s judges arguments in this configuration", profile, pos+1, c.Name, profile)
+}
+
+// ---------------------------------------------------------------------------
+// Python semantics (DeepEval, Ragas, ADK).
+
+// pyNumber returns the value Python sees for a number or a boolean
+// (bool is an int subclass: True == 1).
+func pyNumber(v *Value) (float64, bool) {
+	switch v.kind {
+	case KindNumber:
+		return v.num, true
+	case KindBool:
+		if v.b {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// pyEqual is Python's == on JSON-decoded values: 1 == 1.0 == True, dicts
+// compare as key sets with equal values whatever the order, lists element by
+// element, a string never equals a number, and None (null or undefined)
+// equals only None.
+func pyEqual(a, b Value) bool { return pyEqualPtr(&a, &b) }
+
+func pyEqualPtr(a, b *Value) bool {
+	if a.kind <= KindNull || b.kind <= KindNull {
+		return a.kind <= KindNull && b.kind <= KindNull
+	}
+	if x, ok := pyNumber(a); ok {
+		y, ok := pyNumber(b)
+		if !ok {
+			return false
+		}
+		if a.kind == KindNumber && b.kind == KindNumber {
+			return numbersEqual(a, b)
+		}
+		return x == y
+	}
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case KindString:
+		return a.str == b.str
+	case KindArray:
+		if len(a.items) != len(b.items) {
+			return false
+		}
+		for i := range a.items {
+			if !pyEqualPtr(&a.items[i], &b.items[i]) {
+				return false
+			}
+		}
+		return true
+	case KindObject:
+		if len(a.items) != len(b.items) {
+			return false
+		}
+		for i := 0; i < len(a.items); i += 2 {
+			var bv *Value
+			if b.items[i].str == a.items[i].str {
+				bv = &b.items[i+1]
+			} else if bv = b.getPtr(a.items[i].str); bv == nil {
+				return false
+			}
+			if !pyEqualPtr(&a.items[i+1], bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// pyStr renders a value as Python's str() does after json.loads: a string
+// as itself, everything else as its repr.
+func pyStr(v Value) string {
+	if v.kind == KindString {
+		return v.str
+	}
+	return string(appendPyRepr(nil, &v))
+}
+
+var pyBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 128); return &b }}
+
+// pyStrEqual reports str(a) == str(b) without keeping the strings.
+func pyStrEqual(a, b Value) bool {
+	if a.kind == KindString && b.kind == KindString {
+		return a.str == b.str
+	}
+	pa, pb := pyBufPool.Get().(*[]byte), pyBufPool.Get().(*[]byte)
+	x, y := appendPyStr((*pa)[:0], &a), appendPyStr((*pb)[:0], &b)
+	eq := string(x) == string(y)
+	*pa, *pb = x, y
+	pyBufPool.Put(pa)
+	pyBufPool.Put(pb)
+	return eq
+}
+
+func appendPyStr(dst []byte, v *Value) []byte {
+	if v.kind == KindString {
+		return append(dst, v.str...)
+	}
+	return appendPyRepr(dst, v)
+}
+
+// appendPyRepr appends Python's repr() of a JSON-decoded value: None, True,
+// ints as written, floats in Python's shortest repr ("1.0", "1e+16"),
+// strings single-quoted unless they contain a ' and no ", dicts in
+// insertion order.
+func appendPyRepr(dst []byte, v *Value) []byte {
+	switch v.kind {
+	case KindUndefined, KindNull:
+		return append(dst, "None"...)
+	case KindBool:
+		if v.b {
+			return append(dst, "True"...)
+		}
+		return append(dst, "False"...)
+	case KindNumber:
+		return append(dst, pyNumberRepr(v)...)
+	case KindString:
+		return appendPyStringRepr(dst, v.str)
+	case KindArray:
+		dst = append(dst, '[')
+		for i := range v.items {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendPyRepr(dst, &v.items[i])
+		}
+		return append(dst, ']')
+	case KindObject:
+		dst = append(dst, '{')
+		for i := 0; i < len(v.items); i += 2 {
+			if i > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = appendPyStringRepr(dst, v.items[i].str)
+			dst = append(dst, ": "...)
+			dst = appendPyRepr(dst, &v.items[i+1])
+		}
+		return append(dst, '}')
+	}
+	return dst
+}
+
+// pyNumberRepr renders a number as Python does: a JSON literal without
+// fraction or exponent is an int (its digits), anything else a float.
+func pyNumberRepr(v *Value) string {
+	if v.isInt {
+		if v.str != "" {
+			return canonicalInt(v.str)
+		}
+		if math.Abs(v.num) < 1<<63 {
+			return strconv.FormatInt(int64(v.num), 10)
+		}
+	}
+	return pyFloatRepr(v.num)
+}
+
+// pyFloatRepr is Python's repr(float): shortest round-trip digits, fixed
+// notation with at least one fractional digit when the decimal exponent is in
+// [-4, 16), else scientific with at least two exponent digits.
+func pyFloatRepr(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64)
+	i := strings.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(e[i+1:])
+	if exp < -4 || exp >= 16 {
+		return e
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsRune(s, '.') {
+		s += ".0"
+	}
+	return s
+}
+
+// appendPyStringRepr appends Python's repr() of a string.
+func appendPyStringRepr(dst []byte, s string) []byte {
+	quote := byte('\'')
+	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
+		quote = '"'
+	}
+	dst = append(dst, quote)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '\\' && c != quote {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == '\\':
+			dst = append(dst, `\\`...)
+		case r == rune(quote):
+			dst = append(dst, '\\', quote)
+		case r == '\n':
+			dst = append(dst, `\n`...)
+		case r == '\r':
+			dst = append(dst, `\r`...)
+		case r == '\t':
+			dst = append(dst, `\t`...)
+		case r == utf8.RuneError && size == 1:
+			dst = fmt.Appendf(dst, `\x%02x`, s[i-1])
+		case r > 0x7f && unicode.IsPrint(r):
+			dst = utf8.AppendRune(dst, r)
+		case r < 0x100:
+			dst = fmt.Appendf(dst, `\x%02x`, r)
+		case r < 0x10000:
+			dst = fmt.Appendf(dst, `\u%04x`, r)
+		default:
+			dst = fmt.Appendf(dst, `\U%08x`, r)
+		}
+	}
+	return append(dst, quote)
+}
+
+// pyRound4 is Python's round(x, 4): correct decimal rounding of the exact
+// binary value, ties to even.
+func pyRound4(x float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
+	return v
+}
+
+// pyListRepr renders a list of names as Python prints a list of str.
+func pyListRepr(names []string) string {
+	dst := make([]byte, 0, 16*len(names)+2)
+	dst = append(dst, '[')
+	for i, n := range names {
+		if i > 0 {
+			dst = append(dst, ", "...)
+		}
+		dst = appendPyStringRepr(dst, n)
+	}
+	return string(append(dst, ']'))
+}
+
+// ---------------------------------------------------------------------------
+// JavaScript semantics (MongoDB, Mastra, agentevals).
+
+// jsMathRound is JavaScript's Math.round: the nearest integer, ties toward
+// +Infinity.
+func jsMathRound(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	f := math.Floor(x)
+	if x-f >= 0.5 {
+		return f + 1
+	}
+	return f
+}
+
+// mastraRound2 is Mastra's roundToTwoDecimals:
+// Math.round((x + Number.EPSILON) * 100) / 100.
+func mastraRound2(x float64) float64 {
+	return jsMathRound((x+0x1p-52)*100) / 100
+}
+
+// jsStrictEqual is JavaScript's === on two JSON values (objects and arrays
+// are never === unless they are the same reference, which JSON values never
+// are).
+func jsStrictEqual(a, b *Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case KindUndefined, KindNull:
+		return true
+	case KindBool:
+		return a.b == b.b
+	case KindNumber:
+		return a.num == b.num
+	case KindString:
+		return a.str == b.str
+	}
+	return false
+}
+
+// jsIsObject reports typeof v === "object" && v !== null (arrays included).
+func jsIsObject(v *Value) bool { return v.kind == KindArray || v.kind == KindObject }
+
+// jsArrayIndex reports whether key is a canonical array index ("0", "17";
+// not "01" or "-1") and returns it.
+func jsArrayIndex(key string) (int, bool) {
+	if key == "" || len(key) > 10 || (key[0] == '0' && len(key) > 1) {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if n > 4294967294 {
+		return 0, false
+	}
+	return n, true
+}
+
+// jsKeyCount is Object.keys(v).length for an object or array.
+func jsKeyCount(v *Value) int {
+	if v.kind == KindArray {
+		return len(v.items)
+	}
+	return len(v.items) / 2
+}
+
+// jsGet reads v[key] for an object or array (an array's index keys and its
+// length); missing members read as undefined.
+func jsGet(v *Value, key string) (Value, bool) {
+	switch v.kind {
+	case KindObject:
+		if p := v.getPtr(key); p != nil {
+			return *p, true
+		}
+	case KindArray:
+		if i, ok := jsArrayIndex(key); ok && i < len(v.items) {
+			return v.items[i], true
+		}
+		if key == "length" {
+			return Int(int64(len(v.items))), true
+		}
+	case KindString:
+		if i, ok := jsArrayIndex(key); ok && i < len(v.str) {
+			return String(v.str[i : i+1]), true
+		}
+		if key == "length" {
+			return Int(int64(len(v.str))), true
+		}
+	}
+	return Value{}, false
+}
+
+// jsKeyAt returns the i-th key of Object.keys(v) for an array (its index)
+// or an object (written order).
+func jsKeyAt(v *Value, i int) string {
+	if v.kind == KindArray {
+		return strconv.Itoa(i)
+	}
+	return v.items[2*i].str
+}
+
+// jsStringifyEqual reports JSON.stringify(a) === JSON.stringify(b) without
+// building the strings: key order matters, except that array-index keys
+// ("0", "1", ...) come first in ascending order as JavaScript enumerates
+// them; members whose value is undefined are dropped; undefined array
+// elements read as null; numbers compare by value (-0 is 0).
+func jsStringifyEqual(a, b Value) bool {
+	if a.kind == KindUndefined || b.kind == KindUndefined {
+		return a.kind == b.kind
+	}
+	return stringifyEqual(&a, &b)
+}
+
+func stringifyEqual(a, b *Value) bool {
+	ak, bk := a.kind, b.kind
+	if ak == KindUndefined {
+		ak = KindNull
+	}
+	if bk == KindUndefined {
+		bk = KindNull
+	}
+	if ak != bk {
+		// NaN and infinities stringify as null; JSON values never hold them.
+		return false
+	}
+	switch ak {
+	case KindNull:
+		return true
+	case KindBool:
+		return a.b == b.b
+	case KindNumber:
+		return a.num == b.num
+	case KindString:
+		return a.str == b.str
+	case KindArray:
+		if len(a.items) != len(b.items) {
+			return false
+		}
+		for i := range a.items {
+			if !stringifyEqual(&a.items[i], &b.items[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if !hasIndexKey(a) && !hasIndexKey(b) {
+		// Common case: members are written in stringify order already.
+		i, j := 0, 0
+		for {
+			for i < len(a.items) && a.items[i+1].kind == KindUndefined {
+				i += 2
+			}
+			for j < len(b.items) && b.items[j+1].kind == KindUndefined {
+				j += 2
+			}
+			if i >= len(a.items) || j >= len(b.items) {
+				return i >= len(a.items) && j >= len(b.items)
+			}
+			if a.items[i].str != b.items[j].str || !stringifyEqual(&a.items[i+1], &b.items[j+1]) {
+				return false
+			}
+			i += 2
+			j += 2
+		}
+	}
+	ka, kb := stringifyOrder(a), stringifyOrder(b)
+	if len(ka) != len(kb) {
+		return false
+	}
+	for i := range ka {
+		if a.items[ka[i]].str != b.items[kb[i]].str || !stringifyEqual(&a.items[ka[i]+1], &b.items[kb[i]+1]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasIndexKey reports whether an object has an array-index key, which
+// JavaScript enumerates before the others.
+func hasIndexKey(v *Value) bool {
+	for i := 0; i < len(v.items); i += 2 {
+		if k := v.items[i].str; k != "" && k[0] >= '0' && k[0] <= '9' {
+			if _, ok := jsArrayIndex(k); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stringifyOrder lists the item offsets of an object's keys in the order
+// JSON.stringify writes them, skipping undefined members.
+func stringifyOrder(v *Value) []int {
+	var idx, plain []int
+	for i := 0; i < len(v.items); i += 2 {
+		if v.items[i+1].kind == KindUndefined {
+			continue
+		}
+		if _, ok := jsArrayIndex(v.items[i].str); ok {
+			idx = append(idx, i)
+		} else {
+			plain = append(plain, i)
+		}
+	}
+	if len(idx) == 0 {
+		return plain
+	}
+	sort.SliceStable(idx, func(x, y int) bool {
+		nx, _ := jsArrayIndex(v.items[idx[x]].str)
+		ny, _ := jsArrayIndex(v.items[idx[y]].str)
+		return nx < ny
+	})
+	return append(idx, plain...)
+}
+
+// ---------------------------------------------------------------------------
+// Small helpers for results.
+
+// stringsOrEmpty returns s, or an empty (non-nil) slice, so details encode
+// as [] rather than null.
+func stringsOrEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// toolNames lists the calls' names.
+func toolNames(calls []Call) []string {
+	out := make([]string, len(calls))
+	for i := range calls {
+		out[i] = calls[i].Name
+	}
+	return out
+}
+
+// expectedNames lists the expected calls' names.
+func expectedNames(calls []ExpectedCall) []string {
+	out := make([]string, len(calls))
+	for i := range calls {
+		out[i] = calls[i].Name
+	}
+	return out
+}
+
+// optionSub reads a nested option map (comparison_options, weights, ...),
+// returning it with its own reader so unknown nested keys are reported with
+// their full path.
+func optionSub(r *optionReader, key string) (*optionReader, bool) {
+	x, ok := r.raw(key)
+	if !ok {
+		return nil, false
+	}
+	m, isMap := x.(map[string]any)
+	if !isMap {
+		r.fail(key, "expects a map, got %s", describeOperand(x))
+		return nil, false
+	}
+	return newOptionReader(r.scorer+`: option "`+key+`"`, m), true
+}

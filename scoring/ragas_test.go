@@ -1,0 +1,118 @@
+package scoring
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRagasToolCallAccuracy(t *testing.T) {
+	unordered := map[string]any{"strict_order": false}
+	tests := []struct {
+		name  string
+		opts  map[string]any
+		exp   Expectation
+		calls []Call
+		want  float64
+	}{
+		{"both empty: 1", nil, expect(), nil, 1},
+		{"no predicted calls: 0", nil, expect(want("s", `{}`)), nil, 0},
+		{"no reference calls: 0", nil, expect(), []Call{call("s", `{}`)}, 0},
+		{"name sequence must align", nil, expect(want("a", `{}`), want("b", `{}`)), []Call{call("b", `{}`), call("a", `{}`)}, 0},
+		{"any length mismatch: 0", nil, expect(want("s", `{}`)), []Call{call("s", `{}`), call("s", `{}`)}, 0},
+		{"partial credit from arguments", nil, expect(want("s", `{"q":"p","l":10}`), want("f", `{"t":"r"}`)),
+			[]Call{call("s", `{"q":"p","l":5}`), call("f", `{"t":"r"}`)}, 0.75},
+		{"str(): 5 matches \"5\"", nil, expect(want("s", `{"x":"5"}`)), []Call{call("s", `{"x":5}`)}, 1},
+		{"str(): None matches \"None\"", nil, expect(want("s", `{"x":null}`)), []Call{call("s", `{"x":"None"}`)}, 1},
+		{"str(): True matches \"True\"", nil, expect(want("s", `{"x":true}`)), []Call{call("s", `{"x":"True"}`)}, 1},
+		{"str(): 1.0 does not match 1", nil, expect(want("s", `{"x":1}`)), []Call{call("s", `{"x":1.0}`)}, 0},
+		{"str(): dicts depend on key order", nil, expect(want("s", `{"x":{"b":2,"a":1}}`)), []Call{call("s", `{"x":{"a":1,"b":2}}`)}, 0},
+		{"str(): same dicts match", nil, expect(want("s", `{"x":{"a":[1,"b"]}}`)), []Call{call("s", `{"x":{"a":[1,"b"]}}`)}, 1},
+		{"extra predicted arguments are free", nil, expect(want("s", `{"x":1}`)), []Call{call("s", `{"x":1,"y":2}`)}, 1},
+		{"reference without arguments fails a call with some", nil, expect(want("s", `{}`)), []Call{call("s", `{"x":1}`)}, 0},
+		{"absent reference args read as {}", nil, expect(want("s", "")), []Call{{Name: "s"}}, 1},
+		{"unordered: sorted then aligned", unordered, expect(want("a", `{"q":2}`), want("b", `{"q":1}`)), []Call{call("b", `{"q":1}`), call("a", `{"q":2}`)}, 1},
+		{"unordered pairs by sorted position, not best match", unordered,
+			expect(want("s", `{"q":"a"}`), want("s", `{"q":"b"}`)), []Call{call("s", `{"q":"b"}`), call("s", `{"q":"c"}`)}, 0},
+		{"float sums: (1 + 1/3 + 0)/3", nil,
+			expect(want("a", `{"x":1}`), want("b", `{"x":1,"y":2,"z":3}`), want("c", `{"x":1}`)),
+			[]Call{call("a", `{"x":1}`), call("b", `{"x":1,"y":0,"z":0}`), call("c", `{"x":2}`)}, 0.4444444444444444},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := scoreProfile(t, RagasName, Settings{Expectation: tt.exp, Options: tt.opts}, tt.calls...)
+			require.NoError(t, res.Err)
+			assert.Equal(t, tt.want, res.Score, res.Explanation)
+		})
+	}
+	res := scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{}`))}, call("s", `{}`), call("s", `{}`))
+	assert.Equal(t, []string{"Length mismatch: predicted tool calls (2) vs reference tool calls (1). Only the first 1 tool calls will be compared."}, res.Details["warnings"])
+	res = scoreProfile(t, RagasName, Settings{Expectation: expect(want("a", `{"x":1}`), want("b", `{}`))}, call("a", `{"x":1}`), call("b", `{}`))
+	assert.Equal(t, []Pair{{Expected: 0, Actual: 0, Score: 1}, {Expected: 1, Actual: 1, Score: 1}}, res.Breakdown.Pairs)
+}
+
+func TestRagasToolCallF1(t *testing.T) {
+	f1 := map[string]any{"metric": "tool_call_f1"}
+	tests := []struct {
+		name  string
+		exp   Expectation
+		calls []Call
+		want  float64
+	}{
+		{"both empty: 0, not 1", expect(), nil, 0},
+		{"duplicates collapse", expect(want("S", `{}`)), []Call{call("S", `{}`), call("S", `{}`)}, 1},
+		{"1 == True", expect(want("s", `{"x":1}`)), []Call{call("s", `{"x":true}`)}, 1},
+		{"1 == 1.0", expect(want("s", `{"x":1}`)), []Call{call("s", `{"x":1.0}`)}, 1},
+		{"\"1\" != 1", expect(want("s", `{"x":1}`)), []Call{call("s", `{"x":"1"}`)}, 0},
+		{"key order irrelevant", expect(want("s", `{"a":1,"b":2}`)), []Call{call("s", `{"b":2,"a":1}`)}, 1},
+		{"P=1/2 R=1/3 -> 0.4", expect(want("S", `{}`), want("u", `{}`), want("v", `{}`)), []Call{call("S", `{}`), call("t", `{}`)}, 0.4},
+		{"rounded to 4 decimals: 2/3", expect(want("W", `{}`), want("U", `{}`)), []Call{call("W", `{}`)}, 0.6667},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := scoreProfile(t, RagasName, Settings{Expectation: tt.exp, Options: f1}, tt.calls...)
+			require.NoError(t, res.Err)
+			assert.Equal(t, tt.want, res.Score, res.Explanation)
+		})
+	}
+	// round(f1, 4) is correct decimal rounding, ties to even: 0.03125 -> 0.0312.
+	assert.Equal(t, 0.0312, pyRound4(0.03125))
+	assert.Equal(t, 0.6667, pyRound4(2.0/3))
+
+	res := scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{"x":{"a":1}}`)), Options: f1}, call("s", `{"x":{"a":1}}`))
+	assert.Equal(t, OutcomeError, res.Outcome)
+	assert.ErrorContains(t, res.Err, "TypeError: unhashable type: 'dict'")
+	res = scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{}`)), Options: f1}, call("s", `{"x":[1]}`))
+	assert.ErrorContains(t, res.Err, "TypeError: unhashable type: 'list'")
+	res = scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{}`)), Options: f1}, unknownArgs("s"))
+	assert.ErrorContains(t, res.Err, "ragas: arguments unavailable for call 1 (s)")
+	res = scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{"x":1}`)), Options: f1}, call("s", `{"x":1}`), call("t", `{}`))
+	assert.Equal(t, map[string]any{"tp": 1, "fp": 1, "fn": 0}, res.Details)
+}
+
+func TestRagasErrorsAndMapping(t *testing.T) {
+	_, err := New(RagasName, Settings{Options: map[string]any{"arg_comparison_metric": "levenshtein"}})
+	assert.EqualError(t, err, `ragas: option "arg_comparison_metric": only "exact_match" is supported, got string "levenshtein"`)
+	_, err = New(RagasName, Settings{Options: map[string]any{"metric": "tool_call_f1", "strict_order": false}})
+	assert.EqualError(t, err, `ragas: option "strict_order": applies only to metric "tool_call_accuracy"`)
+	_, err = New(RagasName, Settings{Expectation: expect(want("s", `[1]`))})
+	assert.EqualError(t, err, "ragas: calls[0] (s): args must be a dict, got array")
+	_, err = New(RagasName, Settings{Expectation: expect(optional(want("s", "")))})
+	assert.EqualError(t, err, "ragas: calls[0] (s): optional expected calls are not supported by ragas")
+
+	res := scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{}`))}, call("s", `null`))
+	assert.ErrorContains(t, res.Err, "ToolCall.args must be a dict, got null (pydantic ValidationError)")
+	res = scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{"x":1}`))}, unknownArgs("s"))
+	assert.ErrorContains(t, res.Err, "ragas: arguments unavailable for call 1 (s)")
+	res = scoreProfile(t, RagasName, Settings{Expectation: expect(want("s", `{"x":1}`))}, unknownArgs("t"))
+	require.NoError(t, res.Err, "names differ: arguments never compared")
+	assert.Equal(t, 0.0, res.Score)
+
+	// Order any maps to strict_order false unless strict_order is given.
+	anyOrder := Expectation{Calls: []ExpectedCall{want("a", `{}`), want("b", `{}`)}, Order: OrderAny}
+	res = scoreProfile(t, RagasName, Settings{Expectation: anyOrder}, call("b", `{}`), call("a", `{}`))
+	assert.Equal(t, 1.0, res.Score)
+	res = scoreProfile(t, RagasName, Settings{Expectation: anyOrder, Options: map[string]any{"strict_order": true}}, call("b", `{}`), call("a", `{}`))
+	assert.Equal(t, 0.0, res.Score)
+}

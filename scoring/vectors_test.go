@@ -1,0 +1,836 @@
+package scoring
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestVectors runs every case of every testdata/vectors/*.json file
+// (schema toolcall-scorer-vectors/v1, §0 of the peer reference) against the
+// profile that reproduces its peer algorithm:
+//
+//	calculateToolCallingAccuracy        mongodb
+//	createToolCallAccuracyScorerCode    mastra_tool_call (ScoreAgentRun when peer_input carries the run's messages)
+//	compareTrajectories                 mastra_trajectory, expected_trajectory = peer_input.expected,
+//	                                    comparison_options = the case options
+//	createTrajectoryAccuracyScorerCode  mastra_trajectory (ScoreRun, item expectation from peer_input.itemExpectation)
+//	createTrajectoryScorerCode          mastra_trajectory_full (ScoreRun, as above)
+//	checkTrajectoryEfficiency           MastraCheckTrajectoryEfficiency (score = its score field)
+//	checkTrajectoryBlacklist            MastraCheckTrajectoryBlacklist
+//	analyzeToolFailures                 MastraAnalyzeToolFailures
+//	ToolCorrectnessMetric               deepeval
+//	createTrajectoryMatchEvaluator      agentevals (messages rebuilt from peer_input: one turn per assistant
+//	                                    message with tool calls, a "message" step per other message)
+//	TrajectoryEvaluator                 adk, metric tool_trajectory_avg_score (ScoreInvocations for peer_input.invocations)
+//	ToolParameterMatchEvaluator         adk, metric tool_parameter_match
+//	ToolCallAccuracy / ToolCallF1       ragas (calls from the AI messages of peer_input.user_input when given)
+//
+// Peer option names are converted to snake_case; data values (tool
+// arguments, results, outputs, metadata) keep their keys as written and
+// their key order. Checked: expected_score (with expected_score_op),
+// expected_error (a substring of the error), expected_detail (dotted paths
+// into Result.Details), observed_exact_score (the real peer's exact score
+// where its test asserted an inequality) and observed_by_version (Mastra,
+// re-run with option version). expected_detail_unverified is not checked.
+// {"$undefined": true} becomes an undefined value,
+// MongoDB {"$matcher": ...} objects become matchers at their paths, and
+// {"$fn": "<js>"} predicates are translated by jsfn_test.go.
+func TestVectors(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "vectors", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	total := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var file struct {
+			Schema string            `json:"schema"`
+			Cases  []json.RawMessage `json:"cases"`
+		}
+		require.NoError(t, json.Unmarshal(data, &file), f)
+		for _, raw := range file.Cases {
+			var c vectorCase
+			require.NoError(t, json.Unmarshal(raw, &c), f)
+			require.NoError(t, c.parseOrdered(raw), c.ID)
+			total++
+			t.Run(c.ID, func(t *testing.T) {
+				if reason, ok := vectorSkips[c.ID]; ok {
+					t.Skip(reason)
+				}
+				c.run(t)
+			})
+		}
+	}
+	t.Logf("%d vector cases", total)
+}
+
+// vectorSkips lists the cases whose expected value the peer reference marks
+// unverified, with the reason. (A case's expected_detail_unverified fields
+// are simply not checked; the rest of such a case still runs.)
+var vectorSkips = map[string]string{}
+
+type vectorCase struct {
+	ID                string          `json:"id"`
+	Peer              string          `json:"peer"`
+	Algorithm         string          `json:"algorithm"`
+	ExpectedScore     *float64        `json:"expected_score"`
+	ExpectedScoreOp   string          `json:"expected_score_op"`
+	ExpectedError     *string         `json:"expected_error"`
+	ExpectedDetail    map[string]any  `json:"expected_detail"`
+	ObservedByVersion map[string]any  `json:"observed_by_version"`
+	ObservedExact     *float64        `json:"observed_exact_score"`
+	RawOptions        json.RawMessage `json:"options"`
+
+	options   Value
+	expected  Value
+	actual    Value
+	peerInput Value
+}
+
+func (c *vectorCase) parseOrdered(raw json.RawMessage) error {
+	v, err := Parse(string(raw))
+	if err != nil {
+		return err
+	}
+	c.options, _ = v.Get("options")
+	c.expected, _ = v.Get("expected_calls")
+	c.actual, _ = v.Get("actual_calls")
+	c.peerInput, _ = v.Get("peer_input")
+	return nil
+}
+
+func get(v Value, key string) Value {
+	x, _ := v.Get(key)
+	return x
+}
+
+func has(v Value, key string) bool { return v.Has(key) }
+
+// undef replaces {"$undefined": true} with undefined values.
+func undef(v Value) Value {
+	switch v.Kind() {
+	case KindObject:
+		if v.Len() == 1 {
+			if k, x := v.MemberAt(0); k == "$undefined" && x.Kind() == KindBool && x.BoolValue() {
+				return Undefined()
+			}
+		}
+		ms := make([]Member, v.Len())
+		for i := range ms {
+			k, x := v.MemberAt(i)
+			ms[i] = Member{Key: k, Value: undef(x)}
+		}
+		return Object(ms...)
+	case KindArray:
+		items := make([]Value, v.Len())
+		for i := range items {
+			items[i] = undef(v.Index(i))
+		}
+		return Array(items...)
+	}
+	return v
+}
+
+// camelToSnake converts an option name: expectedToolOrder ->
+// expected_tool_order.
+func camelToSnake(s string) string {
+	var sb strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				sb.WriteByte('_')
+			}
+			sb.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+// mastraDataKeys are step fields whose values are data: kept as Values.
+var mastraDataKeys = map[string]bool{"toolArgs": true, "toolResult": true, "output": true, "metadata": true}
+
+// snakeOptions converts peer options to this library's form: keys to
+// snake_case, data values kept as ordered Values.
+func snakeOptions(v Value) any {
+	switch v.Kind() {
+	case KindObject:
+		m := make(map[string]any, v.Len())
+		for i := 0; i < v.Len(); i++ {
+			k, x := v.MemberAt(i)
+			if mastraDataKeys[k] {
+				m[camelToSnake(k)] = undef(x)
+				continue
+			}
+			m[camelToSnake(k)] = snakeOptions(x)
+		}
+		return m
+	case KindArray:
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = snakeOptions(v.Index(i))
+		}
+		return out
+	}
+	return v.Interface()
+}
+
+func optionsMap(v Value) map[string]any {
+	if v.Kind() != KindObject {
+		return map[string]any{}
+	}
+	return snakeOptions(v).(map[string]any)
+}
+
+// plainCall builds an actual call from a neutral actual_calls entry.
+func plainCall(v Value, pos int) Call {
+	c := Call{Name: get(v, "name").StringValue(), Position: pos}
+	if a, ok := v.Get("args"); ok {
+		c.Args = undef(a)
+	}
+	if t := get(v, "type"); t.Kind() == KindString {
+		c.Type = t.StringValue()
+	}
+	if o, ok := v.Get("output"); ok {
+		c.Result = undef(o)
+	}
+	if s := get(v, "state"); s.Kind() == KindString {
+		c.Fields = map[string]Value{"state": s}
+	}
+	return c
+}
+
+func plainExpected(t *testing.T, v Value, mongo bool) ExpectedCall {
+	e := ExpectedCall{Name: get(v, "name").StringValue()}
+	e.Optional = jsTruthy(get(v, "optional"))
+	if tp := get(v, "type"); tp.Kind() == KindString {
+		e.Type = tp.StringValue()
+	}
+	if o, ok := v.Get("output"); ok {
+		e.Result = undef(o)
+	}
+	if a, ok := v.Get("args"); ok {
+		if mongo {
+			var pms []PathMatcher
+			lit, isM, err := splitMongo(a, "$", &pms)
+			require.NoError(t, err)
+			if isM {
+				lit = Undefined()
+			}
+			e.Args, e.Matchers = lit, pms
+		} else {
+			e.Args = undef(a)
+		}
+	}
+	return e
+}
+
+func (c *vectorCase) plainCalls() []Call {
+	var out []Call
+	for i := 0; i < c.actual.Len(); i++ {
+		out = append(out, plainCall(c.actual.Index(i), i))
+	}
+	return out
+}
+
+func (c *vectorCase) plainExpectation(t *testing.T, mongo bool) Expectation {
+	var e Expectation
+	for i := 0; i < c.expected.Len(); i++ {
+		e.Calls = append(e.Calls, plainExpected(t, c.expected.Index(i), mongo))
+	}
+	return e
+}
+
+// ---------------------------------------------------------------------------
+// MongoDB matcher encodings.
+
+func pathKey(path, key string) string {
+	return path + `["` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(key) + `"]`
+}
+
+// splitMongo separates {"$matcher": ...} nodes from a literal: each becomes
+// a path matcher; a matcher in an array keeps a null placeholder. It
+// reports whether v itself is a matcher.
+func splitMongo(v Value, path string, pms *[]PathMatcher) (Value, bool, error) {
+	switch v.Kind() {
+	case KindObject:
+		if has(v, "$matcher") {
+			m, err := vectorMongoMatcher(v)
+			if err != nil {
+				return Value{}, false, err
+			}
+			*pms = append(*pms, PathMatcher{Path: path, Matcher: m})
+			return Value{}, true, nil
+		}
+		if v.Len() == 1 && has(v, "$undefined") {
+			return Undefined(), false, nil
+		}
+		var ms []Member
+		for i := 0; i < v.Len(); i++ {
+			k, x := v.MemberAt(i)
+			lit, isM, err := splitMongo(x, pathKey(path, k), pms)
+			if err != nil {
+				return Value{}, false, err
+			}
+			if !isM {
+				ms = append(ms, Member{Key: k, Value: lit})
+			}
+		}
+		return Object(ms...), false, nil
+	case KindArray:
+		items := make([]Value, v.Len())
+		for i := range items {
+			lit, isM, err := splitMongo(v.Index(i), path+"["+strconv.Itoa(i)+"]", pms)
+			if err != nil {
+				return Value{}, false, err
+			}
+			if isM {
+				lit = Null()
+			}
+			items[i] = lit
+		}
+		return Array(items...), false, nil
+	}
+	return v, false, nil
+}
+
+// mongoMatcher translates one {"$matcher": ...} encoding.
+func vectorMongoMatcher(v Value) (Matcher, error) {
+	name := get(v, "$matcher").StringValue()
+	sub := func(x Value) (Matcher, error) {
+		if x.Kind() == KindObject && has(x, "$matcher") {
+			return vectorMongoMatcher(x)
+		}
+		var pms []PathMatcher
+		lit, isM, err := splitMongo(x, "$", &pms)
+		if err != nil {
+			return nil, err
+		}
+		if isM {
+			lit = Undefined()
+		}
+		return MongoDBValue(lit, pms...)
+	}
+	withFilter := func(base Matcher) (Matcher, error) {
+		f, ok := v.Get("filter")
+		if !ok {
+			return base, nil
+		}
+		fm, err := jsPredicateMatcher(get(f, "$fn").StringValue())
+		if err != nil || fm == nil {
+			return base, err
+		}
+		return AllOf(base, fm), nil
+	}
+	switch name {
+	case "anyValue":
+		return Any(), nil
+	case "emptyObjectOrUndefined":
+		return AnyOf(Absent(), IsNull(), AllOf(OfType("object", "array"), Empty())), nil
+	case "undefined":
+		return Absent(), nil
+	case "null":
+		return IsNull(), nil
+	case "number":
+		return withFilter(OfType("number"))
+	case "string":
+		return withFilter(OfType("string"))
+	case "boolean":
+		if exp, ok := v.Get("expected"); ok && exp.Kind() == KindBool {
+			return Equals(exp, false), nil
+		}
+		return OfType("boolean"), nil
+	case "caseInsensitiveString":
+		return CaseInsensitive(get(v, "expected").StringValue()), nil
+	case "not":
+		m, err := sub(get(v, "of"))
+		if err != nil {
+			return nil, err
+		}
+		return Not(m), nil
+	case "arrayOrSingle":
+		m, err := sub(get(v, "of"))
+		if err != nil {
+			return nil, err
+		}
+		return ArrayOrSingle(m), nil
+	case "anyOf":
+		of := get(v, "of")
+		ms := make([]Matcher, of.Len())
+		for i := range ms {
+			m, err := sub(of.Index(i))
+			if err != nil {
+				return nil, err
+			}
+			ms[i] = m
+		}
+		return AnyOf(ms...), nil
+	case "value":
+		return sub(get(v, "expected"))
+	}
+	return nil, fmt.Errorf("unsupported MongoDB matcher %q", name)
+}
+
+// ---------------------------------------------------------------------------
+// Mastra inputs.
+
+func mastraStepCall(v Value) Call {
+	c := Call{Name: get(v, "name").StringValue(), StepType: get(v, "stepType").StringValue()}
+	if !has(v, "stepType") {
+		// A Mastra step without a step type matches no typed expectation
+		// and is no tool call; "" would mean a tool call here.
+		c.StepType = "undefined"
+	}
+	for i := 0; i < v.Len(); i++ {
+		k, x := v.MemberAt(i)
+		x = undef(x)
+		switch k {
+		case "name", "stepType":
+		case "toolArgs":
+			c.Args = x
+		case "toolResult":
+			c.Result = x
+		case "success":
+			switch {
+			case x.Kind() == KindBool && x.BoolValue():
+				c.Status = StatusOK
+			case x.Kind() == KindBool:
+				c.Status = StatusError
+			default:
+				if c.Fields == nil {
+					c.Fields = map[string]Value{}
+				}
+				c.Fields[k] = x
+			}
+		case "children":
+			for j := 0; j < x.Len(); j++ {
+				c.Children = append(c.Children, mastraStepCall(x.Index(j)))
+			}
+		default:
+			if c.Fields == nil {
+				c.Fields = map[string]Value{}
+			}
+			c.Fields[k] = x
+		}
+	}
+	return c
+}
+
+func (c *vectorCase) mastraRun() MastraRun {
+	var run MastraRun
+	if act, ok := c.peerInput.Get("actual"); ok {
+		steps := get(act, "steps")
+		for i := 0; i < steps.Len(); i++ {
+			s := mastraStepCall(steps.Index(i))
+			s.Position = i
+			run.Steps = append(run.Steps, s)
+		}
+		run.TotalDurationMs = get(act, "totalDurationMs")
+	} else {
+		run.Steps = c.plainCalls()
+		for i := range run.Steps {
+			run.Steps[i].StepType = StepToolCall
+		}
+	}
+	if item, ok := c.peerInput.Get("itemExpectation"); ok && item.Kind() == KindObject {
+		run.ExpectedTrajectory = optionsMap(item)
+	}
+	return run
+}
+
+// ---------------------------------------------------------------------------
+// agentevals, Ragas and ADK inputs.
+
+// aeMessages turns an OpenAI-format message list into steps: each assistant
+// message with tool calls is one turn, every other message a "message" step.
+func aeMessages(t *testing.T, v Value) (calls []Call, expected []ExpectedCall) {
+	if v.Kind() == KindObject {
+		v = get(v, "messages")
+	}
+	turn := 0
+	for i := 0; i < v.Len(); i++ {
+		m := v.Index(i)
+		role := get(m, "role").StringValue()
+		tcs, ok := m.Get("tool_calls")
+		if !ok || tcs.Kind() <= KindNull {
+			calls = append(calls, Call{StepType: StepMessage, Name: role})
+			expected = append(expected, ExpectedCall{StepType: StepMessage, Name: role})
+			continue
+		}
+		if tcs.Len() == 0 {
+			f := map[string]Value{"tool_calls": Array()}
+			calls = append(calls, Call{StepType: StepMessage, Name: role, Fields: f})
+			expected = append(expected, ExpectedCall{StepType: StepMessage, Name: role, Fields: f})
+			continue
+		}
+		turn++
+		for j := 0; j < tcs.Len(); j++ {
+			tc := tcs.Index(j)
+			name, args := get(tc, "name").StringValue(), get(tc, "args")
+			var fields map[string]Value
+			if !has(tc, "function") {
+				fields = map[string]Value{"tool_call_format": String("flat")}
+			}
+			if fn := get(tc, "function"); fn.Kind() == KindObject {
+				name = get(fn, "name").StringValue()
+				if a := get(fn, "arguments"); a.Kind() == KindString {
+					parsed, err := Parse(a.StringValue())
+					require.NoError(t, err, "tool call arguments")
+					args = parsed
+				} else {
+					args = Undefined()
+				}
+			}
+			args = undef(args)
+			calls = append(calls, Call{Name: name, Args: args, Turn: turn, Position: len(calls), Fields: fields})
+			expected = append(expected, ExpectedCall{Name: name, Args: args, Turn: turn, Fields: fields})
+		}
+	}
+	return calls, expected
+}
+
+// aeOptions converts agentevals options, translating $fn comparators.
+func aeOptions(t *testing.T, v Value) map[string]any {
+	out := map[string]any{}
+	for i := 0; i < v.Len(); i++ {
+		k, x := v.MemberAt(i)
+		if k != "toolArgsMatchOverrides" {
+			out[camelToSnake(k)] = x.Interface()
+			continue
+		}
+		ov := map[string]any{}
+		for j := 0; j < x.Len(); j++ {
+			tool, spec := x.MemberAt(j)
+			if fn, ok := spec.Get("$fn"); ok {
+				cmp, err := jsComparatorSpec(fn.StringValue())
+				require.NoError(t, err, "unsupported agentevals comparator")
+				ov[tool] = cmp
+				continue
+			}
+			ov[tool] = spec.Interface()
+		}
+		out["tool_args_match_overrides"] = ov
+	}
+	return out
+}
+
+// ragasCalls reads the tool calls of the AI messages of a Ragas user_input.
+func ragasCalls(v Value) []Call {
+	var calls []Call
+	for i := 0; i < v.Len(); i++ {
+		m := v.Index(i)
+		if get(m, "type").StringValue() != "ai" {
+			continue
+		}
+		tcs := get(m, "tool_calls")
+		for j := 0; j < tcs.Len(); j++ {
+			tc := tcs.Index(j)
+			calls = append(calls, Call{Name: get(tc, "name").StringValue(), Args: undef(get(tc, "args")), Position: len(calls)})
+		}
+	}
+	return calls
+}
+
+// ---------------------------------------------------------------------------
+// Running and checking.
+
+type runOutcome struct {
+	score    float64
+	hasScore bool
+	details  map[string]any
+	err      error
+	res      Result
+}
+
+func fromResult(r Result) runOutcome {
+	o := runOutcome{res: r, details: r.Details, err: r.Err}
+	if r.Outcome != OutcomeError && r.Outcome != OutcomeNotEvaluated {
+		o.score, o.hasScore = r.Score, true
+	}
+	return o
+}
+
+func fromDetails(d map[string]any, err error) runOutcome {
+	if err != nil {
+		return runOutcome{err: err}
+	}
+	s, _ := d["score"].(float64)
+	return runOutcome{score: s, hasScore: true, details: d}
+}
+
+func build(name string, s Settings) (Scorer, error) {
+	if s.Threshold == 0 {
+		s.Threshold = 0.5
+	}
+	return New(name, s)
+}
+
+// exec runs the case once; version, when set, selects a Mastra version.
+func (c *vectorCase) exec(t *testing.T, version string) runOutcome {
+	ctx := context.Background()
+	opts := optionsMap(c.options)
+	withVersion := func(m map[string]any) map[string]any {
+		if version != "" {
+			m["version"] = version
+		}
+		return m
+	}
+	scoreWith := func(name string, s Settings, run func(Scorer) Result) runOutcome {
+		sc, err := build(name, s)
+		if err != nil {
+			return runOutcome{err: err}
+		}
+		return fromResult(run(sc))
+	}
+	plain := func(sc Scorer) Result { return sc.Score(ctx, c.plainCalls()) }
+	switch c.Algorithm {
+	case "calculateToolCallingAccuracy":
+		return scoreWith(MongoDBName, Settings{Expectation: c.plainExpectation(t, true), Options: opts}, plain)
+	case "createToolCallAccuracyScorerCode":
+		return scoreWith(MastraToolCallName, Settings{Options: withVersion(opts)}, func(sc Scorer) Result {
+			if has(c.peerInput, "inputMessages") || has(c.peerInput, "output") {
+				return sc.(interface {
+					ScoreAgentRun(context.Context, MastraAgentRun) Result
+				}).ScoreAgentRun(ctx, MastraAgentRun{InputMessages: undef(get(c.peerInput, "inputMessages")), Output: undef(get(c.peerInput, "output"))})
+			}
+			return plain(sc)
+		})
+	case "compareTrajectories", "createTrajectoryAccuracyScorerCode", "createTrajectoryScorerCode":
+		name := MastraTrajectoryName
+		if c.Algorithm == "createTrajectoryScorerCode" {
+			name = MastraTrajectoryFullName
+		}
+		if c.Algorithm == "compareTrajectories" {
+			cmp := map[string]any{}
+			for k, v := range opts {
+				cmp[k] = v
+			}
+			opts = map[string]any{"expected_trajectory": snakeOptions(get(c.peerInput, "expected")), "comparison_options": cmp}
+		}
+		return scoreWith(name, Settings{Options: withVersion(opts)}, func(sc Scorer) Result {
+			return sc.(interface {
+				ScoreRun(context.Context, MastraRun) Result
+			}).ScoreRun(ctx, c.mastraRun())
+		})
+	case "checkTrajectoryEfficiency":
+		return fromDetails(MastraCheckTrajectoryEfficiency(c.mastraRun(), withVersion(opts)))
+	case "checkTrajectoryBlacklist":
+		return fromDetails(MastraCheckTrajectoryBlacklist(c.mastraRun(), opts))
+	case "analyzeToolFailures":
+		return fromDetails(MastraAnalyzeToolFailures(c.mastraRun(), opts))
+	case "ToolCorrectnessMetric":
+		return scoreWith(DeepEvalName, Settings{Expectation: c.plainExpectation(t, false), Options: opts}, plain)
+	case "createTrajectoryMatchEvaluator":
+		actual, _ := aeMessages(t, get(c.peerInput, "outputs"))
+		_, expected := aeMessages(t, get(c.peerInput, "referenceOutputs"))
+		return scoreWith(AgentEvalsName, Settings{Expectation: Expectation{Calls: expected}, Options: aeOptions(t, c.options)}, func(sc Scorer) Result {
+			return sc.Score(ctx, actual)
+		})
+	case "TrajectoryEvaluator", "ToolParameterMatchEvaluator":
+		if c.Algorithm == "ToolParameterMatchEvaluator" {
+			opts["metric"] = ADKToolParameterMatch
+		}
+		return scoreWith(ADKName, Settings{Expectation: c.plainExpectation(t, false), Options: opts}, func(sc Scorer) Result {
+			invs, ok := c.peerInput.Get("invocations")
+			if !ok {
+				return plain(sc)
+			}
+			actual, expected := [][]Call{}, [][]ExpectedCall{}
+			for i := 0; i < invs.Len(); i++ {
+				inv := invs.Index(i)
+				var a []Call
+				var e []ExpectedCall
+				for j := 0; j < get(inv, "actual").Len(); j++ {
+					a = append(a, plainCall(get(inv, "actual").Index(j), j))
+				}
+				for j := 0; j < get(inv, "expected").Len(); j++ {
+					e = append(e, plainExpected(t, get(inv, "expected").Index(j), false))
+				}
+				actual, expected = append(actual, a), append(expected, e)
+			}
+			return sc.(interface {
+				ScoreInvocations(context.Context, [][]Call, [][]ExpectedCall) Result
+			}).ScoreInvocations(ctx, actual, expected)
+		})
+	case "ToolCallAccuracy", "ToolCallF1":
+		if c.Algorithm == "ToolCallF1" {
+			opts["metric"] = RagasToolCallF1
+		}
+		return scoreWith(RagasName, Settings{Expectation: c.plainExpectation(t, false), Options: opts}, func(sc Scorer) Result {
+			if ui, ok := c.peerInput.Get("user_input"); ok {
+				return sc.Score(ctx, ragasCalls(ui))
+			}
+			return plain(sc)
+		})
+	}
+	t.Fatalf("unknown algorithm %q", c.Algorithm)
+	return runOutcome{}
+}
+
+func (c *vectorCase) run(t *testing.T) {
+	out := c.exec(t, "")
+	if c.ExpectedError != nil {
+		require.Error(t, out.err, "expected an error containing %q", *c.ExpectedError)
+		require.Contains(t, out.err.Error(), *c.ExpectedError)
+		return
+	}
+	require.NoError(t, out.err)
+	if c.ExpectedScore != nil {
+		require.True(t, out.hasScore, "expected a score, got outcome %v (%s)", out.res.Outcome, out.res.Explanation)
+		checkScore(t, out.score, *c.ExpectedScore, c.ExpectedScoreOp)
+	}
+	if c.ObservedExact != nil {
+		// What the real peer code returned where its test only asserted an
+		// inequality (or no score).
+		require.True(t, out.hasScore, "expected a score, got outcome %v (%s)", out.res.Outcome, out.res.Explanation)
+		require.InDelta(t, *c.ObservedExact, out.score, 1e-9, "observed_exact_score")
+	}
+	if len(c.ExpectedDetail) > 0 {
+		got := normalize(t, out.details)
+		for _, path := range sortedDetailKeys(c.ExpectedDetail) {
+			v, found := lookupDetail(got, path)
+			checkDetail(t, path, c.ExpectedDetail[path], v, found)
+		}
+	}
+	for _, version := range sortedDetailKeys(c.ObservedByVersion) {
+		want := c.ObservedByVersion[version]
+		vo := c.exec(t, version)
+		if f, ok := want.(float64); ok {
+			require.NoError(t, vo.err, "version %s", version)
+			require.True(t, vo.hasScore, "version %s: no score", version)
+			require.InDelta(t, f, vo.score, 1e-9, "version %s", version)
+		} else {
+			require.Error(t, vo.err, "version %s: expected %v", version, want)
+		}
+	}
+}
+
+func checkScore(t *testing.T, got, want float64, op string) {
+	t.Helper()
+	switch op {
+	case "", "==":
+		require.InDelta(t, want, got, 1e-9, "score")
+	case "<":
+		require.Less(t, got, want, "score")
+	case ">":
+		require.Greater(t, got, want, "score")
+	case "<=":
+		require.LessOrEqual(t, got, want, "score")
+	case ">=":
+		require.GreaterOrEqual(t, got, want, "score")
+	case "round2==":
+		require.InDelta(t, want, math.Round(got*100)/100, 1e-9, "score rounded to 2 decimals")
+	default:
+		t.Fatalf("unknown expected_score_op %q", op)
+	}
+}
+
+func sortedDetailKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func normalize(t *testing.T, d map[string]any) any {
+	t.Helper()
+	b, err := json.Marshal(d)
+	require.NoError(t, err)
+	var out any
+	require.NoError(t, json.Unmarshal(b, &out))
+	return out
+}
+
+// lookupDetail resolves a dotted path ("patterns.0.retryCount",
+// "redundantCalls.length") in normalized details.
+func lookupDetail(v any, path string) (any, bool) {
+	for _, seg := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			if seg == "length" {
+				v = float64(len(x))
+				continue
+			}
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// checkDetail compares an expected detail with what the profile reported. A
+// dimension object (a map with a score) stands for its score when the
+// expectation is a number, the shorthand the upstream vectors use for
+// Mastra's nested blacklist.
+func checkDetail(t *testing.T, path string, want, got any, found bool) {
+	t.Helper()
+	if want == nil {
+		require.Nil(t, got, "detail %s", path)
+		return
+	}
+	require.True(t, found, "detail %s missing", path)
+	if m, ok := got.(map[string]any); ok {
+		if _, isNum := want.(float64); isNum {
+			if s, has := m["score"]; has {
+				got = s
+			}
+		}
+	}
+	require.True(t, detailEqual(want, got), "detail %s: want %#v, got %#v", path, want, got)
+}
+
+func detailEqual(want, got any) bool {
+	switch w := want.(type) {
+	case float64:
+		g, ok := got.(float64)
+		return ok && math.Abs(w-g) < 1e-9
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !detailEqual(w[i], g[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for k := range w {
+			if !detailEqual(w[k], g[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	return want == got
+}
