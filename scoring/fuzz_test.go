@@ -1,0 +1,80 @@
+package scoring
+
+import (
+	"context"
+	"math"
+	"regexp"
+	"testing"
+)
+
+// fuzzTools is the small tool vocabulary fuzzed calls draw names from, so
+// that calls and expectations collide often.
+var fuzzTools = []string{"search", "get_weather", "lookup_stock", "find"}
+
+// fuzzExpectations are built once: every scorer over a few expectation
+// shapes (plain, ordered, exact, with matchers, optional and forbidden).
+func fuzzScorers(t testing.TB) []Scorer {
+	exps := []Expectation{
+		{Calls: []ExpectedCall{{Name: "search", Args: MustValueOf(map[string]any{"q": "go", "n": 3})}, {Name: "get_weather"}}},
+		{Order: OrderInOrder, ExtraCalls: ExtraPenalize, Calls: []ExpectedCall{{Name: "find"}, {Name: "search"}, {Name: "find", Args: MustValueOf(map[string]any{"filter": map[string]any{"a": 1}})}}},
+		{Order: OrderExact, Calls: []ExpectedCall{{Name: "lookup_stock", Args: MustValueOf(map[string]any{"symbol": "ZZZZ"})}}},
+		{Calls: []ExpectedCall{{Name: "search", Matchers: []PathMatcher{{Path: "q", Matcher: Regex(mustRegexp("^g"))}, {Path: "tags[*]", Matcher: OfType("string")}}}}},
+	}
+	var out []Scorer
+	for _, name := range ScorerNames() {
+		for _, e := range exps {
+			s, err := New(name, Settings{Expectation: e, Threshold: 0.5})
+			if err != nil {
+				continue // a profile that cannot express this expectation
+			}
+			out = append(out, s)
+		}
+	}
+	if len(out) < len(ScorerNames()) {
+		t.Fatalf("only %d scorers built for %d names", len(out), len(ScorerNames()))
+	}
+	return out
+}
+
+// FuzzScore decodes random bytes into a list of calls (names from a small
+// vocabulary, JSON arguments cut from the input) and runs every scorer: no
+// panic, and every score in [0, 1].
+func FuzzScore(f *testing.F) {
+	f.Add([]byte(`{"q":"go","n":3}|{"q":"gone"}|{"symbol":"ZZZZ"}`), uint8(3), uint8(7))
+	f.Add([]byte(`{"filter":{"a":1.0,"b":[1,2]}}|[1,"x",null]|"plain"|{"tags":["a",1]}`), uint8(9), uint8(200))
+	f.Add([]byte(`{}|{"q":{"$gte":18}}|{`), uint8(1), uint8(0))
+	scorers := fuzzScorers(f)
+	f.Fuzz(func(t *testing.T, data []byte, nameSeed, flags uint8) {
+		var calls []Call
+		start := 0
+		for i := 0; i <= len(data) && len(calls) < 12; i++ {
+			if i < len(data) && data[i] != '|' {
+				continue
+			}
+			k := len(calls)
+			c := Call{Name: fuzzTools[(int(nameSeed)+k*7)%len(fuzzTools)], Position: k}
+			if v, err := Parse(string(data[start:i])); err == nil {
+				c.Args = v
+			} else {
+				c.ArgsUnknown = true
+			}
+			if flags&(1<<(k%8)) != 0 {
+				c.Status = StatusError
+			}
+			c.Turn = 1 + k/2
+			calls = append(calls, c)
+			start = i + 1
+		}
+		for _, s := range scorers {
+			res := s.Score(context.Background(), calls)
+			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
+				t.Fatalf("%s: score %v outside [0, 1] for %d calls", s.Name(), res.Score, len(calls))
+			}
+			if res.Outcome == OutcomeError && res.Err == nil {
+				t.Fatalf("%s: error outcome without an error", s.Name())
+			}
+		}
+	})
+}
+
+func mustRegexp(s string) *regexp.Regexp { return regexp.MustCompile(s) }

@@ -1,0 +1,100 @@
+package scoring
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in, want string
+		err      error
+	}{
+		{`{"b":1,"a":[true,null,"x"]}`, `{"b":1,"a":[true,null,"x"]}`, nil},
+		{` {"a" : 1.50e1 } `, `{"a":15}`, nil},
+		{`{"a":1,"a":2}`, `{"a":2}`, nil},
+		{`"\u00e9\ud83d\ude00\n"`, `"é😀\n"`, nil},
+		{`{"query":"a very long que`, ``, ErrTruncated},
+		{`[1,2`, ``, ErrTruncated},
+		{`tru`, ``, ErrTruncated},
+		{`{"a":1,}`, ``, &SyntaxError{}},
+		{`{'a': 1}`, ``, &SyntaxError{}},
+		{`01`, ``, &SyntaxError{}},
+		{`{"a":1} x`, ``, &SyntaxError{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			v, err := Parse(tt.in)
+			switch want := tt.err.(type) {
+			case nil:
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, v.JSON())
+			case *SyntaxError:
+				var se *SyntaxError
+				assert.ErrorAs(t, err, &se)
+			default:
+				assert.ErrorIs(t, err, want)
+			}
+		})
+	}
+}
+
+func TestNumbersKeepTheirLiteral(t *testing.T) {
+	a, _ := Parse(`12345678901234567890`)
+	b, _ := Parse(`12345678901234567891`)
+	assert.False(t, Equal(a, b), "integers beyond float64 precision compare by digits")
+	c, _ := Parse(`1.0`)
+	d, _ := Parse(`1`)
+	assert.True(t, Equal(c, d))
+	assert.False(t, c.IsInteger())
+	assert.True(t, d.IsInteger())
+}
+
+// FuzzParse checks the parser against encoding/json: it accepts exactly the
+// documents encoding/json accepts (apart from invalid UTF-8, which it keeps
+// as bytes) and decodes them to the same value.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":null}],"c":"\u00e9"}`, `[1e400]`, `"x`, `{"a":1,"a":2}`, `-0.0`, `[[[[]]]]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := Parse(s)
+		var std any
+		stdErr := json.Unmarshal([]byte(s), &std)
+		if stdErr != nil {
+			var rangeErr *json.UnmarshalTypeError
+			if err == nil && !errors.As(stdErr, &rangeErr) && json.Valid([]byte(s)) {
+				t.Fatalf("accepted %q that encoding/json rejects: %v", s, stdErr)
+			}
+			if err == nil && !json.Valid([]byte(s)) && utf8.ValidString(s) {
+				t.Fatalf("accepted invalid JSON %q", s)
+			}
+			return
+		}
+		if err != nil {
+			if errors.Is(err, ErrTruncated) {
+				t.Fatalf("valid JSON %q reported truncated", s)
+			}
+			var se *SyntaxError
+			if errors.As(err, &se) && se.Msg == "nesting too deep" {
+				return
+			}
+			t.Fatalf("rejected valid JSON %q: %v", s, err)
+		}
+		if !utf8.ValidString(s) {
+			return // encoding/json replaces invalid bytes with U+FFFD; Parse keeps them
+		}
+		want, verr := ValueOf(std)
+		if verr != nil {
+			return // ±Inf from an out-of-range number
+		}
+		if !Equal(v, want) {
+			t.Fatalf("%q decoded to %s, encoding/json gives %s", s, v.JSON(), want.JSON())
+		}
+	})
+}
