@@ -102,7 +102,7 @@ func (p *tcaProcessor) releaseDue(ctx context.Context, all bool) {
 	}
 	p.store.Sweep(now)
 	st := p.store.TakeStats()
-	p.tel.open.Store(int64(p.store.Open()))
+	p.publishSizes()
 	p.tel.held.Add(-int64(n))
 	p.mu.Unlock()
 	counts := p.tel.newCounts()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -40,6 +41,8 @@ type tcaProcessor struct {
 	mu    sync.Mutex
 	store *trajectory.Store
 	held  heldRuns
+	// tracked mirrors store.Traces() so ordinary batches skip the lock.
+	tracked atomic.Int64
 
 	// lifecycle of the background loop that releases held runs.
 	tick      <-chan time.Time
@@ -153,7 +156,7 @@ func (p *tcaProcessor) shutdown(ctx context.Context) error {
 	p.mu.Lock()
 	p.store.Shutdown()
 	st := p.store.TakeStats()
-	p.tel.open.Store(0)
+	p.publishSizes()
 	p.mu.Unlock()
 	p.tel.recordStore(ctx, st)
 	p.tel.tb.Shutdown()
@@ -163,16 +166,31 @@ func (p *tcaProcessor) shutdown(ctx context.Context) error {
 // spanRef locates a span in the batch being processed.
 type spanRef struct{ rs, ss, sp int }
 
-// entry is one span of the batch, classified.
+// entry is one span of the batch, classified. Tool calls live in the
+// batch's calls slice, so ordinary spans stay small.
 type entry struct {
 	ref    spanRef
-	kind   extract.Kind
-	genai  bool
 	trace  pcommon.TraceID
 	span   pcommon.SpanID
 	parent pcommon.SpanID
 	end    pcommon.Timestamp
-	call   extract.Call
+	call   int32 // index into batch.calls, for tool spans
+	kind   extract.Kind
+	genai  bool
+}
+
+// batch holds one ConsumeTraces call's working memory, pooled.
+type batch struct {
+	entries []entry
+	calls   []extract.Call
+	order   []int
+}
+
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
+func (b *batch) reset() {
+	clear(b.calls) // drop references to span strings
+	b.entries, b.calls, b.order = b.entries[:0], b.calls[:0], b.order[:0]
 }
 
 // closedRun is an agent run (or a trace root's calls) ready to score.
@@ -187,21 +205,30 @@ type closedRun struct {
 // open trajectories under the lock, then score the runs whose agent span
 // arrived and annotate those spans.
 func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
-	entries, anyGenAI := p.classify(td)
+	b := batchPool.Get().(*batch)
+	defer func() {
+		b.reset()
+		batchPool.Put(b)
+	}()
+	tracked := p.tracked.Load() > 0
+	anyGenAI := p.classify(td, b, tracked)
+	if !anyGenAI && !tracked {
+		return td, nil // nothing GenAI here and nothing waiting: pass through
+	}
+	if anyGenAI && !tracked {
+		// Ordinary spans of the traces this batch starts may sit between
+		// a tool span and its agent span.
+		p.addLinks(td, b)
+	}
 	counts := p.tel.newCounts()
-	for i := range entries {
-		if entries[i].kind == extract.KindTool {
-			_, st := extract.DecodeArguments(entries[i].call.Args, entries[i].call.Encoding, p.decodeOpts)
-			counts.addExtracted(entries[i].call.Convention, st == extract.ArgumentsKnown)
-			if !p.keepResults {
-				entries[i].call.Result = ""
-			}
+	for i := range b.calls {
+		c := &b.calls[i]
+		counts.addExtracted(c.Convention, extract.ArgumentsLikelyKnown(c.Args, c.Encoding, p.decodeOpts))
+		if !p.keepResults {
+			c.Result = ""
 		}
 	}
-	var runs []closedRun
-	if anyGenAI || p.tracking() {
-		runs = p.apply(entries, counts)
-	}
+	runs := p.apply(b, counts)
 	var held []heldRun
 	for i := range runs {
 		run := &runs[i]
@@ -229,25 +256,20 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 	return td, nil
 }
 
-// tracking reports whether any trace is tracked, in which case non-GenAI
-// spans may be links between a tool span and its agent.
-func (p *tcaProcessor) tracking() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.store.Traces() > 0
-}
-
-// classify reads every span once.
-func (p *tcaProcessor) classify(td ptrace.Traces) ([]entry, bool) {
-	entries := make([]entry, 0, td.SpanCount())
+// classify reads every span once. Ordinary spans get an entry only when some
+// trace is tracked (they may link a tool span to its agent).
+func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 	anyGenAI := false
 	for ri, rs := range td.ResourceSpans().All() {
 		for si, ss := range rs.ScopeSpans().All() {
 			scope := ss.Scope()
 			for pi, span := range ss.Spans().All() {
 				res := extract.Classify(span, scope, &p.extractOpts)
+				if !res.GenAI && !tracked {
+					continue
+				}
 				anyGenAI = anyGenAI || res.GenAI
-				entries = append(entries, entry{
+				e := entry{
 					ref:    spanRef{ri, si, pi},
 					kind:   res.Kind,
 					genai:  res.GenAI,
@@ -255,12 +277,48 @@ func (p *tcaProcessor) classify(td ptrace.Traces) ([]entry, bool) {
 					span:   span.SpanID(),
 					parent: span.ParentSpanID(),
 					end:    span.EndTimestamp(),
-					call:   res.Call,
+					call:   -1,
+				}
+				if res.Kind == extract.KindTool {
+					e.call = int32(len(b.calls))
+					b.calls = append(b.calls, res.Call)
+				}
+				b.entries = append(b.entries, e)
+			}
+		}
+	}
+	return anyGenAI
+}
+
+// addLinks adds the ordinary spans of the traces that have GenAI spans in
+// this batch.
+func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
+	traces := make(map[pcommon.TraceID]struct{}, 4)
+	for i := range b.entries {
+		traces[b.entries[i].trace] = struct{}{}
+	}
+	// Entries were appended in span order, so a cursor finds the spans
+	// that already have one.
+	genai := len(b.entries)
+	next := 0
+	for ri, rs := range td.ResourceSpans().All() {
+		for si, ss := range rs.ScopeSpans().All() {
+			for pi, span := range ss.Spans().All() {
+				ref := spanRef{ri, si, pi}
+				if next < genai && b.entries[next].ref == ref {
+					next++
+					continue
+				}
+				if _, ok := traces[span.TraceID()]; !ok {
+					continue
+				}
+				b.entries = append(b.entries, entry{
+					ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: span.ParentSpanID(),
+					end: span.EndTimestamp(), call: -1,
 				})
 			}
 		}
 	}
-	return entries, anyGenAI
 }
 
 // apply updates the store with a batch, under the lock. Within a batch spans
@@ -268,18 +326,18 @@ func (p *tcaProcessor) classify(td ptrace.Traces) ([]entry, bool) {
 // then links, then agent spans, then trace roots, each group by end time
 // (children end before their parents, so nested records of one call merge
 // and a sub-agent closes before the agent around it).
-func (p *tcaProcessor) apply(entries []entry, counts *batchCounts) []closedRun {
+func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
-	order := applyOrder(entries)
+	b.order = applyOrder(b.entries, b.order)
 	var runs []closedRun
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
-	for _, i := range order {
-		e := &entries[i]
+	for _, i := range b.order {
+		e := &b.entries[i]
 		switch {
 		case e.kind == extract.KindTool:
-			p.store.Tool(e.trace, e.span, e.parent, e.call, now)
+			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
 		case e.kind == extract.KindAgent:
 			hold := p.cfg.Wait > 0
 			traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
@@ -293,12 +351,19 @@ func (p *tcaProcessor) apply(entries []entry, counts *batchCounts) []closedRun {
 		}
 	}
 	counts.store = p.store.TakeStats()
-	p.tel.open.Store(int64(p.store.Open()))
+	p.publishSizes()
 	return runs
 }
 
-// applyOrder returns entry indexes in application order.
-func applyOrder(entries []entry) []int {
+// publishSizes mirrors the store's sizes for the gauges and the lock-free
+// "anything tracked?" check. Called with p.mu held.
+func (p *tcaProcessor) publishSizes() {
+	p.tel.open.Store(int64(p.store.Open()))
+	p.tracked.Store(int64(p.store.Traces()))
+}
+
+// applyOrder returns entry indexes in application order, reusing order.
+func applyOrder(entries []entry, order []int) []int {
 	rank := func(e *entry) int {
 		switch {
 		case e.kind == extract.KindTool:
@@ -310,9 +375,9 @@ func applyOrder(entries []entry) []int {
 		}
 		return 1
 	}
-	order := make([]int, len(entries))
-	for i := range order {
-		order[i] = i
+	order = order[:0]
+	for i := range entries {
+		order = append(order, i)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		ea, eb := &entries[a], &entries[b]

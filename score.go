@@ -28,8 +28,9 @@ type scoredRun struct {
 	pending [][2]int
 }
 
-// needsResults reports whether any scorer compares tool results, so held
-// calls keep their result text; otherwise it is dropped to save memory.
+// needsResults reports whether any scorer compares tool results or step
+// durations, so held calls keep their result text and calls get durations;
+// otherwise the text is dropped to save memory.
 func needsResults(rs []*rules.Rule) bool {
 	for _, r := range rs {
 		for _, c := range r.Expectation.Calls {
@@ -67,7 +68,7 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 		return nil
 	}
-	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, p.decodeOpts), dropped: traj.Dropped}
+	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults}), dropped: traj.Dropped}
 	for _, ri := range selected {
 		for si, s := range p.rules[ri].Scorers {
 			if s.Deferred {

@@ -40,13 +40,6 @@ var evictReasonNames = [...]string{
 // numOutcomes covers pass, fail, error and not_evaluated.
 const numOutcomes = 4
 
-var allConventions = []extract.Convention{
-	extract.ConventionGenAI, extract.ConventionMCP, extract.ConventionOpenInference,
-	extract.ConventionOpenLLMetry, extract.ConventionAISDK, extract.ConventionGenkit,
-	extract.ConventionSpringAI, extract.ConventionPydanticAI, extract.ConventionADK,
-	extract.ConventionStrands, extract.ConventionMastra,
-}
-
 // telemetry records the processor's metrics with attribute sets built once,
 // at creation, so the hot path allocates nothing for them.
 type telemetry struct {
@@ -67,7 +60,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 	t := &telemetry{
 		tb:        tb,
 		plain:     metric.WithAttributeSet(attribute.NewSet(proc)),
-		extracted: make(map[extract.Convention][2]metric.MeasurementOption, len(allConventions)),
+		extracted: make(map[extract.Convention][2]metric.MeasurementOption),
 		dropped:   metric.WithAttributeSet(attribute.NewSet(proc, attribute.String("reason", "max_calls_per_trajectory"))),
 	}
 	for _, r := range rs {
@@ -88,8 +81,8 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 		}
 		t.calls = append(t.calls, cs)
 	}
-	for _, c := range allConventions {
-		conv := attribute.String("convention", string(c))
+	for _, c := range extract.Conventions() {
+		conv := attribute.String("convention", c.String())
 		t.extracted[c] = [2]metric.MeasurementOption{
 			metric.WithAttributeSet(attribute.NewSet(proc, conv, attribute.String("arguments", "known"))),
 			metric.WithAttributeSet(attribute.NewSet(proc, conv, attribute.String("arguments", "unknown"))),

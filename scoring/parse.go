@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -27,7 +28,16 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("json: %s at offset %d
 // repeated key keeps its last value, as JSON.parse does. Text that ends inside a
 // value returns [ErrTruncated]; other malformed text returns a [*SyntaxError].
 func Parse(s string) (Value, error) {
-	p := parser{s: s}
+	stack := stackPool.Get().(*[]Value)
+	p := parser{s: s, stack: (*stack)[:0]}
+	if n := containerBound(s); n > 0 {
+		p.arena = make([]Value, n)
+	}
+	defer func() {
+		clear(p.stack[:p.peak])
+		*stack = p.stack[:0]
+		stackPool.Put(stack)
+	}()
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -40,12 +50,64 @@ func Parse(s string) (Value, error) {
 	return v, nil
 }
 
+// stackPool reuses parser stacks across parses.
+var stackPool = sync.Pool{New: func() any { s := make([]Value, 0, 32); return &s }}
+
 type parser struct {
 	s string
 	i int
-	// stack collects container elements while they are parsed, so each array
-	// or object costs one allocation of its exact size.
+	// stack collects container elements while they are parsed.
 	stack []Value
+	peak  int
+	// arena holds every container's elements: one allocation per document,
+	// sized by containerBound.
+	arena []Value
+}
+
+// containerBound returns an upper bound on the values stored inside arrays
+// and objects (keys included): each container holds at most its commas plus
+// one elements, twice that for objects.
+func containerBound(s string) int {
+	n := 0
+	inString := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case ',', '[', '{':
+			n++
+		}
+	}
+	return 2 * n
+}
+
+// take moves the elements collected since base into the arena and returns
+// them as a container's items.
+func (p *parser) take(base int) []Value {
+	n := len(p.stack) - base
+	if len(p.stack) > p.peak {
+		p.peak = len(p.stack)
+	}
+	var items []Value
+	if n <= len(p.arena) {
+		items = p.arena[:n:n]
+		p.arena = p.arena[n:]
+	} else {
+		items = make([]Value, n)
+	}
+	copy(items, p.stack[base:])
+	p.stack = p.stack[:base]
+	return items
 }
 
 func (p *parser) skipSpace() {
@@ -324,10 +386,7 @@ func (p *parser) array(depth int) (Value, error) {
 			continue
 		case ']':
 			p.i++
-			items := make([]Value, len(p.stack)-base)
-			copy(items, p.stack[base:])
-			p.stack = p.stack[:base]
-			return Value{kind: KindArray, items: items}, nil
+			return Value{kind: KindArray, items: p.take(base)}, nil
 		}
 		p.stack = p.stack[:base]
 		return Value{}, p.errAt("expected ',' or ']'")
@@ -392,10 +451,7 @@ func (p *parser) object(depth int) (Value, error) {
 			continue
 		case '}':
 			p.i++
-			items := make([]Value, len(p.stack)-base)
-			copy(items, p.stack[base:])
-			p.stack = p.stack[:base]
-			return Value{kind: KindObject, items: items}, nil
+			return Value{kind: KindObject, items: p.take(base)}, nil
 		}
 		return fail(p.errAt("expected ',' or '}'"))
 	}

@@ -285,3 +285,30 @@ func DecodeResult(raw string) (scoring.Value, bool) {
 	}
 	return v, true
 }
+
+// ArgumentsLikelyKnown tells, without parsing, whether DecodeArguments will
+// probably find arguments: they are present, not a placeholder, and JSON
+// objects and arrays are closed. It feeds the extracted-calls metric, which
+// is recorded for every tool span; scoring decodes for real.
+func ArgumentsLikelyKnown(raw string, enc Encoding, opts DecodeOptions) bool {
+	if enc == EncodingAbsent {
+		return false
+	}
+	s := strings.TrimSpace(raw)
+	switch s {
+	case "", "N/A", "<not specified>", "null", "None":
+		return false
+	case "{}":
+		return opts.EmptyIsKnown
+	}
+	if enc == EncodingText {
+		return true
+	}
+	switch s[0] {
+	case '{':
+		return s[len(s)-1] == '}'
+	case '[':
+		return s[len(s)-1] == ']'
+	}
+	return true
+}

@@ -73,7 +73,7 @@ func (f *fields) agentConvention(span ptrace.Span, scope pcommon.Instrumentation
 		// Pydantic AI format v2 and Google ADK before 2026.
 		return f.convention(scope), true
 	}
-	return "", false
+	return 0, false
 }
 
 // convention names the convention of a GenAI span that carries the common

@@ -27,24 +27,47 @@ const (
 	KindAgent
 )
 
-// Convention names the instrumentation convention a span follows. The values
-// are the metric attribute values.
-type Convention string
+// Convention names the instrumentation convention a span follows. It is one
+// byte, since every held call carries it.
+type Convention uint8
 
 // The conventions.
 const (
-	ConventionGenAI         Convention = "gen_ai"
-	ConventionMCP           Convention = "mcp"
-	ConventionOpenInference Convention = "openinference"
-	ConventionOpenLLMetry   Convention = "openllmetry"
-	ConventionAISDK         Convention = "vercel_ai"
-	ConventionGenkit        Convention = "genkit"
-	ConventionSpringAI      Convention = "spring_ai"
-	ConventionPydanticAI    Convention = "pydantic_ai"
-	ConventionADK           Convention = "google_adk"
-	ConventionStrands       Convention = "strands"
-	ConventionMastra        Convention = "mastra"
+	ConventionGenAI Convention = iota
+	ConventionMCP
+	ConventionOpenInference
+	ConventionOpenLLMetry
+	ConventionAISDK
+	ConventionGenkit
+	ConventionSpringAI
+	ConventionPydanticAI
+	ConventionADK
+	ConventionStrands
+	ConventionMastra
+	numConventions
 )
+
+var conventionNames = [numConventions]string{
+	"gen_ai", "mcp", "openinference", "openllmetry", "vercel_ai", "genkit",
+	"spring_ai", "pydantic_ai", "google_adk", "strands", "mastra",
+}
+
+// String returns the convention's name, the metric attribute value.
+func (c Convention) String() string {
+	if c < numConventions {
+		return conventionNames[c]
+	}
+	return "unknown"
+}
+
+// Conventions lists every convention.
+func Conventions() []Convention {
+	out := make([]Convention, numConventions)
+	for i := range out {
+		out[i] = Convention(i)
+	}
+	return out
+}
 
 // Encoding says how a call's raw argument text must be decoded.
 type Encoding uint8

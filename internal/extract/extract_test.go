@@ -68,7 +68,7 @@ func summarize(t *testing.T, path string) summary {
 						if c.Failed {
 							status = "failed"
 						}
-						s.tools = append(s.tools, c.Name+" "+args+" "+status+" "+string(c.Convention))
+						s.tools = append(s.tools, c.Name+" "+args+" "+status+" "+c.Convention.String())
 					case KindAgent:
 						s.agents = append(s.agents, span.Name())
 					}

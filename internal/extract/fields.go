@@ -54,57 +54,50 @@ const (
 	numFields
 )
 
-// fieldIDs maps attribute keys to the fields the classifier reads. Keys
-// marked as markers make a span a GenAI span on their own.
-var fieldIDs = map[string]struct {
-	id     fieldID
-	marker bool
-}{
-	"gen_ai.operation.name":           {fOpName, true},
-	"gen_ai.tool.name":                {fToolName, true},
-	"gen_ai.tool.call.id":             {fToolCallID, true},
-	"gen_ai.tool.call.arguments":      {fToolArgs, true},
-	"gen_ai.tool.call.result":         {fToolResult, true},
-	"gen_ai.tool.type":                {fToolType, true},
-	"gen_ai.tool.status":              {fToolStatus, true},
-	"error.type":                      {fErrorType, false},
-	"gcp.vertex.agent.tool_call_args": {fADKArgs, true},
-	"gcp.vertex.agent.tool_response":  {fADKResponse, true},
-	"mcp.method.name":                 {fMCPMethod, true},
-	"openinference.span.kind":         {fOISpanKind, true},
-	"tool.name":                       {fOIToolName, false},
-	"tool.id":                         {fOIToolID, false},
-	"input.value":                     {fInputValue, false},
-	"input.mime_type":                 {fInputMime, false},
-	"output.value":                    {fOutputValue, false},
-	"traceloop.span.kind":             {fTLSpanKind, true},
-	"traceloop.entity.name":           {fTLEntityName, true},
-	"traceloop.entity.input":          {fTLEntityInput, true},
-	"traceloop.entity.output":         {fTLEntityOutput, true},
-	"traceloop.entity.path":           {fTLEntityPath, true},
-	"ai.operationId":                  {fAIOperationID, true},
-	"ai.toolCall.name":                {fAIToolName, true},
-	"ai.toolCall.id":                  {fAIToolID, true},
-	"ai.toolCall.args":                {fAIToolArgs, true},
-	"ai.toolCall.result":              {fAIToolResult, true},
-	"spring.ai.kind":                  {fSpringKind, true},
-	"spring.ai.tool.definition.name":  {fSpringToolName, true},
-	"spring.ai.tool.call.id":          {fSpringToolID, true},
-	"spring.ai.tool.call.arguments":   {fSpringToolArgs, true},
-	"spring.ai.tool.call.result":      {fSpringToolResult, true},
-	"genkit:type":                     {fGenkitType, true},
-	"genkit:metadata:subtype":         {fGenkitSubtype, true},
-	"genkit:name":                     {fGenkitName, true},
-	"genkit:input":                    {fGenkitInput, true},
-	"genkit:output":                   {fGenkitOutput, true},
-	"genkit:state":                    {fGenkitState, true},
-	"mastra.span.type":                {fMastraSpanType, true},
-	"tool_arguments":                  {fPydanticArgs, false},
-	"tool_response":                   {fPydanticResponse, false},
+// fieldIDs maps attribute keys to the fields the classifier reads.
+var fieldIDs = map[string]fieldID{
+	"gen_ai.operation.name":           fOpName,
+	"gen_ai.tool.name":                fToolName,
+	"gen_ai.tool.call.id":             fToolCallID,
+	"gen_ai.tool.call.arguments":      fToolArgs,
+	"gen_ai.tool.call.result":         fToolResult,
+	"gen_ai.tool.type":                fToolType,
+	"gen_ai.tool.status":              fToolStatus,
+	"error.type":                      fErrorType,
+	"gcp.vertex.agent.tool_call_args": fADKArgs,
+	"gcp.vertex.agent.tool_response":  fADKResponse,
+	"mcp.method.name":                 fMCPMethod,
+	"openinference.span.kind":         fOISpanKind,
+	"tool.name":                       fOIToolName,
+	"tool.id":                         fOIToolID,
+	"input.value":                     fInputValue,
+	"input.mime_type":                 fInputMime,
+	"output.value":                    fOutputValue,
+	"traceloop.span.kind":             fTLSpanKind,
+	"traceloop.entity.name":           fTLEntityName,
+	"traceloop.entity.input":          fTLEntityInput,
+	"traceloop.entity.output":         fTLEntityOutput,
+	"traceloop.entity.path":           fTLEntityPath,
+	"ai.operationId":                  fAIOperationID,
+	"ai.toolCall.name":                fAIToolName,
+	"ai.toolCall.id":                  fAIToolID,
+	"ai.toolCall.args":                fAIToolArgs,
+	"ai.toolCall.result":              fAIToolResult,
+	"spring.ai.kind":                  fSpringKind,
+	"spring.ai.tool.definition.name":  fSpringToolName,
+	"spring.ai.tool.call.id":          fSpringToolID,
+	"spring.ai.tool.call.arguments":   fSpringToolArgs,
+	"spring.ai.tool.call.result":      fSpringToolResult,
+	"genkit:type":                     fGenkitType,
+	"genkit:metadata:subtype":         fGenkitSubtype,
+	"genkit:name":                     fGenkitName,
+	"genkit:input":                    fGenkitInput,
+	"genkit:output":                   fGenkitOutput,
+	"genkit:state":                    fGenkitState,
+	"mastra.span.type":                fMastraSpanType,
+	"tool_arguments":                  fPydanticArgs,
+	"tool_response":                   fPydanticResponse,
 }
-
-// markerPrefixes make a span a GenAI span even when none of its keys is read.
-var markerPrefixes = []string{"gen_ai.", "llm.", "ai.", "gcp.vertex.agent.", "genkit:", "mastra.", "traceloop.", "openinference.", "mcp.", "spring.ai."}
 
 // fields holds the attribute values one span carries for the classifier.
 type fields struct {
@@ -114,32 +107,62 @@ type fields struct {
 }
 
 // scan reads attrs once and reports whether any GenAI attribute is present.
+// A key is looked up only when its prefix belongs to a GenAI convention, so
+// ordinary keys (http.*, db.*, server.*) cost a byte comparison or two.
 func (f *fields) scan(attrs pcommon.Map) bool {
 	for k, v := range attrs.All() {
-		if len(k) < 3 {
+		marker, candidate := classifyKey(k)
+		if marker {
+			f.genai = true
+		}
+		if !candidate {
 			continue
 		}
-		switch k[0] {
-		case 'g', 'o', 't', 'a', 'm', 's', 'i', 'e', 'l':
-		default:
-			continue
-		}
-		if e, ok := fieldIDs[k]; ok {
-			f.v[e.id] = v
-			f.set |= 1 << e.id
-			f.genai = f.genai || e.marker
-			continue
-		}
-		if !f.genai {
-			for _, p := range markerPrefixes {
-				if strings.HasPrefix(k, p) {
-					f.genai = true
-					break
-				}
-			}
+		if id, ok := fieldIDs[k]; ok {
+			f.v[id] = v
+			f.set |= 1 << id
 		}
 	}
 	return f.genai
+}
+
+// classifyKey says whether a key marks a GenAI span and whether it may be
+// one of the keys the classifier reads.
+func classifyKey(k string) (marker, candidate bool) {
+	if len(k) < 3 {
+		return false, false
+	}
+	switch k[0] {
+	case 'g':
+		m := strings.HasPrefix(k, "gen_ai.") || strings.HasPrefix(k, "gcp.vertex.agent.") || strings.HasPrefix(k, "genkit:")
+		return m, m
+	case 'o':
+		if strings.HasPrefix(k, "openinference.") {
+			return true, true
+		}
+		return false, strings.HasPrefix(k, "output.")
+	case 't':
+		if strings.HasPrefix(k, "traceloop.") {
+			return true, true
+		}
+		return false, strings.HasPrefix(k, "tool")
+	case 'i':
+		return false, strings.HasPrefix(k, "input.")
+	case 'a':
+		m := strings.HasPrefix(k, "ai.")
+		return m, m
+	case 'm':
+		m := strings.HasPrefix(k, "mcp.") || strings.HasPrefix(k, "mastra.")
+		return m, m
+	case 's':
+		m := strings.HasPrefix(k, "spring.ai.")
+		return m, m
+	case 'l':
+		return strings.HasPrefix(k, "llm."), false
+	case 'e':
+		return false, k == "error.type"
+	}
+	return false, false
 }
 
 func (f *fields) has(id fieldID) bool { return f.set&(1<<id) != 0 }

@@ -21,8 +21,7 @@ import (
 //
 // Turns are ordered by their first call's start time; within a turn calls
 // keep start-time order (the scorer treats calls of one turn as unordered
-// among themselves). Ties break on end time, then span id, so the order is
-// deterministic.
+// among themselves). Ties break on end time, then arrival order.
 func Order(calls []Call, agent pcommon.SpanID) []int {
 	slices.SortStableFunc(calls, func(a, b Call) int {
 		switch {
@@ -31,7 +30,7 @@ func Order(calls []Call, agent pcommon.SpanID) []int {
 		case a.End != b.End:
 			return cmpUint(a.End, b.End)
 		}
-		return slices.Compare(a.Span[:], b.Span[:])
+		return 0
 	})
 	turns := make([]int, len(calls))
 	turn := 0
@@ -65,16 +64,14 @@ func Order(calls []Call, agent pcommon.SpanID) []int {
 		turns[i] = directTurn
 	}
 	// Renumber turns by first appearance so they increase along the order.
-	remap := make(map[int]int, turn)
+	remap := make([]int, turn+1)
 	next := 0
 	for i, t := range turns {
-		r, ok := remap[t]
-		if !ok {
+		if remap[t] == 0 {
 			next++
-			r = next
-			remap[t] = r
+			remap[t] = next
 		}
-		turns[i] = r
+		turns[i] = remap[t]
 	}
 	return turns
 }

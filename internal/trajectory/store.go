@@ -15,7 +15,7 @@
 package trajectory // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 
 import (
-	"container/list"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -42,11 +42,32 @@ type Limits struct {
 // maxWalk bounds ancestor walks, so a cycle in hostile span ids cannot loop.
 const maxWalk = 64
 
-// Call is a held tool call with the spans it came from.
+// Call is a held tool call: only what scoring needs, so an open run costs
+// little memory. Strings reference the span's attribute values.
 type Call struct {
-	extract.Call
-	// Span is the tool span's id; Parent its parent's (the step that ran it).
-	Span, Parent pcommon.SpanID
+	// Name is the tool name (interned).
+	Name string
+	// Args is the raw argument text; Encoding says how to decode it.
+	Args string
+	// Result is the raw result text, "" unless a scorer compares results.
+	Result string
+	// Start and End are the tool span's timestamps (Unix nanoseconds).
+	Start, End uint64
+	// Parent is the tool span's parent: the step that ran it.
+	Parent     pcommon.SpanID
+	Encoding   extract.Encoding
+	Convention extract.Convention
+	// Failed reports a failed execution; MCP an MCP tool call.
+	Failed, MCP bool
+}
+
+// newCall keeps what scoring needs of an extracted call.
+func newCall(c *extract.Call, parent pcommon.SpanID, name string) Call {
+	return Call{
+		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Parent: parent,
+		Encoding: c.Encoding, Convention: c.Convention, Failed: c.Failed,
+		MCP: c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
+	}
 }
 
 // Trajectory is the calls one agent run made.
@@ -97,29 +118,38 @@ const (
 	nodeTool
 	// nodeHeld is an agent span held open to collect stragglers.
 	nodeHeld
-	// nodeClosed is an agent span whose run was scored.
+	// nodeClosed is an agent span whose run was scored (or a trace root).
 	nodeClosed
 )
 
+// node is what the store knows about one span of a tracked trace. Seen tool
+// spans and closed runs carry no data of their own and share the sentinel
+// nodes below; only groups and held runs carry a trajectory.
 type node struct {
-	kind   nodeKind
-	parent pcommon.SpanID
-	traj   *Trajectory
-	// opened is when the first call attached (groups and held agents).
-	opened int64
+	kind nodeKind
 	// root marks a held agent span that is its trace's root: it adopts
 	// orphaned calls when released.
-	root bool
+	root   bool
+	parent pcommon.SpanID
+	// opened is when the first call attached (groups and held agents).
+	opened int64
+	traj   Trajectory
 }
+
+var (
+	toolNode   = &node{kind: nodeTool}
+	closedNode = &node{kind: nodeClosed}
+)
 
 type traceState struct {
 	id    pcommon.TraceID
 	nodes map[pcommon.SpanID]*node
 	// lastTouch is when a span of the trace was last seen.
 	lastTouch int64
-	elem      *list.Element
+	// prev and next link traces from least to most recently touched.
+	prev, next *traceState
 	// open counts the trace's groups and held agents.
-	open int
+	open int32
 }
 
 type groupRef struct {
@@ -132,18 +162,24 @@ type groupRef struct {
 type Store struct {
 	limits Limits
 	traces map[pcommon.TraceID]*traceState
-	// lru orders traces from least to most recently touched.
-	lru *list.List
+	// oldest and newest end the list of traces by last touch.
+	oldest, newest *traceState
 	// groups lists open groups in opening order for MaxOpenTrajectories
 	// eviction; entries that are no longer open are skipped lazily.
 	groups []groupRef
 	open   int
-	stats  Stats
+	// names interns tool names and types, which repeat across calls.
+	names map[string]string
+	stats Stats
 }
+
+// maxInterned bounds the interned names; past it names are kept as they
+// come.
+const maxInterned = 4096
 
 // NewStore returns an empty store.
 func NewStore(limits Limits) *Store {
-	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), lru: list.New()}
+	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), names: make(map[string]string)}
 }
 
 // Open returns the number of open trajectories (groups and held agents).
@@ -160,22 +196,55 @@ func (s *Store) TakeStats() Stats {
 	return st
 }
 
+func (s *Store) intern(name string) string {
+	if v, ok := s.names[name]; ok {
+		return v
+	}
+	if len(s.names) < maxInterned {
+		s.names[name] = name
+	}
+	return name
+}
+
+func (s *Store) unlink(ts *traceState) {
+	if ts.prev != nil {
+		ts.prev.next = ts.next
+	} else {
+		s.oldest = ts.next
+	}
+	if ts.next != nil {
+		ts.next.prev = ts.prev
+	} else {
+		s.newest = ts.prev
+	}
+	ts.prev, ts.next = nil, nil
+}
+
+func (s *Store) pushNewest(ts *traceState) {
+	ts.prev = s.newest
+	if s.newest != nil {
+		s.newest.next = ts
+	} else {
+		s.oldest = ts
+	}
+	s.newest = ts
+}
+
 func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 	ts := s.traces[id]
 	if ts == nil {
 		if !create {
 			return nil
 		}
-		if s.limits.MaxTrackedTraces > 0 && len(s.traces) >= s.limits.MaxTrackedTraces {
-			if oldest := s.lru.Front(); oldest != nil {
-				s.dropTrace(oldest.Value.(*traceState), EvictMaxTraces)
-			}
+		if s.limits.MaxTrackedTraces > 0 && len(s.traces) >= s.limits.MaxTrackedTraces && s.oldest != nil {
+			s.dropTrace(s.oldest, EvictMaxTraces)
 		}
 		ts = &traceState{id: id, nodes: make(map[pcommon.SpanID]*node, 4)}
-		ts.elem = s.lru.PushBack(ts)
 		s.traces[id] = ts
-	} else {
-		s.lru.MoveToBack(ts.elem)
+		s.pushNewest(ts)
+	} else if s.newest != ts {
+		s.unlink(ts)
+		s.pushNewest(ts)
 	}
 	ts.lastTouch = now
 	return ts
@@ -193,27 +262,28 @@ func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node) {
 	return span, ts.nodes[span]
 }
 
-// Tool records a tool call made by span (whose parent is parent). It reports
+// Tool records a tool call made by span (whose parent is parent). The
+// call's id and type are not kept. It reports
 // whether the call arrived late, after its agent run had been scored.
 func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.Call, now int64) (late bool) {
 	ts := s.trace(trace, now, true)
-	call := Call{Call: c, Span: span, Parent: parent}
+	call := newCall(&c, parent, s.intern(c.Name))
 	if n := ts.nodes[span]; n != nil {
 		switch n.kind {
 		case nodeGroup:
 			// Children of a tool span are other records of the same call
 			// (MCP client and server spans, a wrapper's inner span).
-			for _, child := range n.traj.Calls {
-				mergeDuplicate(&call.Call, &child.Call)
+			for i := range n.traj.Calls {
+				mergeDuplicate(&call, &n.traj.Calls[i])
 			}
-			s.closeGroup(ts, n)
+			s.closeGroup(ts)
 		case nodeTool, nodeClosed, nodeHeld:
 			return false // a repeated span id: ignore
 		}
 	}
 	// Remember the tool span: another record of the same call (an MCP
 	// client or server span, a wrapper's inner span) may arrive after it.
-	ts.nodes[span] = &node{kind: nodeTool, parent: parent}
+	ts.nodes[span] = toolNode
 	if parent.IsEmpty() {
 		// A tool span with no parent is its own, one-call run; there is
 		// no agent span to score it on.
@@ -227,12 +297,12 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 // the span has not been seen. It reports a late arrival.
 func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
 	if n == nil {
-		n = &node{kind: nodeGroup, traj: &Trajectory{}, opened: now}
+		n = &node{kind: nodeGroup, opened: now}
 		ts.nodes[target] = n
 		ts.open++
 		s.open++
 		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: now})
-		s.enforceOpenLimit(ts)
+		s.enforceOpenLimit()
 	}
 	switch n.kind {
 	case nodeClosed:
@@ -241,6 +311,8 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 	case nodeTool:
 		// Under a tool span that already left: a duplicate record.
 		return false
+	case nodeLink:
+		return false // resolve never returns a link with a parent
 	}
 	for _, c := range calls {
 		if s.limits.MaxCallsPerTrajectory > 0 && len(n.traj.Calls) >= s.limits.MaxCallsPerTrajectory {
@@ -248,9 +320,20 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 			s.stats.Dropped++
 			continue
 		}
-		n.traj.Calls = append(n.traj.Calls, c)
+		n.traj.Calls = appendCall(n.traj.Calls, c)
 	}
 	return false
+}
+
+// appendCall grows a run's calls slowly: a run's calls arrive one at a time
+// and its final count is unknown, so doubling would waste up to half.
+func appendCall(calls []Call, c Call) []Call {
+	if len(calls) < cap(calls) {
+		return append(calls, c)
+	}
+	grown := make([]Call, len(calls), len(calls)+max(2, len(calls)/4))
+	copy(grown, calls)
+	return append(grown, c)
 }
 
 // Link records a span that is neither tool nor agent: calls attached to it
@@ -268,12 +351,14 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	if n != nil && n.kind != nodeGroup {
 		return nil // seen before
 	}
+	if n != nil {
+		s.closeGroup(ts)
+	}
 	if parent.IsEmpty() {
-		ts.nodes[span] = &node{kind: nodeClosed}
+		ts.nodes[span] = closedNode
 		traj := &Trajectory{}
 		if n != nil {
-			s.closeGroup(ts, n)
-			traj = n.traj
+			traj = &n.traj
 		}
 		s.adoptOrphans(ts, span, traj)
 		if len(traj.Calls) == 0 && traj.Dropped == 0 {
@@ -283,10 +368,9 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	}
 	ts.nodes[span] = &node{kind: nodeLink, parent: parent}
 	if n != nil {
-		s.closeGroup(ts, n)
 		target, tn := resolve(ts, parent)
 		s.attach(ts, target, tn, n.traj.Calls, now)
-		if tn := ts.nodes[target]; tn != nil && tn.traj != nil {
+		if tn := ts.nodes[target]; tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
 			tn.traj.Dropped += n.traj.Dropped
 			tn.traj.SubAgents += n.traj.SubAgents
 		}
@@ -308,10 +392,9 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	n := ts.nodes[span]
 	switch {
 	case n == nil:
-		n = &node{traj: &Trajectory{}, opened: now}
-		ts.nodes[span] = n
+		n = &node{opened: now}
 	case n.kind == nodeGroup:
-		s.closeGroup(ts, n)
+		s.closeGroup(ts)
 	default:
 		return nil // a repeated agent span id
 	}
@@ -322,17 +405,16 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		// Orphans are adopted at release: their parents may still come.
 		n.root = parent.IsEmpty()
 		n.kind = nodeHeld
+		ts.nodes[span] = n
 		ts.open++
 		s.open++
 		return nil
 	}
 	if parent.IsEmpty() {
-		s.adoptOrphans(ts, span, n.traj)
+		s.adoptOrphans(ts, span, &n.traj)
 	}
-	n.kind = nodeClosed
-	traj := n.traj
-	n.traj = nil
-	return traj
+	ts.nodes[span] = closedNode
+	return &n.traj
 }
 
 // Release closes a held agent run and returns its trajectory (nil when the
@@ -347,14 +429,12 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 		return nil
 	}
 	if n.root {
-		s.adoptOrphans(ts, span, n.traj)
+		s.adoptOrphans(ts, span, &n.traj)
 	}
-	n.kind = nodeClosed
+	ts.nodes[span] = closedNode
 	ts.open--
 	s.open--
-	traj := n.traj
-	n.traj = nil
-	return traj
+	return &n.traj
 }
 
 // markSubAgent counts an agent run at the run it is nested in, creating an
@@ -365,7 +445,7 @@ func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
 		s.attach(ts, target, nil, nil, now)
 		n = ts.nodes[target]
 	}
-	if n != nil && n.traj != nil {
+	if n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
 		n.traj.SubAgents++
 	}
 }
@@ -380,7 +460,7 @@ func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajecto
 		if id == root || g.kind != nodeGroup {
 			continue
 		}
-		s.closeGroup(ts, g)
+		s.closeGroup(ts)
 		delete(ts.nodes, id)
 		traj.Calls = append(traj.Calls, g.traj.Calls...)
 		traj.Dropped += g.traj.Dropped
@@ -388,17 +468,15 @@ func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajecto
 	}
 }
 
-// closeGroup removes a group's contribution to the open counts.
-func (s *Store) closeGroup(ts *traceState, n *node) {
-	if n.kind == nodeGroup {
-		ts.open--
-		s.open--
-		n.kind = nodeLink // no longer a group; the caller sets the final kind
-	}
+// closeGroup removes one group from the open counts; the caller replaces or
+// deletes its node.
+func (s *Store) closeGroup(ts *traceState) {
+	ts.open--
+	s.open--
 }
 
 // enforceOpenLimit evicts the oldest open groups above MaxOpenTrajectories.
-func (s *Store) enforceOpenLimit(current *traceState) {
+func (s *Store) enforceOpenLimit() {
 	for s.limits.MaxOpenTrajectories > 0 && s.open > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
 		g := s.groups[0]
 		s.groups = s.groups[1:]
@@ -410,14 +488,14 @@ func (s *Store) enforceOpenLimit(current *traceState) {
 		if n == nil || n.kind != nodeGroup || n.opened != g.opened {
 			continue // closed or replaced since
 		}
-		s.closeGroup(ts, n)
+		s.closeGroup(ts)
 		delete(ts.nodes, g.span)
 		s.stats.Evicted[EvictMaxOpen]++
 	}
 	s.compactGroups()
 }
 
-// compactGroups drops the queue's closed prefix so it does not grow without
+// compactGroups drops the queue's closed entries so it does not grow without
 // bound when groups close in order.
 func (s *Store) compactGroups() {
 	if len(s.groups) < 1024 || len(s.groups) < 4*max(s.open, 1) {
@@ -439,17 +517,14 @@ func (s *Store) compactGroups() {
 // evicted for reason.
 func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	for _, n := range ts.nodes {
-		switch n.kind {
-		case nodeGroup:
-			s.stats.Evicted[reason]++
-		case nodeHeld:
-			// The processor still holds the span and releases it; Release
-			// then finds nothing and scores an empty run.
+		if n.kind == nodeGroup || n.kind == nodeHeld {
+			// A held span is still with the processor, which releases it;
+			// Release then finds nothing and scores an empty run.
 			s.stats.Evicted[reason]++
 		}
 	}
-	s.open -= ts.open
-	s.lru.Remove(ts.elem)
+	s.open -= int(ts.open)
+	s.unlink(ts)
 	delete(s.traces, ts.id)
 }
 
@@ -460,17 +535,13 @@ func (s *Store) Sweep(now int64) int {
 	}
 	cutoff := now - int64(s.limits.MaxAge)
 	dropped := 0
-	for e := s.lru.Front(); e != nil; {
-		ts := e.Value.(*traceState)
-		if ts.lastTouch > cutoff {
-			break
+	for ts := s.oldest; ts != nil && ts.lastTouch <= cutoff; {
+		next := ts.next
+		if ts.open == 0 || !s.hasHeld(ts) {
+			s.dropTrace(ts, EvictMaxAge)
+			dropped++
 		}
-		e = e.Next()
-		if ts.open > 0 && s.hasHeld(ts) {
-			continue // the processor releases held runs itself
-		}
-		s.dropTrace(ts, EvictMaxAge)
-		dropped++
+		ts = next
 	}
 	s.compactGroups()
 	return dropped
@@ -487,26 +558,24 @@ func (s *Store) hasHeld(ts *traceState) bool {
 
 // Shutdown drops every trace, counting open trajectories as evicted.
 func (s *Store) Shutdown() {
-	for e := s.lru.Front(); e != nil; {
-		ts := e.Value.(*traceState)
-		e = e.Next()
+	for ts := s.oldest; ts != nil; {
+		next := ts.next
 		s.dropTrace(ts, EvictShutdown)
+		ts = next
 	}
 	s.groups = nil
 }
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner
 // record of the same call.
-func mergeDuplicate(outer, inner *extract.Call) {
+func mergeDuplicate(outer, inner *Call) {
 	if outer.Encoding == extract.EncodingAbsent && inner.Encoding != extract.EncodingAbsent {
 		outer.Args, outer.Encoding = inner.Args, inner.Encoding
 	}
 	if outer.Result == "" {
 		outer.Result = inner.Result
 	}
-	if outer.Type == "" {
-		outer.Type = inner.Type
-	}
+	outer.MCP = outer.MCP || inner.MCP
 	if outer.Name == "" {
 		outer.Name = inner.Name
 	}

@@ -1,0 +1,299 @@
+package toolcallaccuracyprocessor
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
+	"go.opentelemetry.io/collector/processor/processortest"
+)
+
+const benchBatch = 100
+
+// benchConfig has one rule expecting five calls.
+func benchConfig() *Config {
+	cfg := createDefaultConfig().(*Config)
+	exp := ExpectConfig{Order: "in_order"}
+	for i := 0; i < 5; i++ {
+		exp.Calls = append(exp.Calls, ExpectedCallConfig{
+			Tool: fmt.Sprintf("tool_%d", i),
+			Args: map[string]any{"city": "Paris", "days": i, "filters": map[string]any{"unit": "celsius", "tags": []any{"a", "b"}}},
+		})
+	}
+	cfg.Rules = []RuleConfig{{Name: "bench", Expect: exp}}
+	cfg.Limits.MaxOpenTrajectories = 1 << 20
+	cfg.Limits.MaxTrackedTraces = 10_000
+	return cfg
+}
+
+// newBenchProcessor returns the processor, or with baseline a processor
+// built on the same helper that passes batches through untouched.
+func newBenchProcessor(b *testing.B, cfg *Config, baseline bool) processor.Traces {
+	b.Helper()
+	set := processortest.NewNopSettings(NewFactory().Type())
+	next := consumertest.NewNop()
+	var p processor.Traces
+	var err error
+	if baseline {
+		p, err = processorhelper.NewTraces(context.Background(), set, cfg, next,
+			func(_ context.Context, td ptrace.Traces) (ptrace.Traces, error) { return td, nil },
+			processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
+	} else {
+		p, err = NewFactory().CreateTraces(context.Background(), set, cfg, next)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Start(context.Background(), componenttest.NewNopHost()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = p.Shutdown(context.Background()) })
+	return p
+}
+
+func traceID(n uint64) pcommon.TraceID {
+	var id pcommon.TraceID
+	binary.BigEndian.PutUint64(id[8:], n)
+	id[0] = 1
+	return id
+}
+
+func spanID(n uint64) pcommon.SpanID {
+	var id pcommon.SpanID
+	binary.BigEndian.PutUint64(id[:], n)
+	return id
+}
+
+// httpBatch builds spans with ordinary, non-GenAI attributes.
+func httpBatch(n int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for i := 0; i < n; i++ {
+		s := ss.Spans().AppendEmpty()
+		s.SetName("GET /api/orders")
+		s.SetTraceID(traceID(uint64(i)))
+		s.SetSpanID(spanID(uint64(i + 1)))
+		s.SetParentSpanID(spanID(uint64(i + 1000)))
+		a := s.Attributes()
+		a.PutStr("http.request.method", "GET")
+		a.PutStr("url.path", "/api/orders")
+		a.PutInt("http.response.status_code", 200)
+		a.PutStr("server.address", "orders.internal")
+		a.PutInt("server.port", 8080)
+		a.PutStr("network.protocol.version", "1.1")
+		a.PutStr("user_agent.original", "curl/8.5.0")
+		a.PutStr("client.address", "10.0.0.12")
+		a.PutStr("http.route", "/api/orders")
+		a.PutStr("url.scheme", "https")
+	}
+	return td
+}
+
+// toolSpan fills s as an OTel GenAI execute_tool span.
+func toolSpan(s ptrace.Span, tool string, args string) {
+	s.SetName("execute_tool " + tool)
+	s.SetStartTimestamp(1_000_000)
+	s.SetEndTimestamp(2_000_000)
+	a := s.Attributes()
+	a.PutStr("gen_ai.operation.name", "execute_tool")
+	a.PutStr("gen_ai.tool.name", tool)
+	a.PutStr("gen_ai.tool.call.id", "call_mszuSIzqtI65i1wAUOE8w5H4")
+	a.PutStr("gen_ai.tool.type", "function")
+	a.PutStr("gen_ai.tool.call.arguments", args)
+	a.PutStr("gen_ai.tool.call.result", `{"temperature":21,"unit":"celsius"}`)
+	a.PutStr("gen_ai.agent.name", "weather-agent")
+}
+
+// toolBatch builds n tool spans, each the only call of its own trace (whose
+// agent span never comes), so each stays held.
+func toolBatch(n int) ptrace.Traces {
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for i := 0; i < n; i++ {
+		s := ss.Spans().AppendEmpty()
+		toolSpan(s, "get_weather", `{"city":"Paris","days":3,"filters":{"unit":"celsius","tags":["a","b"]}}`)
+		s.SetTraceID(traceID(uint64(i)))
+		s.SetSpanID(spanID(uint64(i + 1)))
+		s.SetParentSpanID(spanID(uint64(i + 1_000_000)))
+	}
+	return td
+}
+
+// runBatches builds, for one agent run, a batch of its five tool spans and
+// a batch with its agent span.
+func runBatches() (tools, agent ptrace.Traces) {
+	tools = ptrace.NewTraces()
+	ss := tools.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for i := 0; i < 5; i++ {
+		s := ss.Spans().AppendEmpty()
+		toolSpan(s, fmt.Sprintf("tool_%d", i), fmt.Sprintf(`{"city":"Paris","days":%d,"filters":{"unit":"celsius","tags":["a","b"]}}`, i))
+		s.SetStartTimestamp(pcommon.Timestamp(1_000_000 * (i + 1)))
+		s.SetEndTimestamp(pcommon.Timestamp(1_000_000*(i+1) + 500_000))
+		s.SetSpanID(spanID(uint64(i + 2)))
+		s.SetParentSpanID(spanID(1))
+	}
+	agent = ptrace.NewTraces()
+	a := agent.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	a.SetName("invoke_agent weather-agent")
+	a.SetSpanID(spanID(1))
+	a.SetStartTimestamp(500_000)
+	a.SetEndTimestamp(9_000_000)
+	a.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
+	a.Attributes().PutStr("gen_ai.agent.name", "weather-agent")
+	return tools, agent
+}
+
+func setTrace(td ptrace.Traces, id pcommon.TraceID) {
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, s := range ss.Spans().All() {
+				s.SetTraceID(id)
+			}
+		}
+	}
+}
+
+// BenchmarkNonGenAISpans measures the overhead on ordinary spans, beside a
+// pass-through processor built on the same helper (target: ≤ 100 ns/span).
+func BenchmarkNonGenAISpans(b *testing.B) {
+	for _, mode := range []string{"baseline", "processor"} {
+		b.Run(mode, func(b *testing.B) {
+			p := newBenchProcessor(b, benchConfig(), mode == "baseline")
+			td := httpBatch(benchBatch)
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = p.ConsumeTraces(ctx, td)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/span")
+		})
+	}
+}
+
+// BenchmarkToolSpansHeld measures extracting a tool call and holding it for
+// its agent run (target: ≤ 2 µs per tool span). Each batch carries tool spans
+// of runs whose agent spans have not arrived, 5 calls per run (typical) or 1
+// (worst case: a new trace per span); the store runs at its trace limit, so
+// the cost of evicting the oldest runs is included.
+func BenchmarkToolSpansHeld(b *testing.B) {
+	for _, mode := range []string{"baseline", "processor"} {
+		for _, perRun := range []int{5, 1} {
+			b.Run(fmt.Sprintf("%s/calls_per_run=%d", mode, perRun), func(b *testing.B) {
+				cfg := benchConfig()
+				cfg.Limits.MaxOpenTrajectories = 10_000
+				cfg.Limits.MaxTrackedTraces = 10_000
+				p := newBenchProcessor(b, cfg, mode == "baseline")
+				td := toolBatch(benchBatch)
+				spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+				ctx := context.Background()
+				next := uint64(0)
+				b.ReportAllocs()
+				for b.Loop() {
+					for i := 0; i < spans.Len(); i++ {
+						if i%perRun == 0 {
+							next++
+						}
+						spans.At(i).SetTraceID(traceID(next))
+						spans.At(i).SetParentSpanID(spanID(next + 1_000_000))
+					}
+					_ = p.ConsumeTraces(ctx, td)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/span")
+			})
+		}
+	}
+}
+
+// BenchmarkAgentSpanScored measures the agent span's batch: closing the
+// run, selecting the rule, decoding five calls, scoring them and annotating
+// the span (target: ≤ 10 µs). The run's tool spans are fed outside the timer.
+func BenchmarkAgentSpanScored(b *testing.B) {
+	for _, mode := range []string{"baseline", "processor"} {
+		b.Run(mode, func(b *testing.B) {
+			p := newBenchProcessor(b, benchConfig(), mode == "baseline")
+			ctx := context.Background()
+			tools, agent := runBatches()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				id := traceID(uint64(i + 1))
+				t, a := ptrace.NewTraces(), ptrace.NewTraces()
+				tools.CopyTo(t)
+				agent.CopyTo(a)
+				setTrace(t, id)
+				setTrace(a, id)
+				_ = p.ConsumeTraces(ctx, t)
+				b.StartTimer()
+				_ = p.ConsumeTraces(ctx, a)
+			}
+		})
+	}
+}
+
+// BenchmarkRetainedPerCall measures the heap kept per held tool call
+// (target: ≤ 300 B; tail sampling keeps about 900 B per buffered span). The
+// batches are decoded from protobuf, as the OTLP receiver does, so the
+// attribute strings a held call keeps are real heap allocations; the heap is
+// read before any batch exists and after every batch is gone, so the
+// difference is what the processor holds. Runs of 5 calls are the typical
+// shape; runs of 1 call are the worst case (one trace per call).
+func BenchmarkRetainedPerCall(b *testing.B) {
+	const calls = 20_000
+	for _, perRun := range []int{1, 5} {
+		b.Run(fmt.Sprintf("calls_per_run=%d", perRun), func(b *testing.B) {
+			for b.Loop() {
+				p := newBenchProcessor(b, benchConfig(), false)
+				ctx := context.Background()
+				raw := encodedToolBatches(b, calls, perRun)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				var u ptrace.ProtoUnmarshaler
+				for _, buf := range raw {
+					td, err := u.UnmarshalTraces(buf)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_ = p.ConsumeTraces(ctx, td)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/calls, "B/call")
+				runtime.KeepAlive(raw)
+				runtime.KeepAlive(p)
+			}
+		})
+	}
+}
+
+// encodedToolBatches returns protobuf batches of tool spans, perRun calls per
+// trace, none with its agent span.
+func encodedToolBatches(b *testing.B, calls, perRun int) [][]byte {
+	var m ptrace.ProtoMarshaler
+	var out [][]byte
+	for k := 0; k < calls/benchBatch; k++ {
+		td := toolBatch(benchBatch)
+		spans := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+		for i := 0; i < spans.Len(); i++ {
+			n := k*benchBatch + i
+			spans.At(i).SetTraceID(traceID(uint64(n/perRun + 1)))
+			spans.At(i).SetParentSpanID(spanID(uint64(1_000_000 + n/perRun)))
+		}
+		buf, err := m.MarshalTraces(td)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, buf)
+	}
+	return out
+}
