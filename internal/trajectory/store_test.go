@@ -1,0 +1,200 @@
+package trajectory
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+)
+
+var (
+	trace1 = pcommon.TraceID{1}
+	trace2 = pcommon.TraceID{2}
+)
+
+func sid(n byte) pcommon.SpanID { return pcommon.SpanID{n} }
+
+func tool(name string) extract.Call {
+	return extract.Call{Name: name, Args: `{"q":1}`, Encoding: extract.EncodingJSON}
+}
+
+func names(t *Trajectory) []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range t.Calls {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func limits() Limits {
+	return Limits{MaxOpenTrajectories: 100, MaxCallsPerTrajectory: 10, MaxAge: time.Minute, MaxTrackedTraces: 100}
+}
+
+// agent 1 ← step 2 ← tools 3, 4: the step arrives after the tools, the agent
+// last, as children end first.
+func TestCallsMoveUpToTheAgent(t *testing.T) {
+	s := NewStore(limits())
+	s.Tool(trace1, sid(3), sid(2), tool("a"), 0)
+	s.Tool(trace1, sid(4), sid(2), tool("b"), 0)
+	assert.Equal(t, 1, s.Open())
+	assert.Nil(t, s.Link(trace1, sid(2), sid(1), true, 0))
+	assert.Equal(t, 1, s.Open(), "the group moved from the step to the agent span")
+	traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+	assert.Equal(t, []string{"a", "b"}, names(traj))
+	assert.Equal(t, 0, s.Open())
+}
+
+func TestToolUnderAKnownLinkGoesStraightUp(t *testing.T) {
+	s := NewStore(limits())
+	s.Link(trace1, sid(2), sid(1), true, 0) // the step first (out of order)
+	s.Tool(trace1, sid(3), sid(2), tool("a"), 0)
+	assert.Equal(t, []string{"a"}, names(s.Agent(trace1, sid(1), sid(9), false, 0)))
+}
+
+func TestLateCallsAreCounted(t *testing.T) {
+	s := NewStore(limits())
+	s.Link(trace1, sid(2), sid(1), true, 0)
+	require.NotNil(t, s.Agent(trace1, sid(1), sid(9), false, 0))
+	assert.True(t, s.Tool(trace1, sid(3), sid(2), tool("a"), 0))
+	assert.Equal(t, int64(1), s.TakeStats().Late)
+}
+
+func TestNestedRecordsOfOneCallMerge(t *testing.T) {
+	s := NewStore(limits())
+	server := tool("get_weather")
+	server.MCP = true
+	server.Result = `{"ok":true}`
+	outer := tool("get_weather")
+	outer.Args, outer.Encoding = "", extract.EncodingAbsent
+	s.Tool(trace1, sid(5), sid(4), server, 0)  // MCP server span under the client
+	s.Tool(trace1, sid(4), sid(3), tool("x"), 0) // MCP client span under execute_tool
+	s.Tool(trace1, sid(3), sid(1), outer, 0)    // execute_tool under the agent
+	// A late record under a tool span already seen is a duplicate, not late.
+	assert.False(t, s.Tool(trace1, sid(6), sid(3), tool("dup"), 0))
+	traj := s.Agent(trace1, sid(1), sid(9), false, 0)
+	require.Len(t, traj.Calls, 1)
+	c := traj.Calls[0]
+	assert.Equal(t, "get_weather", c.Name)
+	assert.Equal(t, `{"q":1}`, c.Args, "arguments come from the inner record")
+	assert.Equal(t, `{"ok":true}`, c.Result)
+	assert.True(t, c.MCP)
+	assert.Zero(t, s.TakeStats().Late)
+}
+
+func TestSubAgentsFormTheirOwnTrajectoryAndWrappersAreMarked(t *testing.T) {
+	s := NewStore(limits())
+	s.Tool(trace1, sid(3), sid(2), tool("inner"), 0)
+	inner := s.Agent(trace1, sid(2), sid(1), false, 0)
+	assert.Equal(t, []string{"inner"}, names(inner))
+	outer := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+	assert.Empty(t, outer.Calls)
+	assert.True(t, outer.IsWrapper())
+}
+
+func TestRootAdoptsOrphans(t *testing.T) {
+	s := NewStore(limits())
+	// The tool's parent (a failed withTool span) is never exported.
+	s.Tool(trace1, sid(3), sid(7), tool("lookup_stock"), 0)
+	s.Tool(trace1, sid(4), sid(1), tool("get_weather"), 0)
+	traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+	assert.ElementsMatch(t, []string{"lookup_stock", "get_weather"}, names(traj))
+	assert.Equal(t, 0, s.Open())
+}
+
+func TestNonAgentRootClosesARootTrajectory(t *testing.T) {
+	s := NewStore(limits())
+	s.Tool(trace1, sid(3), sid(1), tool("a"), 0)
+	assert.Equal(t, []string{"a"}, names(s.Link(trace1, sid(1), pcommon.SpanID{}, false, 0)))
+	assert.Nil(t, s.Link(trace2, sid(1), pcommon.SpanID{}, true, 0), "a root with no calls is not a run")
+}
+
+func TestHeldRunKeepsCollecting(t *testing.T) {
+	s := NewStore(limits())
+	assert.Nil(t, s.Agent(trace1, sid(1), pcommon.SpanID{}, true, 0))
+	assert.Equal(t, 1, s.Open())
+	assert.False(t, s.Tool(trace1, sid(3), sid(1), tool("a"), 0))
+	assert.False(t, s.Tool(trace1, sid(4), sid(8), tool("b"), 0)) // parent not seen yet
+	traj := s.Release(trace1, sid(1))
+	assert.ElementsMatch(t, []string{"a", "b"}, names(traj), "a held root adopts orphans at release")
+	assert.Nil(t, s.Release(trace1, sid(1)))
+	assert.Equal(t, 0, s.Open())
+}
+
+func TestLimits(t *testing.T) {
+	t.Run("max_calls_per_trajectory", func(t *testing.T) {
+		l := limits()
+		l.MaxCallsPerTrajectory = 2
+		s := NewStore(l)
+		for i := byte(0); i < 5; i++ {
+			s.Tool(trace1, sid(10+i), sid(1), tool("a"), 0)
+		}
+		traj := s.Agent(trace1, sid(1), sid(9), false, 0)
+		assert.Len(t, traj.Calls, 2)
+		assert.Equal(t, 3, traj.Dropped)
+		assert.Equal(t, int64(3), s.TakeStats().Dropped)
+	})
+	t.Run("max_open_trajectories", func(t *testing.T) {
+		l := limits()
+		l.MaxOpenTrajectories = 1
+		s := NewStore(l)
+		s.Tool(trace1, sid(3), sid(1), tool("a"), 0)
+		s.Tool(trace2, sid(3), sid(1), tool("b"), 0)
+		assert.Equal(t, 1, s.Open())
+		assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictMaxOpen])
+		assert.Equal(t, []string{"b"}, names(s.Agent(trace2, sid(1), sid(9), false, 0)))
+	})
+	t.Run("max_tracked_traces", func(t *testing.T) {
+		l := limits()
+		l.MaxTrackedTraces = 1
+		s := NewStore(l)
+		s.Tool(trace1, sid(3), sid(1), tool("a"), 0)
+		s.Tool(trace2, sid(3), sid(1), tool("b"), 0)
+		assert.Equal(t, 1, s.Traces())
+		assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictMaxTraces])
+	})
+	t.Run("max_age", func(t *testing.T) {
+		s := NewStore(limits())
+		s.Tool(trace1, sid(3), sid(1), tool("a"), 0)
+		s.Tool(trace2, sid(3), sid(1), tool("b"), int64(50*time.Second))
+		assert.Equal(t, 1, s.Sweep(int64(70*time.Second)))
+		assert.Equal(t, 1, s.Traces())
+		assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictMaxAge])
+	})
+	t.Run("shutdown", func(t *testing.T) {
+		s := NewStore(limits())
+		s.Tool(trace1, sid(3), sid(1), tool("a"), 0)
+		s.Shutdown()
+		assert.Equal(t, 0, s.Open())
+		assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictShutdown])
+	})
+}
+
+func TestCyclicParentsDoNotLoop(t *testing.T) {
+	s := NewStore(limits())
+	s.Link(trace1, sid(2), sid(3), true, 0)
+	s.Link(trace1, sid(3), sid(2), true, 0)
+	assert.False(t, s.Tool(trace1, sid(4), sid(2), tool("a"), 0))
+}
+
+func TestOrderRecoversTurns(t *testing.T) {
+	agent := sid(1)
+	calls := []Call{
+		// Two direct children running in parallel, then one after a gap.
+		{Name: "b", Start: 20, End: 40, Parent: agent},
+		{Name: "a", Start: 10, End: 30, Parent: agent},
+		{Name: "c", Start: 50, End: 60, Parent: agent},
+		// Two calls of one step span.
+		{Name: "d", Start: 70, End: 80, Parent: sid(5)},
+		{Name: "e", Start: 90, End: 95, Parent: sid(5)},
+	}
+	turns := Order(calls, agent)
+	assert.Equal(t, []string{"a", "b", "c", "d", "e"}, []string{calls[0].Name, calls[1].Name, calls[2].Name, calls[3].Name, calls[4].Name})
+	assert.Equal(t, []int{1, 1, 2, 3, 3}, turns)
+}
