@@ -73,9 +73,9 @@ func TestNestedRecordsOfOneCallMerge(t *testing.T) {
 	server.Result = `{"ok":true}`
 	outer := tool("get_weather")
 	outer.Args, outer.Encoding = "", extract.EncodingAbsent
-	s.Tool(trace1, sid(5), sid(4), server, 0)  // MCP server span under the client
+	s.Tool(trace1, sid(5), sid(4), server, 0)    // MCP server span under the client
 	s.Tool(trace1, sid(4), sid(3), tool("x"), 0) // MCP client span under execute_tool
-	s.Tool(trace1, sid(3), sid(1), outer, 0)    // execute_tool under the agent
+	s.Tool(trace1, sid(3), sid(1), outer, 0)     // execute_tool under the agent
 	// A late record under a tool span already seen is a duplicate, not late.
 	assert.False(t, s.Tool(trace1, sid(6), sid(3), tool("dup"), 0))
 	traj := s.Agent(trace1, sid(1), sid(9), false, 0)
