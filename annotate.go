@@ -72,7 +72,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, max
 			failed.AppendEmpty().SetStr(r.Name)
 		}
 		putStrings(attrs, prefix+"missing_tools", res.Breakdown.MissingTools(r.Expectation.Calls))
-		putStrings(attrs, prefix+"unexpected_tools", unexpectedNames(&res.Breakdown, run.calls))
+		putStrings(attrs, prefix+"unexpected_tools", unexpectedNames(&res.Breakdown, ev.calls))
 		attrs.PutStr(prefix+"explanation", explanation(res, run.dropped, maxLen))
 	}
 	if scored {

@@ -145,8 +145,9 @@ func (p *tcaProcessor) runDeferred(h *heldRun) {
 		}()
 		run := h.deferred
 		for _, rs := range run.pending {
-			s := p.rules[rs[0]].Scorers[rs[1]]
-			run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: s.Score(ctx, run.calls)})
+			r := p.rules[rs[0]]
+			calls := r.Calls(run.calls)
+			run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: r.Scorers[rs[1]].Score(ctx, calls), calls: calls})
 		}
 		run.pending = nil
 		sortEvaluations(run.evals)

@@ -13,10 +13,13 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
-// evaluation is one scorer's result for one rule on one run.
+// evaluation is one scorer's result for one rule on one run, with the calls
+// it was scored on (the rule's view: see rules.Rule.Calls), which the
+// result's breakdown indexes.
 type evaluation struct {
 	rule, scorer int
 	result       scoring.Result
+	calls        []scoring.Call
 }
 
 // scoredRun is a run being scored: its calls and the evaluations so far.
@@ -70,12 +73,13 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	}
 	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults}), dropped: traj.Dropped}
 	for _, ri := range selected {
+		calls := p.rules[ri].Calls(run.calls)
 		for si, s := range p.rules[ri].Scorers {
 			if s.Deferred {
 				run.pending = append(run.pending, [2]int{ri, si})
 				continue
 			}
-			run.evals = append(run.evals, evaluation{rule: ri, scorer: si, result: s.Score(ctx, run.calls)})
+			run.evals = append(run.evals, evaluation{rule: ri, scorer: si, result: s.Score(ctx, calls), calls: calls})
 		}
 	}
 	if len(run.pending) > 0 {

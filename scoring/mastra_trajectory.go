@@ -76,8 +76,8 @@ func init() { Register(MastraTrajectoryName, newMastraTrajectory) }
 //     actual scores 1); 1.2.0 treats it as unset (score 0).
 //
 // Expectation mapping, used only where the options leave a field unset:
-// expected calls become the expected steps (step type from StepType,
-// "tool_call" when empty; toolArgs from Args, toolResult from Result,
+// expected calls become the expected steps (step type from StepType, else
+// "mcp_tool_call" for Type "mcp", else "tool_call"; toolArgs from Args, toolResult from Result,
 // success true from MustSucceed, other comparable fields from Fields by
 // their Mastra names); Order exact/in_order/any maps to ordering
 // strict/relaxed/unordered when comparison_options.ordering is not given. An
@@ -659,7 +659,11 @@ func mastraStepsFromExpectation(calls []ExpectedCall) []mastraExpectedStep {
 			continue
 		}
 		st := mastraExpectedStep{name: c.Name, stepType: c.StepType}
-		if st.stepType == "" {
+		switch {
+		case st.stepType != "":
+		case normalizeType(c.Type) == "mcp":
+			st.stepType = StepMCPToolCall
+		default:
 			st.stepType = StepToolCall
 		}
 		if c.Args.Kind() != KindUndefined {

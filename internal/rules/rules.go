@@ -81,6 +81,13 @@ func (r *Rule) Applies(ctx context.Context, tCtx *ottlspan.TransformContext) boo
 	return err == nil && ok
 }
 
+// Calls returns the run's calls as the rule's scorers see them: the calls
+// of each model turn follow the expectation's order (see
+// [scoring.AlignTurns]).
+func (r *Rule) Calls(calls []scoring.Call) []scoring.Call {
+	return scoring.AlignTurns(calls, &r.Expectation)
+}
+
 // HasDeferred reports whether any of the rule's scorers is deferred.
 func (r *Rule) HasDeferred() bool {
 	for _, s := range r.Scorers {

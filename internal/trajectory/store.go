@@ -568,8 +568,12 @@ func (s *Store) Shutdown() {
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner
 // record of the same call.
+//
+// Arguments come from the inner record when the outer one has none that
+// decode (OpenLLMetry's withTool span records an empty wrapper around the
+// LangChain span that has them); decoding runs only here, for nested records.
 func mergeDuplicate(outer, inner *Call) {
-	if outer.Encoding == extract.EncodingAbsent && inner.Encoding != extract.EncodingAbsent {
+	if !argumentsKnown(outer) && argumentsKnown(inner) {
 		outer.Args, outer.Encoding = inner.Args, inner.Encoding
 	}
 	if outer.Result == "" {
@@ -580,4 +584,9 @@ func mergeDuplicate(outer, inner *Call) {
 		outer.Name = inner.Name
 	}
 	outer.Failed = outer.Failed || inner.Failed
+}
+
+func argumentsKnown(c *Call) bool {
+	_, st := extract.DecodeArguments(c.Args, c.Encoding, extract.DecodeOptions{})
+	return st == extract.ArgumentsKnown
 }
