@@ -118,7 +118,7 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 		Type: f.str(fToolType),
 	}
 	if c.Name == "" {
-		c.Name = nameAfterPrefix(span.Name(), "execute_tool ")
+		c.Name = nameFromSpanName(span.Name())
 	}
 	conv := f.convention(scope)
 	// Arguments and results: the semconv keys first, then each
@@ -252,6 +252,21 @@ func (f *fields) pydanticV2Tool() Result {
 	c.Args, c.Encoding = f.raw(fPydanticArgs, EncodingJSON)
 	c.Result, _ = f.raw(fPydanticResponse, EncodingJSON)
 	return Result{Kind: KindTool, Convention: ConventionPydanticAI, Call: c}
+}
+
+// nameFromSpanName recovers a tool name from the span name conventions use:
+// "execute_tool {tool}", "tool_call {tool}", "tools/call {tool}" and
+// OpenLLMetry's "{tool}.tool".
+func nameFromSpanName(name string) string {
+	for _, prefix := range []string{"execute_tool ", "tool_call ", "tools/call "} {
+		if n := nameAfterPrefix(name, prefix); n != "" {
+			return n
+		}
+	}
+	if n, ok := strings.CutSuffix(name, ".tool"); ok {
+		return n
+	}
+	return ""
 }
 
 // nameAfterPrefix returns the part of a span name after prefix, or "".

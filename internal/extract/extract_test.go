@@ -226,3 +226,16 @@ func TestDecodeArguments(t *testing.T) {
 		})
 	}
 }
+
+func TestNameFromSpanName(t *testing.T) {
+	for in, want := range map[string]string{
+		"execute_tool get_weather":   "get_weather",
+		"tool_call get_weather":      "get_weather",
+		"tools/call get_weather":     "get_weather",
+		"get_weather.tool":           "get_weather",
+		"execute_tool":               "",
+		"invoke_agent weather_agent": "",
+	} {
+		assert.Equal(t, want, nameFromSpanName(in), in)
+	}
+}
