@@ -1,10 +1,8 @@
 package toolcallaccuracyprocessor
 
 import (
-	"bufio"
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/golden/*.yaml from the current output")
@@ -42,27 +41,12 @@ func loadConfig(t testing.TB, file, name string) *Config {
 	return cfg
 }
 
-// readTraceFile reads file-exporter framing: one ExportTraceServiceRequest
-// per line.
+// readTraceFile reads an OTLP/JSON trace file (file-exporter framing).
 func readTraceFile(t testing.TB, path string) []ptrace.Traces {
 	t.Helper()
-	f, err := os.Open(path)
+	docs, err := otlpjson.ReadFiles(path)
 	require.NoError(t, err)
-	defer f.Close()
-	var out []ptrace.Traces
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var u ptrace.JSONUnmarshaler
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		td, err := u.UnmarshalTraces(sc.Bytes())
-		require.NoError(t, err, path)
-		out = append(out, td)
-	}
-	require.NoError(t, sc.Err())
-	return out
+	return otlpjson.Traces(docs)
 }
 
 // harness runs batches through a started processor and collects the output.

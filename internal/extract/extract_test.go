@@ -1,40 +1,23 @@
 package extract
 
 import (
-	"bufio"
-	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
-// readTraces reads an OTLP/JSON file in collector file-exporter framing (one
-// ExportTraceServiceRequest per line).
+// readTraces reads an OTLP/JSON trace file (file-exporter framing).
 func readTraces(t testing.TB, path string) []ptrace.Traces {
 	t.Helper()
-	f, err := os.Open(path)
+	docs, err := otlpjson.ReadFiles(path)
 	require.NoError(t, err)
-	defer f.Close()
-	var out []ptrace.Traces
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var u ptrace.JSONUnmarshaler
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		td, err := u.UnmarshalTraces([]byte(line))
-		require.NoError(t, err, path)
-		out = append(out, td)
-	}
-	require.NoError(t, sc.Err())
-	return out
+	return otlpjson.Traces(docs)
 }
 
 // summary is what a test expects extraction to find in one trace file.

@@ -1,0 +1,62 @@
+# The user's path: `make run` (build a collector with ocb and watch it score
+# the demo agent runs) and `make test` (everything CI runs).
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+GO ?= go
+# Pinned tools. ocb must match the collector versions in builder-config.yaml.
+OCB_VERSION := v0.161.0
+OCB_MODULE := go.opentelemetry.io/collector/cmd/builder
+
+BIN := $(CURDIR)/bin
+OCB := $(BIN)/ocb-$(OCB_VERSION)
+COLLECTOR := _build/otelcol-toolcallaccuracy
+TOOLSCORE := $(BIN)/toolscore
+
+# Everything the collector is built from: the processor's non-test sources.
+PROCESSOR_SRC := $(shell find . \( -path ./_build -o -path ./bin -o -path ./cmd -o -path ./e2e -o -path ./tools -o -path ./.git \) -prune -o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
+
+.PHONY: help run serve build toolscore test unit alerts-test e2e clean
+
+help:
+	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
+	@echo 'make serve   the same, then keep the collector serving on 127.0.0.1 until Ctrl-C'
+	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end test on the binary'
+	@echo 'make build   only build $(COLLECTOR)'
+	@echo 'make clean   remove _build/, bin/ and testdata/demo/out/'
+
+run: $(COLLECTOR) $(TOOLSCORE)
+	COLLECTOR=$(COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/demo.sh run
+
+serve: $(COLLECTOR) $(TOOLSCORE)
+	COLLECTOR=$(COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/demo.sh serve
+
+build: $(COLLECTOR)
+
+toolscore: $(TOOLSCORE)
+
+test: unit build alerts-test e2e
+
+unit:
+	$(GO) test -race ./...
+
+alerts-test:
+	alerts/test.sh
+
+e2e: $(COLLECTOR)
+	$(GO) test -tags e2e -count=1 -v ./e2e/ -collector=$(CURDIR)/$(COLLECTOR)
+
+$(OCB):
+	mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install $(OCB_MODULE)@$(OCB_VERSION)
+	mv $(BIN)/builder $@
+
+$(COLLECTOR): builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
+	$(OCB) --config=builder-config.yaml
+
+$(TOOLSCORE): $(PROCESSOR_SRC) $(wildcard cmd/toolscore/*.go)
+	$(GO) build -o $@ ./cmd/toolscore
+
+clean:
+	rm -rf _build bin testdata/demo/out

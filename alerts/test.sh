@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Checks and unit-tests the Prometheus rules, then checks that a file of
+# deliberately wrong expectations makes `promtool test rules` fail.
+#   PROMTOOL=/path/to/promtool alerts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")"
+
+promtool=${PROMTOOL:-promtool}
+if ! command -v "$promtool" >/dev/null; then
+	echo "alerts/test.sh: promtool not found; install it (Debian/Ubuntu: apt-get install --no-install-recommends prometheus) or set PROMTOOL" >&2
+	exit 1
+fi
+
+"$promtool" check rules tool-call-accuracy.rules.yaml
+"$promtool" test rules tool-call-accuracy.test.yaml
+
+echo "Wrong expectations must fail:"
+rc=0
+out=$("$promtool" test rules testdata/wrong-expectations.test.yaml 2>&1) || rc=$?
+if [ "$rc" -eq 0 ]; then
+	echo "$out"
+	echo "alerts/test.sh: promtool accepted testdata/wrong-expectations.test.yaml; the rule tests cannot catch errors" >&2
+	exit 1
+fi
+for want in FAILED ToolCallAccuracyLow ToolCallAccuracyFailingRuns mean_rate10m; do
+	if ! grep -q "$want" <<<"$out"; then
+		echo "$out"
+		echo "alerts/test.sh: promtool failed, but its output does not mention $want" >&2
+		exit 1
+	fi
+done
+echo "  OK: promtool exited $rc and reported every wrong expectation"

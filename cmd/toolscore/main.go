@@ -1,0 +1,102 @@
+// Command toolscore scores agent runs offline with the tool_call_accuracy
+// processor, reports the scores a collector attached, and replays traces
+// over OTLP.
+//
+//	toolscore score  -config FILE [-processor ID] [-format table|json] TRACES...
+//	toolscore report [-config FILE [-processor ID]] [-format table|json] [-wait-spans N] [-timeout D] SPANS...
+//	toolscore send   [-endpoint URL] [-protocol http|grpc] TRACES...
+//
+// score runs the traces through the processor itself (created with
+// toolcallaccuracyprocessor.NewFactory, exactly as the collector creates it)
+// and reports the tool_call_accuracy.* attributes it wrote on the agent
+// spans. report reads spans a collector already annotated (the file
+// exporter's output). Trace files are OTLP JSON: one ExportTraceServiceRequest
+// per line (the file exporter's framing) or a single document.
+//
+// Exit codes of score and report: 0 every evaluation passed and every
+// configured rule scored at least one run; 1 an evaluation failed or errored,
+// a rule matched no run, or no run was scored; 2 usage, configuration or
+// input errors. send exits 0 when every request was accepted, 2 otherwise.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitFailure = 2
+)
+
+const usage = `toolscore scores GenAI agent runs with the tool_call_accuracy processor.
+
+Usage:
+  toolscore score  -config FILE [-processor ID] [-format table|json] TRACES...
+      Run the traces through the processor (the collector's code) offline and
+      report the scores. FILE is a collector config (the processor is taken
+      from processors: tool_call_accuracy[/name]), a file of processor
+      sections keyed by id, or a bare processor config; repeat -config to
+      merge files as the collector does. ${env:VAR:-default} references
+      resolve. -out FILE also writes the annotated spans.
+  toolscore report [-config FILE [-processor ID]] [-format table|json] [-wait-spans N] [-timeout D] SPANS...
+      Report the scores a collector attached to the spans in SPANS (the file
+      exporter's output). With -config, rules that scored no run fail the
+      report. With -wait-spans, wait until the files hold N spans.
+  toolscore send   [-endpoint URL] [-protocol http|grpc] [-timeout D] TRACES...
+      Send every ExportTraceServiceRequest of the files over OTLP; prints the
+      number of spans sent.
+
+Trace files are OTLP JSON: one ExportTraceServiceRequest per line (the file
+exporter's framing) or one document.
+
+Exit codes (score, report): 0 all evaluations passed and every rule scored a
+run; 1 an evaluation failed or errored, a rule scored no run, or no run was
+scored; 2 usage, configuration or input error.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes one command and returns its exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitFailure
+	}
+	var err error
+	code := exitOK
+	switch args[0] {
+	case "score":
+		code, err = runScore(args[1:], stdout, stderr)
+	case "report":
+		code, err = runReport(args[1:], stdout, stderr)
+	case "send":
+		code, err = runSend(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "toolscore: unknown command %q\n\n%s", args[0], usage)
+		return exitFailure
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		if !errors.Is(err, errUsage) {
+			fmt.Fprintf(stderr, "toolscore %s: %v\n", args[0], err)
+		}
+		return exitFailure
+	}
+	return code
+}
+
+// errUsage is returned after the flag package has printed the problem.
+var errUsage = errors.New("usage")
