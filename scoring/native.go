@@ -203,36 +203,65 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 	defer scratchPool.Put(sc)
 	ne, na := len(n.calls), len(calls)
 	n.groupCalls(calls, sc)
-	// Score every feasible pair once; weights[i*na+j] < 0 marks infeasible.
+	// weights[i*na+j]: weightInfeasible, weightUnscored (feasible, not
+	// evaluated yet) or the pair's weight. Pairs are evaluated lazily.
 	sc.scores = growFloats(sc.scores, ne*na)
 	sc.weights = growInt64s(sc.weights, ne*na)
 	for k := range sc.weights {
-		sc.weights[k] = -1
+		sc.weights[k] = weightInfeasible
 	}
 	for j := range calls {
 		g := sc.actGroup[j]
 		if g < 0 {
 			continue
 		}
-		a := &calls[j]
 		for _, i := range n.groupRows[g] {
-			e := &n.calls[i]
-			if e.typ != "" && normalizeType(a.Type) != e.typ {
-				continue
+			if e := &n.calls[i]; e.typ == "" || normalizeType(calls[j].Type) == e.typ {
+				sc.weights[i*na+j] = weightUnscored
 			}
-			sc.tally = argTally{}
-			s, _, _ := n.callScore(e, a, &sc.tally)
-			sc.scores[i*na+j] = s
-			sc.weights[i*na+j] = pairWeight(e.optional, s)
 		}
 	}
 	sc.match = growInts(sc.match, ne)
 	if n.exp.Order == OrderAny {
-		n.assignByTool(na, sc)
+		n.assignByTool(calls, sc)
 	} else {
 		n.assignInOrder(calls, sc)
 	}
 	return n.result(calls, sc)
+}
+
+// Weight sentinels for pairs without a computed weight.
+const (
+	weightInfeasible = -1
+	weightUnscored   = -2
+)
+
+// pair returns pair (i, j)'s weight, evaluating it on first use.
+func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
+	na := len(calls)
+	w := sc.weights[i*na+j]
+	if w != weightUnscored {
+		return w
+	}
+	e := &n.calls[i]
+	sc.tally = argTally{}
+	s, _, _ := n.callScore(e, &calls[j], &sc.tally)
+	sc.scores[i*na+j] = s
+	w = pairWeight(e.optional, s)
+	sc.weights[i*na+j] = w
+	return w
+}
+
+// scoreAll evaluates every feasible pair not evaluated yet.
+func (n *native) scoreAll(calls []Call, sc *scoreScratch) {
+	na := len(calls)
+	for i := range n.calls {
+		for j := 0; j < na; j++ {
+			if sc.weights[i*na+j] == weightUnscored {
+				n.pair(calls, sc, i, j)
+			}
+		}
+	}
 }
 
 // assignInOrder pairs calls in expected order. Calls requested in the same
@@ -263,6 +292,10 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 		}
 		start = end
 	}
+	if n.perfectInOrder(calls, sc) {
+		return
+	}
+	n.scoreAll(calls, sc)
 	if !permuted {
 		orderedAssignment(ne, na, sc.weights, sc.match)
 		return
@@ -280,6 +313,34 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 			sc.match[i] = perm[k]
 		}
 	}
+}
+
+// perfectInOrder tries the greedy in-order pairing where each expected call
+// takes the next call (in sc.perm order) to its tool that scores 1. When it
+// pairs every expected call, no pairing weighs more, so it is optimal.
+func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
+	na := len(calls)
+	next := 0
+	for i := range n.calls {
+		sc.match[i] = -1
+	}
+	for i := range n.calls {
+		found := false
+		for k := next; k < na; k++ {
+			j := sc.perm[k]
+			if sc.weights[i*na+j] == weightInfeasible {
+				continue
+			}
+			if n.pair(calls, sc, i, j); sc.scores[i*na+j] >= 1 {
+				sc.match[i], next, found = j, k+1, true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // expectedRank is the position of the first expected call to the tool, or
@@ -323,23 +384,36 @@ func (n *native) groupCalls(calls []Call, sc *scoreScratch) {
 	}
 }
 
-// assignByTool runs the optimal assignment separately for each tool, since
-// only calls to the same tool can pair.
-func (n *native) assignByTool(na int, sc *scoreScratch) {
+// assignByTool pairs calls tool by tool, since only calls to the same tool
+// can pair. For each tool it first tries the pairing where every expected
+// call takes the first unused call that scores 1, required calls first:
+// when that pairs every expected call (or the tool's calls run out before
+// the required ones do), no pairing weighs more, so it is optimal and the
+// other pairs are never evaluated. Otherwise the tool's pairs are all
+// evaluated and the Hungarian algorithm decides.
+func (n *native) assignByTool(calls []Call, sc *scoreScratch) {
 	match := sc.match
 	for i := range match {
 		match[i] = -1
 	}
+	na := len(calls)
+	sc.used = growBools(sc.used, na)
 	for g, rows := range n.groupRows {
 		cols := sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]]
 		if len(cols) == 0 {
 			continue
 		}
+		if n.perfectGroup(calls, sc, rows, cols) {
+			continue
+		}
+		for _, i := range rows {
+			match[i] = -1
+		}
 		sub := growInt64s(sc.sub, len(rows)*len(cols))
 		sc.sub = sub
 		for r, ei := range rows {
 			for c, aj := range cols {
-				sub[r*len(cols)+c] = sc.weights[ei*na+aj]
+				sub[r*len(cols)+c] = n.pair(calls, sc, ei, aj)
 			}
 		}
 		sc.subMat = growInts(sc.subMat, len(rows))
@@ -350,6 +424,38 @@ func (n *native) assignByTool(na int, sc *scoreScratch) {
 			}
 		}
 	}
+}
+
+// perfectGroup tries the all-perfect greedy pairing for one tool's calls
+// (see assignByTool) and reports whether it is optimal.
+func (n *native) perfectGroup(calls []Call, sc *scoreScratch, rows, cols []int) bool {
+	na := len(calls)
+	free := len(cols)
+	for pass := 0; pass < 2; pass++ { // required rows, then optional ones
+		for _, i := range rows {
+			if n.calls[i].optional != (pass == 1) || free == 0 {
+				continue
+			}
+			found := false
+			for _, j := range cols {
+				if sc.used[j] || sc.weights[i*na+j] == weightInfeasible {
+					continue
+				}
+				if n.pair(calls, sc, i, j); sc.scores[i*na+j] >= 1 {
+					sc.match[i], sc.used[j], found = j, true, true
+					free--
+					break
+				}
+			}
+			if !found {
+				for _, j := range cols {
+					sc.used[j] = false
+				}
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // result turns a pairing into the scored result with its breakdown.
