@@ -346,10 +346,27 @@ func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
 // expectedRank is the position of the first expected call to the tool, or
 // past the end for tools not expected.
 func (n *native) expectedRank(name string) int {
-	if g, ok := n.groupOf[name]; ok {
+	if g := n.groupIndex(name); g >= 0 {
 		return n.groupRows[g][0]
 	}
 	return len(n.calls)
+}
+
+// groupIndex returns the group of the expected calls to a tool, or -1. A
+// linear scan beats hashing for the few tools a rule names.
+func (n *native) groupIndex(name string) int {
+	if len(n.groupRows) <= 16 {
+		for g, rows := range n.groupRows {
+			if n.calls[rows[0]].name == name {
+				return g
+			}
+		}
+		return -1
+	}
+	if g, ok := n.groupOf[name]; ok {
+		return g
+	}
+	return -1
 }
 
 // groupCalls assigns each actual call to its tool's group and lists each
@@ -362,10 +379,8 @@ func (n *native) groupCalls(calls []Call, sc *scoreScratch) {
 		sc.groupStart[g] = 0
 	}
 	for j := range calls {
-		g, ok := n.groupOf[calls[j].Name]
-		if !ok {
-			g = -1
-		} else {
+		g := n.groupIndex(calls[j].Name)
+		if g >= 0 {
 			sc.groupStart[g+1]++
 		}
 		sc.actGroup[j] = g
@@ -624,7 +639,16 @@ func orderScore(pairs []Pair) float64 {
 	var tailsBuf [64]int
 	tails := tailsBuf[:0]
 	for _, p := range pairs {
-		k := sort.SearchInts(tails, p.Actual)
+		lo, hi := 0, len(tails)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if tails[mid] < p.Actual {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		k := lo
 		if k == len(tails) {
 			tails = append(tails, p.Actual)
 		} else {
@@ -733,5 +757,11 @@ func (n *native) explain(res *Result, calls []Call, ne int) string {
 
 // formatScore renders a score with at most 4 decimals ("0.75", "1").
 func formatScore(x float64) string {
+	switch x {
+	case 0:
+		return "0"
+	case 1:
+		return "1"
+	}
 	return strconv.FormatFloat(math.Round(x*10000)/10000, 'f', -1, 64)
 }
