@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 )
@@ -117,6 +118,36 @@ func BenchmarkProfiles(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				s.Score(ctx, calls)
+			}
+		})
+	}
+}
+
+// BenchmarkParse measures decoding one tool call's arguments, beside
+// encoding/json decoding the same text into an interface{} as a baseline.
+func BenchmarkParse(b *testing.B) {
+	docs := []struct{ name, text string }{
+		{"small", `{"city":"Paris","days":3,"filters":{"unit":"celsius","tags":["a","b"]}}`},
+		{"prose", `{"to":"ops@example.com","subject":"Weekly report","body":"Hi team,\nthe numbers are in: revenue is up 4.2%, churn is flat, and the \"north\" region, finally, beat its target. Details, charts and caveats follow in the attached sheet; ping me with questions.","cc":["a@example.com","b@example.com"],"priority":2,"draft":false}`},
+	}
+	for _, d := range docs {
+		b.Run(d.name+"/scoring", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(d.text)))
+			for b.Loop() {
+				if _, err := Parse(d.text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(d.name+"/encoding_json", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(d.text)))
+			for b.Loop() {
+				var v any
+				if err := json.Unmarshal([]byte(d.text), &v); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package scoring
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"unicode/utf16"
@@ -34,20 +35,19 @@ func Parse(s string) (Value, error) {
 		p.arena = make([]Value, n)
 	}
 	defer func() {
-		clear(p.stack[:p.peak])
+		clear(p.stack[:max(p.peak, len(p.stack))])
 		*stack = p.stack[:0]
 		stackPool.Put(stack)
 	}()
 	p.skipSpace()
-	v, err := p.value(0)
-	if err != nil {
+	if err := p.value(0); err != nil {
 		return Value{}, err
 	}
 	p.skipSpace()
 	if p.i != len(p.s) {
 		return Value{}, &SyntaxError{Offset: p.i, Msg: "unexpected text after value"}
 	}
-	return v, nil
+	return p.stack[0], nil
 }
 
 // stackPool reuses parser stacks across parses.
@@ -69,35 +69,51 @@ type parser struct {
 // one elements, twice that for objects.
 func containerBound(s string) int {
 	n := 0
-	inString := false
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
+		switch byteClass[s[i]] {
+		case classPlain:
+		case classQuote:
+			// Skip the string: its commas and brackets are text.
+			for i++; i < len(s); i++ {
+				if c := s[i]; c == '"' {
+					break
+				} else if c == '\\' {
+					i++
+				}
 			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case ',', '[', '{':
+		case classCount:
 			n++
 		}
 	}
 	return 2 * n
 }
 
+// Byte classes for containerBound's scan outside strings.
+const (
+	classPlain uint8 = iota
+	// classQuote: '"', which opens a string.
+	classQuote
+	// classCount: ',', '[' and '{', which containerBound counts.
+	classCount
+)
+
+// byteClass classifies bytes outside strings (containerBound).
+var byteClass = [256]uint8{'"': classQuote, ',': classCount, '[': classCount, '{': classCount}
+
+// strStop marks the bytes that end the fast scan of a string's contents.
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // take moves the elements collected since base into the arena and returns
 // them as a container's items.
 func (p *parser) take(base int) []Value {
 	n := len(p.stack) - base
-	if len(p.stack) > p.peak {
-		p.peak = len(p.stack)
-	}
+	p.keepPeak()
 	var items []Value
 	if n <= len(p.arena) {
 		items = p.arena[:n:n]
@@ -110,7 +126,15 @@ func (p *parser) take(base int) []Value {
 	return items
 }
 
+// skipSpace skips whitespace; the common case, none, is inlined.
 func (p *parser) skipSpace() {
+	if p.i < len(p.s) && p.s[p.i] > ' ' {
+		return
+	}
+	p.skipSpaceSlow()
+}
+
+func (p *parser) skipSpaceSlow() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
 		case ' ', '\t', '\n', '\r':
@@ -128,12 +152,14 @@ func (p *parser) errAt(msg string) error {
 	return &SyntaxError{Offset: p.i, Msg: msg}
 }
 
-func (p *parser) value(depth int) (Value, error) {
+// value parses one value and pushes it on the stack. Values are built in
+// place there, so a container's elements are copied once, into the arena.
+func (p *parser) value(depth int) error {
 	if depth > maxParseDepth {
-		return Value{}, &SyntaxError{Offset: p.i, Msg: "nesting too deep"}
+		return &SyntaxError{Offset: p.i, Msg: "nesting too deep"}
 	}
 	if p.i >= len(p.s) {
-		return Value{}, ErrTruncated
+		return ErrTruncated
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
@@ -143,9 +169,10 @@ func (p *parser) value(depth int) (Value, error) {
 	case c == '"':
 		s, err := p.str()
 		if err != nil {
-			return Value{}, err
+			return err
 		}
-		return String(s), nil
+		p.stack = append(p.stack, Value{kind: KindString, str: s})
+		return nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -155,32 +182,33 @@ func (p *parser) value(depth int) (Value, error) {
 	case c == 'n':
 		return p.literal("null", Null())
 	}
-	return Value{}, p.errAt("unexpected character " + strconv.QuoteRune(rune(p.s[p.i])))
+	return p.errAt("unexpected character " + strconv.QuoteRune(rune(p.s[p.i])))
 }
 
-func (p *parser) literal(word string, v Value) (Value, error) {
+func (p *parser) literal(word string, v Value) error {
 	end := p.i + len(word)
 	if end > len(p.s) {
 		if p.s[p.i:] == word[:len(p.s)-p.i] {
-			return Value{}, ErrTruncated
+			return ErrTruncated
 		}
-		return Value{}, p.errAt("invalid literal")
+		return p.errAt("invalid literal")
 	}
 	if p.s[p.i:end] != word {
-		return Value{}, p.errAt("invalid literal")
+		return p.errAt("invalid literal")
 	}
 	p.i = end
-	return v, nil
+	p.stack = append(p.stack, v)
+	return nil
 }
 
-func (p *parser) number() (Value, error) {
+func (p *parser) number() error {
 	start := p.i
 	isInt := true
 	if p.s[p.i] == '-' {
 		p.i++
 	}
 	if p.i >= len(p.s) {
-		return Value{}, ErrTruncated
+		return ErrTruncated
 	}
 	switch {
 	case p.s[p.i] == '0':
@@ -190,16 +218,16 @@ func (p *parser) number() (Value, error) {
 			p.i++
 		}
 	default:
-		return Value{}, p.errAt("invalid number")
+		return p.errAt("invalid number")
 	}
 	if p.i < len(p.s) && p.s[p.i] == '.' {
 		isInt = false
 		p.i++
 		if p.i >= len(p.s) {
-			return Value{}, ErrTruncated
+			return ErrTruncated
 		}
 		if p.s[p.i] < '0' || p.s[p.i] > '9' {
-			return Value{}, p.errAt("invalid number")
+			return p.errAt("invalid number")
 		}
 		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 			p.i++
@@ -212,26 +240,51 @@ func (p *parser) number() (Value, error) {
 			p.i++
 		}
 		if p.i >= len(p.s) {
-			return Value{}, ErrTruncated
+			return ErrTruncated
 		}
 		if p.s[p.i] < '0' || p.s[p.i] > '9' {
-			return Value{}, p.errAt("invalid number")
+			return p.errAt("invalid number")
 		}
 		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 			p.i++
 		}
 	}
 	lit := p.s[start:p.i]
+	if isInt && len(lit) <= 15 {
+		// Up to 15 digits an integer is exact in a float64.
+		p.stack = append(p.stack, Value{kind: KindNumber, num: smallInt(lit), isInt: true, str: lit})
+		return nil
+	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		// Out of range: JSON.parse and Python both give ±Infinity; keep the
 		// literal so equality still works on the digits.
 		var ne *strconv.NumError
 		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
-			return Value{}, &SyntaxError{Offset: start, Msg: "invalid number"}
+			return &SyntaxError{Offset: start, Msg: "invalid number"}
 		}
 	}
-	return Value{kind: KindNumber, num: f, isInt: isInt, str: lit}, nil
+	p.stack = append(p.stack, Value{kind: KindNumber, num: f, isInt: isInt, str: lit})
+	return nil
+}
+
+// smallInt converts a validated integer literal of at most 15 digits.
+func smallInt(lit string) float64 {
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	var n int64
+	for i := 0; i < len(lit); i++ {
+		n = n*10 + int64(lit[i]-'0')
+	}
+	if neg {
+		if n == 0 {
+			return math.Copysign(0, -1)
+		}
+		return -float64(n)
+	}
+	return float64(n)
 }
 
 // str parses a JSON string starting at the opening quote. It returns a
@@ -239,21 +292,23 @@ func (p *parser) number() (Value, error) {
 func (p *parser) str() (string, error) {
 	p.i++ // opening quote
 	start := p.i
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == '"':
-			s := p.s[start:p.i]
-			p.i++
-			return s, nil
-		case c == '\\':
-			return p.strEscaped(start)
-		case c < 0x20:
-			return "", &SyntaxError{Offset: p.i, Msg: "control character in string"}
-		}
-		p.i++
+	s := p.s
+	i := p.i
+	for i < len(s) && !strStop[s[i]] {
+		i++
 	}
-	return "", ErrTruncated
+	p.i = i
+	if i >= len(s) {
+		return "", ErrTruncated
+	}
+	switch s[i] {
+	case '"':
+		p.i++
+		return s[start:i], nil
+	case '\\':
+		return p.strEscaped(start)
+	}
+	return "", &SyntaxError{Offset: i, Msg: "control character in string"}
 }
 
 func (p *parser) strEscaped(start int) (string, error) {
@@ -359,26 +414,23 @@ func hexVal(c byte) byte {
 	return c - '0'
 }
 
-func (p *parser) array(depth int) (Value, error) {
+func (p *parser) array(depth int) error {
 	p.i++ // [
 	base := len(p.stack)
 	p.skipSpace()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return Value{kind: KindArray, items: []Value{}}, nil
+		p.stack = append(p.stack, Value{kind: KindArray, items: []Value{}})
+		return nil
 	}
 	for {
 		p.skipSpace()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			p.stack = p.stack[:base]
-			return Value{}, err
+		if err := p.value(depth + 1); err != nil {
+			return p.fail(base, err)
 		}
-		p.stack = append(p.stack, v)
 		p.skipSpace()
 		if p.i >= len(p.s) {
-			p.stack = p.stack[:base]
-			return Value{}, ErrTruncated
+			return p.fail(base, ErrTruncated)
 		}
 		switch p.s[p.i] {
 		case ',':
@@ -386,64 +438,84 @@ func (p *parser) array(depth int) (Value, error) {
 			continue
 		case ']':
 			p.i++
-			return Value{kind: KindArray, items: p.take(base)}, nil
+			p.closeContainer(base, KindArray)
+			return nil
 		}
-		p.stack = p.stack[:base]
-		return Value{}, p.errAt("expected ',' or ']'")
+		return p.fail(base, p.errAt("expected ',' or ']'"))
 	}
 }
 
-func (p *parser) object(depth int) (Value, error) {
+// fail drops a container's partial elements and returns err.
+func (p *parser) fail(base int, err error) error {
+	p.keepPeak()
+	p.stack = p.stack[:base]
+	return err
+}
+
+// keepPeak records the stack's high-water mark, which Parse clears.
+func (p *parser) keepPeak() {
+	if len(p.stack) > p.peak {
+		p.peak = len(p.stack)
+	}
+}
+
+// closeContainer replaces the elements pushed since base by the container
+// holding them.
+func (p *parser) closeContainer(base int, kind Kind) {
+	items := p.take(base)
+	p.stack = append(p.stack, Value{kind: kind, items: items})
+}
+
+// dupScanLimit is the member count up to which an object's keys are checked
+// for repeats by scanning; larger objects index their keys in a map, so a
+// hostile object with many keys costs linear time, not quadratic.
+const dupScanLimit = 16
+
+func (p *parser) object(depth int) error {
 	p.i++ // {
 	base := len(p.stack)
-	fail := func(err error) (Value, error) {
-		p.stack = p.stack[:base]
-		return Value{}, err
-	}
 	p.skipSpace()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return Value{kind: KindObject, items: []Value{}}, nil
+		p.stack = append(p.stack, Value{kind: KindObject, items: []Value{}})
+		return nil
 	}
+	var index map[string]int // key -> stack position, past dupScanLimit
 	for {
 		p.skipSpace()
 		if p.i >= len(p.s) {
-			return fail(ErrTruncated)
+			return p.fail(base, ErrTruncated)
 		}
 		if p.s[p.i] != '"' {
-			return fail(p.errAt("expected string key"))
+			return p.fail(base, p.errAt("expected string key"))
 		}
 		key, err := p.str()
 		if err != nil {
-			return fail(err)
+			return p.fail(base, err)
 		}
 		p.skipSpace()
 		if p.i >= len(p.s) {
-			return fail(ErrTruncated)
+			return p.fail(base, ErrTruncated)
 		}
 		if p.s[p.i] != ':' {
-			return fail(p.errAt("expected ':'"))
+			return p.fail(base, p.errAt("expected ':'"))
 		}
 		p.i++
 		p.skipSpace()
-		v, err := p.value(depth + 1)
-		if err != nil {
-			return fail(err)
+		at := len(p.stack)
+		p.stack = append(p.stack, Value{kind: KindString, str: key})
+		if err := p.value(depth + 1); err != nil {
+			return p.fail(base, err)
 		}
-		dup := false
-		for k := base; k < len(p.stack); k += 2 {
-			if p.stack[k].str == key {
-				p.stack[k+1] = v
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			p.stack = append(p.stack, String(key), v)
+		// A repeated key keeps its first position and its last value.
+		if prev := p.findKey(base, at, key, &index); prev >= 0 {
+			p.keepPeak()
+			p.stack[prev+1] = p.stack[at+1]
+			p.stack = p.stack[:at]
 		}
 		p.skipSpace()
 		if p.i >= len(p.s) {
-			return fail(ErrTruncated)
+			return p.fail(base, ErrTruncated)
 		}
 		switch p.s[p.i] {
 		case ',':
@@ -451,8 +523,35 @@ func (p *parser) object(depth int) (Value, error) {
 			continue
 		case '}':
 			p.i++
-			return Value{kind: KindObject, items: p.take(base)}, nil
+			p.closeContainer(base, KindObject)
+			return nil
 		}
-		return fail(p.errAt("expected ',' or '}'"))
+		return p.fail(base, p.errAt("expected ',' or '}'"))
 	}
+}
+
+// findKey returns the stack position of an earlier member of the object at
+// base named key, or -1; at is the new member's position. Past dupScanLimit
+// members it keeps *index, a map of the object's keys.
+func (p *parser) findKey(base, at int, key string, index *map[string]int) int {
+	members := (at - base) / 2
+	if members < dupScanLimit {
+		for k := base; k < at; k += 2 {
+			if p.stack[k].str == key {
+				return k
+			}
+		}
+		return -1
+	}
+	if *index == nil {
+		*index = make(map[string]int, 2*members)
+		for k := base; k < at; k += 2 {
+			(*index)[p.stack[k].str] = k
+		}
+	}
+	if k, ok := (*index)[key]; ok {
+		return k
+	}
+	(*index)[key] = at
+	return -1
 }

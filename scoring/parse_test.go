@@ -3,6 +3,9 @@ package scoring
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -42,6 +45,39 @@ func TestParse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParseRepeatedKeysInLargeObjects covers objects past dupScanLimit, whose
+// keys are indexed in a map: a repeated key keeps its first position and its
+// last value either way, and nested objects keep their own keys.
+func TestParseRepeatedKeysInLargeObjects(t *testing.T) {
+	var in, want strings.Builder
+	in.WriteString("{")
+	want.WriteString("{")
+	for i := 0; i < 3*dupScanLimit; i++ {
+		fmt.Fprintf(&in, `"k%d":%d,`, i, i)
+		if i > 0 {
+			want.WriteString(",")
+		}
+		v := strconv.Itoa(i)
+		switch i {
+		case 1: // repeated at the end, a key the map indexed when built
+			v = `"early"`
+		case 2 * dupScanLimit: // a key the map indexed as it came
+			v = `{"k1":"inner","k1":"inner2"}`
+		}
+		fmt.Fprintf(&want, `"k%d":%s`, i, v)
+	}
+	in.WriteString(`"k1":"early",`)
+	fmt.Fprintf(&in, `"k%d":{"k1":"inner","k1":"inner2"}}`, 2*dupScanLimit)
+	want.WriteString("}")
+	v, err := Parse(in.String())
+	require.NoError(t, err)
+	assert.Equal(t, 3*dupScanLimit, v.Len())
+	wantV, err := Parse(want.String())
+	require.NoError(t, err)
+	assert.Equal(t, strings.ReplaceAll(want.String(), `{"k1":"inner","k1":"inner2"}`, `{"k1":"inner2"}`), v.JSON())
+	assert.True(t, Equal(wantV, v))
 }
 
 func TestNumbersKeepTheirLiteral(t *testing.T) {
