@@ -134,3 +134,27 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestObjectRepeatedKeys checks that Object, which builds objects from
+// untrusted Python literals too, treats repeated keys like Parse at every
+// size: first position, last value.
+func TestObjectRepeatedKeys(t *testing.T) {
+	for _, n := range []int{3, dupScanLimit + 1, 4 * dupScanLimit} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			var ms []Member
+			var text strings.Builder
+			text.WriteString("{")
+			for i := 0; i < n; i++ {
+				ms = append(ms, Member{Key: "k" + strconv.Itoa(i), Value: Int(int64(i))})
+				fmt.Fprintf(&text, `"k%d":%d,`, i, i)
+			}
+			ms = append(ms, Member{Key: "k1", Value: String("last")})
+			text.WriteString(`"k1":"last"}`)
+			want, err := Parse(text.String())
+			require.NoError(t, err)
+			got := Object(ms...)
+			assert.Equal(t, n, got.Len())
+			assert.Equal(t, want.JSON(), got.JSON())
+		})
+	}
+}

@@ -95,8 +95,21 @@ type Member struct {
 // member with the same key replaces an earlier one, as JSON.parse does.
 func Object(members ...Member) Value {
 	items := make([]Value, 0, 2*len(members))
+	if len(members) <= dupScanLimit {
+		for _, m := range members {
+			items = setMember(items, m.Key, m.Value)
+		}
+		return Value{kind: KindObject, items: items}
+	}
+	// Many members: index the keys, so the cost stays linear.
+	at := make(map[string]int, len(members))
 	for _, m := range members {
-		items = setMember(items, m.Key, m.Value)
+		if k, ok := at[m.Key]; ok {
+			items[k+1] = m.Value
+			continue
+		}
+		at[m.Key] = len(items)
+		items = append(items, String(m.Key), m.Value)
 	}
 	return Value{kind: KindObject, items: items}
 }
