@@ -31,22 +31,61 @@ const (
 	incompleteWarning = " (incomplete: calls over max_calls_per_trajectory were dropped)"
 )
 
+// ruleOutput holds the attribute keys and event names of one rule's
+// results, built once when the processor starts rather than per span.
+type ruleOutput struct {
+	name                                  string
+	scorer, outcome, passed, score        string
+	missingTools, unexpectedTools, reason string
+	// labels and evalNames ("<rule>/<label>") are per configured scorer.
+	labels, evalNames []string
+}
+
+// attrsPerRule is how many attributes annotateAttributes writes per rule.
+const attrsPerRule = 7
+
+func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
+	out := make([]ruleOutput, len(rs))
+	for i, r := range rs {
+		prefix := attrPrefix + r.Name + "."
+		o := ruleOutput{
+			name:            r.Name,
+			scorer:          prefix + "scorer",
+			outcome:         prefix + "outcome",
+			passed:          prefix + "passed",
+			score:           prefix + "score",
+			missingTools:    prefix + "missing_tools",
+			unexpectedTools: prefix + "unexpected_tools",
+			reason:          prefix + "explanation",
+		}
+		for _, sc := range r.Scorers {
+			o.labels = append(o.labels, sc.Label)
+			o.evalNames = append(o.evalNames, r.Name+"/"+sc.Label)
+		}
+		out[i] = o
+	}
+	return out
+}
+
 // annotate writes a run's results on its agent span: flat attributes under
 // tool_call_accuracy.* (a summary, then one group per rule, from the rule's
 // primary scorer) and one gen_ai.evaluation.result event per rule and scorer.
 // Attributes other than ours are never touched.
-func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, out *OutputConfig) {
-	if out.Attributes {
-		annotateAttributes(span.Attributes(), run, rs, out.MaxExplanationLength)
+func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
+	if cfg.Attributes {
+		annotateAttributes(span.Attributes(), run, rs, outs, cfg.MaxExplanationLength)
 	}
-	if out.Events {
+	if cfg.Events {
+		events := span.Events()
+		events.EnsureCapacity(events.Len() + len(run.evals))
 		for _, ev := range run.evals {
-			annotateEvent(span, ev, run, rs, out.MaxExplanationLength)
+			annotateEvent(span, ev, run, outs, cfg.MaxExplanationLength)
 		}
 	}
 }
 
-func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, maxLen int) {
+func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, maxLen int) {
+	attrs.EnsureCapacity(attrs.Len() + 5 + attrsPerRule*len(run.evals))
 	names := attrs.PutEmptySlice(attrRules)
 	failed := attrs.PutEmptySlice(attrFailedRules)
 	minScore, allPassed, scored := 1.0, true, false
@@ -54,26 +93,25 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, max
 		if ev.scorer != 0 {
 			continue
 		}
-		r := rs[ev.rule]
+		o := &outs[ev.rule]
 		res := &ev.result
-		names.AppendEmpty().SetStr(r.Name)
-		prefix := attrPrefix + r.Name + "."
-		attrs.PutStr(prefix+"scorer", r.Scorers[0].Label)
-		attrs.PutStr(prefix+"outcome", res.Outcome.String())
+		names.AppendEmpty().SetStr(o.name)
+		attrs.PutStr(o.scorer, o.labels[0])
+		attrs.PutStr(o.outcome, res.Outcome.String())
 		passed := res.Outcome == scoring.OutcomePass
-		attrs.PutBool(prefix+"passed", passed)
+		attrs.PutBool(o.passed, passed)
 		if res.Outcome == scoring.OutcomePass || res.Outcome == scoring.OutcomeFail {
-			attrs.PutDouble(prefix+"score", res.Score)
+			attrs.PutDouble(o.score, res.Score)
 			minScore = min(minScore, res.Score)
 			scored = true
 		}
 		if !passed && res.Outcome != scoring.OutcomeNotEvaluated {
 			allPassed = false
-			failed.AppendEmpty().SetStr(r.Name)
+			failed.AppendEmpty().SetStr(o.name)
 		}
-		putStrings(attrs, prefix+"missing_tools", res.Breakdown.MissingTools(r.Expectation.Calls))
-		putStrings(attrs, prefix+"unexpected_tools", unexpectedNames(&res.Breakdown, ev.calls))
-		attrs.PutStr(prefix+"explanation", explanation(res, run.dropped, maxLen))
+		putStrings(attrs, o.missingTools, res.Breakdown.MissingTools(rs[ev.rule].Expectation.Calls))
+		putStrings(attrs, o.unexpectedTools, unexpectedNames(&res.Breakdown, ev.calls))
+		attrs.PutStr(o.reason, explanation(res, run.dropped, maxLen))
 	}
 	if scored {
 		attrs.PutDouble(attrScore, minScore)
@@ -106,17 +144,17 @@ func putStrings(attrs pcommon.Map, key string, values []string) {
 	}
 }
 
-func annotateEvent(span ptrace.Span, ev evaluation, run *scoredRun, rs []*rules.Rule, maxLen int) {
-	r := rs[ev.rule]
+func annotateEvent(span ptrace.Span, ev evaluation, run *scoredRun, outs []ruleOutput, maxLen int) {
+	o := &outs[ev.rule]
 	res := &ev.result
-	label := r.Scorers[ev.scorer].Label
 	e := span.Events().AppendEmpty()
 	e.SetName(eventEvaluation)
 	e.SetTimestamp(span.EndTimestamp())
 	attrs := e.Attributes()
-	attrs.PutStr(attrEvalName, r.Name+"/"+label)
-	attrs.PutStr(attrEventRule, r.Name)
-	attrs.PutStr(attrEventScorer, label)
+	attrs.EnsureCapacity(5)
+	attrs.PutStr(attrEvalName, o.evalNames[ev.scorer])
+	attrs.PutStr(attrEventRule, o.name)
+	attrs.PutStr(attrEventScorer, o.labels[ev.scorer])
 	switch res.Outcome {
 	case scoring.OutcomePass, scoring.OutcomeFail:
 		attrs.PutDouble(attrEvalScore, res.Score)

@@ -30,7 +30,9 @@ type tcaProcessor struct {
 	logger *zap.Logger
 	next   consumer.Traces
 	rules  []*rules.Rule
-	tel    *telemetry
+	// outputs are the rules' attribute keys and event names, by rule index.
+	outputs []ruleOutput
+	tel     *telemetry
 	// scoring settings derived from the config
 	extractOpts extract.Options
 	decodeOpts  extract.DecodeOptions
@@ -78,6 +80,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		logger:     set.Logger,
 		next:       next,
 		rules:      compiled,
+		outputs:    newRuleOutputs(compiled),
 		tel:        tel,
 		decodeOpts: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty"},
 		now:        time.Now,

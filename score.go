@@ -94,7 +94,7 @@ func (p *tcaProcessor) finish(span ptrace.Span, run *scoredRun, counts *batchCou
 	for _, ev := range run.evals {
 		p.count(span, ev, run, counts)
 	}
-	annotate(span, run, p.rules, &p.cfg.Output)
+	annotate(span, run, p.rules, p.outputs, &p.cfg.Output)
 }
 
 // count adds one evaluation to the batch's metrics and logs what could not
