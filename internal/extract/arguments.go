@@ -73,12 +73,13 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value) {
 // (message) in its default mode, or the tool_call part of
 // gen_ai.client.inference.operation.details in its latest-semconv mode.
 func eventArguments(span ptrace.Span, c *Call) {
+	need := !ArgumentsLikelyKnown(c.Args, c.Encoding, DecodeOptions{})
 	for _, ev := range span.Events().All() {
 		attrs := ev.Attributes()
 		switch ev.Name() {
 		case "gen_ai.tool.message":
-			if v, ok := attrs.Get("content"); ok && c.Encoding == EncodingAbsent {
-				c.Args, c.Encoding = valueText(v), EncodingJSON
+			if v, ok := attrs.Get("content"); ok && need {
+				c.Args, c.Encoding, need = valueText(v), EncodingJSON, false
 				if c.Convention == ConventionGenAI {
 					c.Convention = ConventionStrands
 				}
@@ -88,9 +89,9 @@ func eventArguments(span ptrace.Span, c *Call) {
 				c.Result = valueText(v)
 			}
 		case "gen_ai.client.inference.operation.details":
-			if v, ok := attrs.Get("gen_ai.input.messages"); ok && c.Encoding == EncodingAbsent {
+			if v, ok := attrs.Get("gen_ai.input.messages"); ok && need {
 				if args, found := toolCallPartArguments(valueText(v), c.Name); found {
-					c.Args, c.Encoding = args, EncodingJSON
+					c.Args, c.Encoding, need = args, EncodingJSON, false
 				}
 			}
 			if v, ok := attrs.Get("gen_ai.output.messages"); ok && c.Result == "" {
@@ -173,6 +174,15 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 			return w, state
 		}
 		v = unwrapTraceloop(w)
+	case EncodingLangChainWrapper:
+		w, state := decodeJSON(s, false)
+		if state != ArgumentsKnown {
+			return w, state
+		}
+		v = w
+		if isLangChainWrapper(w) {
+			v = unwrapLangChain(w)
+		}
 	case EncodingJSONOrPython:
 		var state ArgumentState
 		v, state = decodeJSON(s, true)
@@ -216,12 +226,50 @@ func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
 	if v.Kind() == scoring.KindString {
 		inner := strings.TrimSpace(v.StringValue())
 		if looksLikeJSON(inner) {
-			if iv, ierr := scoring.Parse(inner); ierr == nil {
+			iv, ierr := scoring.Parse(inner)
+			if ierr == nil {
 				return iv, ArgumentsKnown
+			}
+			if errors.Is(ierr, scoring.ErrTruncated) {
+				// Double-encoded JSON cut at a length limit.
+				return scoring.Value{}, ArgumentsTruncated
 			}
 		}
 	}
 	return v, ArgumentsKnown
+}
+
+// isLangChainWrapper reports whether v is the run-inputs wrapper OpenLLMetry's
+// LangChain instrumentation records: an object with input_str beside inputs
+// or kwargs.
+func isLangChainWrapper(v scoring.Value) bool {
+	if v.Kind() != scoring.KindObject {
+		return false
+	}
+	if _, ok := v.Get("input_str"); !ok {
+		return false
+	}
+	_, inputs := v.Get("inputs")
+	_, kwargs := v.Get("kwargs")
+	return inputs || kwargs
+}
+
+// unwrapLangChain returns the tool input inside OpenLLMetry's LangChain
+// wrapper: inputs when LangChain recorded a dict, else input_str, which is
+// str(tool_input): a Python repr of a dict, or the string the tool got.
+func unwrapLangChain(w scoring.Value) scoring.Value {
+	if in, ok := w.Get("inputs"); ok && in.Kind() == scoring.KindObject {
+		return in
+	}
+	in, _ := w.Get("input_str")
+	if in.Kind() != scoring.KindString {
+		return in
+	}
+	v, state := decodeJSON(in.StringValue(), true)
+	if state != ArgumentsKnown {
+		return in
+	}
+	return v
 }
 
 func looksLikeJSON(s string) bool {
@@ -234,6 +282,9 @@ func looksLikeJSON(s string) bool {
 func unwrapTraceloop(w scoring.Value) scoring.Value {
 	if w.Kind() != scoring.KindObject {
 		return w
+	}
+	if isLangChainWrapper(w) {
+		return unwrapLangChain(w)
 	}
 	if in, ok := w.Get("inputs"); ok && in.Kind() == scoring.KindObject {
 		return in
@@ -272,9 +323,11 @@ func unwrapTraceloop(w scoring.Value) scoring.Value {
 
 // DecodeResult parses a raw tool result: JSON when it parses (one level of
 // double encoding removed, as AI SDK and OpenLLMetry quote string results),
-// else the text itself. Google ADK's {"result": x} wrapper of scalars is kept,
-// since ADK returns it to the model in that form.
-func DecodeResult(raw string) (scoring.Value, bool) {
+// else the text itself. OpenLLMetry's LangChain {"output": x, "kwargs": {...}}
+// wrapper is removed (conv says where the result was read from). Google
+// ADK's {"result": x} wrapper of scalars is kept, since ADK returns it to the
+// model in that form.
+func DecodeResult(raw string, conv Convention) (scoring.Value, bool) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		return scoring.Value{}, false
@@ -282,6 +335,12 @@ func DecodeResult(raw string) (scoring.Value, bool) {
 	v, state := decodeJSON(s, false)
 	if state != ArgumentsKnown {
 		return scoring.String(raw), true
+	}
+	if conv == ConventionOpenLLMetry && v.Kind() == scoring.KindObject && v.Len() == 2 {
+		out, hasOut := v.Get("output")
+		if _, hasKW := v.Get("kwargs"); hasOut && hasKW {
+			return out, true
+		}
 	}
 	return v, true
 }

@@ -52,6 +52,9 @@ func (f *fields) agentConvention(span ptrace.Span, scope pcommon.Instrumentation
 	}
 	switch {
 	case strings.EqualFold(f.str(fOISpanKind), "AGENT"):
+		if isLangGraphModelNode(span.Name(), f.str(fMetadata)) {
+			return 0, false
+		}
 		return ConventionOpenInference, true
 	case f.str(fTLSpanKind) == "agent":
 		return ConventionOpenLLMetry, true
@@ -68,12 +71,28 @@ func (f *fields) agentConvention(span ptrace.Span, scope pcommon.Instrumentation
 	if f.str(fSpringKind) == "chat_client" {
 		return ConventionSpringAI, true
 	}
-	name := span.Name()
-	if name == "agent run" || strings.HasPrefix(name, "agent_run [") {
-		// Pydantic AI format v2 and Google ADK before 2026.
+	if isAgentSpanName(span.Name()) {
 		return f.convention(scope), true
 	}
 	return 0, false
+}
+
+// isAgentSpanName reports whether a span is an agent run by its name alone:
+// Pydantic AI format v2 ("agent run"), Google ADK before 2026 ("agent_run
+// [name]", a span without attributes) and the GenAI convention's
+// "invoke_agent {name}" when the operation attribute is missing.
+func isAgentSpanName(name string) bool {
+	return name == "agent run" || strings.HasPrefix(name, "agent_run [") || strings.HasPrefix(name, "invoke_agent ")
+}
+
+// isLangGraphModelNode reports whether an OpenInference AGENT span is the
+// "agent" node of a LangGraph ReAct graph. OpenInference marks every run
+// whose name contains "agent" as AGENT, but that node only calls the model:
+// the graph's tools run in its sibling "tools" node, so the node is not the
+// boundary of the calls (genai-conventions §3.3). A graph used as a named
+// sub-agent ("weather_agent") still is.
+func isLangGraphModelNode(name, metadata string) bool {
+	return name == "agent" && strings.Contains(metadata, `"langgraph_node"`)
 }
 
 // convention names the convention of a GenAI span that carries the common
@@ -95,6 +114,12 @@ func (f *fields) convention(scope pcommon.InstrumentationScope) Convention {
 	case f.has(fAIOperationID):
 		return ConventionAISDK
 	}
+	return scopeConvention(scope)
+}
+
+// scopeConvention names the convention of a span from its instrumentation
+// scope, for spans whose attributes do not say.
+func scopeConvention(scope pcommon.InstrumentationScope) Convention {
 	switch s := scope.Name(); {
 	case s == "gcp.vertex.agent":
 		return ConventionADK
@@ -122,20 +147,28 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 	}
 	conv := f.convention(scope)
 	// Arguments and results: the semconv keys first, then each
-	// convention's own keys (recovery recipe, genai-conventions §8).
-	switch {
-	case f.has(fToolArgs):
-		c.Args, c.Encoding = f.raw(fToolArgs, EncodingJSON)
-	case f.has(fADKArgs):
-		c.Args, c.Encoding = f.raw(fADKArgs, EncodingJSON)
-	case f.has(fInputValue):
-		c.Args, c.Encoding = f.raw(fInputValue, EncodingJSONOrPython)
-	case f.has(fTLEntityInput):
-		c.Args, c.Encoding = f.raw(fTLEntityInput, EncodingTraceloop)
-	case f.has(fAIToolArgs):
-		c.Args, c.Encoding = f.raw(fAIToolArgs, EncodingJSON)
-	case f.has(fSpringToolArgs):
-		c.Args, c.Encoding = f.raw(fSpringToolArgs, EncodingJSON)
+	// convention's own keys (recovery recipe, genai-conventions §8). A
+	// placeholder ("{}", "<not specified>") gives way to a later key that
+	// holds real arguments.
+	toolArgs := EncodingJSON
+	if conv == ConventionOpenLLMetry {
+		toolArgs = EncodingLangChainWrapper
+	}
+	for i, src := range argumentSources {
+		if !f.has(src.id) {
+			continue
+		}
+		enc := src.enc
+		if i == 0 {
+			enc = toolArgs
+		}
+		args, enc := f.raw(src.id, enc)
+		if c.Encoding == EncodingAbsent || ArgumentsLikelyKnown(args, enc, DecodeOptions{}) {
+			c.Args, c.Encoding = args, enc
+		}
+		if ArgumentsLikelyKnown(args, enc, DecodeOptions{}) {
+			break
+		}
 	}
 	for _, id := range []fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult} {
 		if f.has(id) {
@@ -146,7 +179,7 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 	if f.str(fToolStatus) == "error" {
 		c.Failed = true
 	}
-	if conv == ConventionOpenLLMetry && (c.Name == "" || strings.HasSuffix(c.Name, "Tool")) {
+	if conv == ConventionOpenLLMetry && (c.Name == "" || isLangChainToolClass(c.Name)) {
 		f.langChainToolName(&c)
 	}
 	if f.str(fMCPMethod) == "tools/call" {
@@ -157,6 +190,21 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 	}
 	c.Convention = conv
 	return Result{Kind: KindTool, Convention: conv, Call: c}
+}
+
+// argumentSources are the keys an execute_tool span may carry its arguments
+// in, in the order they are tried, with their encodings. The first,
+// gen_ai.tool.call.arguments, is decoded per convention (see genAITool).
+var argumentSources = [...]struct {
+	id  fieldID
+	enc Encoding
+}{
+	{fToolArgs, EncodingJSON},
+	{fADKArgs, EncodingJSON},
+	{fInputValue, EncodingJSONOrPython},
+	{fTLEntityInput, EncodingTraceloop},
+	{fAIToolArgs, EncodingJSON},
+	{fSpringToolArgs, EncodingJSON},
 }
 
 // mcpTool reads an MCP tools/call client or server span (semconv >= 1.39).
@@ -196,7 +244,7 @@ func (f *fields) traceloopTool(span ptrace.Span) Result {
 		c.Name = strings.TrimSuffix(span.Name(), ".tool")
 	}
 	if f.has(fToolArgs) {
-		c.Args, c.Encoding = f.raw(fToolArgs, EncodingJSON)
+		c.Args, c.Encoding = f.raw(fToolArgs, EncodingLangChainWrapper)
 	} else {
 		c.Args, c.Encoding = f.raw(fTLEntityInput, EncodingTraceloop)
 	}
@@ -285,6 +333,16 @@ func lastPathElement(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// isLangChainToolClass reports whether name is one of the LangChain tool
+// classes OpenLLMetry JS records instead of the tool's name.
+func isLangChainToolClass(name string) bool {
+	switch name {
+	case "DynamicStructuredTool", "DynamicTool", "StructuredTool", "Tool":
+		return true
+	}
+	return false
 }
 
 // langChainToolName recovers the tool name OpenLLMetry JS hides behind the

@@ -9,6 +9,8 @@
 package extract // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 
 import (
+	"strings"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
@@ -86,6 +88,12 @@ const (
 	EncodingTraceloop
 	// EncodingText is plain text that is the argument itself.
 	EncodingText
+	// EncodingLangChainWrapper is gen_ai.tool.call.arguments on an
+	// OpenLLMetry span: OpenLLMetry's LangChain instrumentation (Python,
+	// >= 0.53) writes its {"input_str", "tags", "metadata", "inputs",
+	// "kwargs"} wrapper there, its other instrumentations the raw arguments.
+	// The wrapper is removed only when the text has that shape.
+	EncodingLangChainWrapper
 )
 
 // Call is the compact record of one tool execution, kept until its agent
@@ -137,18 +145,42 @@ type Options struct {
 // DefaultSkipTools are the framework-internal tool names skipped by default.
 func DefaultSkipTools() []string { return []string{"(merged tools)", "final_result"} }
 
+// skips reports whether a tool span named name is not a tool call: it has no
+// name, or the name is in SkipTools. Pydantic AI names the output tool of
+// each of several output types final_result_<Type>, so when "final_result"
+// is skipped those are too.
+func (o *Options) skips(name string) bool {
+	if name == "" {
+		return true
+	}
+	if _, skip := o.SkipTools[name]; skip {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(name, "final_result_"); ok && rest != "" {
+		_, skip := o.SkipTools["final_result"]
+		return skip
+	}
+	return false
+}
+
 // Classify reports what role span plays and, for a tool span, extracts the
 // call. scope is the span's instrumentation scope.
 func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options) Result {
-	var f fields
-	if !f.scan(span.Attributes()) {
-		// No GenAI attribute at all. Genkit and Pydantic AI v2 are also
-		// recognised by attributes, so nothing else can match.
+	attrs := span.Attributes()
+	if !hasGenAIKey(attrs) {
+		// No GenAI attribute at all: only agent spans known by their name
+		// alone can match (Google ADK's 2025 agent_run spans carry no
+		// attributes).
+		if isAgentSpanName(span.Name()) {
+			return Result{Kind: KindAgent, GenAI: true, Convention: scopeConvention(scope)}
+		}
 		return Result{}
 	}
+	var f fields
+	f.scan(attrs)
 	res := f.classify(span, scope)
 	if res.Kind == KindTool {
-		if _, skip := opts.SkipTools[res.Call.Name]; skip || res.Call.Name == "" {
+		if opts.skips(res.Call.Name) {
 			return Result{GenAI: true, Convention: res.Convention}
 		}
 		res.Call.Start = uint64(span.StartTimestamp())
@@ -156,7 +188,7 @@ func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Option
 		if span.Status().Code() == ptrace.StatusCodeError || f.has(fErrorType) {
 			res.Call.Failed = true
 		}
-		if res.Call.Encoding == EncodingAbsent {
+		if span.Events().Len() > 0 && !ArgumentsLikelyKnown(res.Call.Args, res.Call.Encoding, DecodeOptions{}) {
 			eventArguments(span, &res.Call)
 		}
 	}

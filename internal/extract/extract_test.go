@@ -222,3 +222,185 @@ func TestNameFromSpanName(t *testing.T) {
 		assert.Equal(t, want, nameFromSpanName(in), in)
 	}
 }
+
+func TestDecodeWrappersAndTruncation(t *testing.T) {
+	tests := []struct {
+		name  string
+		raw   string
+		enc   Encoding
+		want  string
+		state ArgumentState
+	}{
+		{"langchain wrapper in gen_ai.tool.call.arguments", `{"input_str": "{'city': 'Paris'}", "tags": [], "metadata": {}, "inputs": {"city": "Paris"}, "kwargs": {}}`,
+			EncodingLangChainWrapper, `{"city":"Paris"}`, ArgumentsKnown},
+		{"langchain wrapper without inputs dict", `{"input_str": "{'city': 'Paris', 'days': 3}", "tags": [], "metadata": {}, "inputs": null, "kwargs": {}}`,
+			EncodingLangChainWrapper, `{"city":"Paris","days":3}`, ArgumentsKnown},
+		{"langchain wrapper of a string input", `{"input_str": "Paris weather", "tags": [], "metadata": {}, "inputs": null, "kwargs": {}}`,
+			EncodingLangChainWrapper, `"Paris weather"`, ArgumentsKnown},
+		{"raw arguments on an OpenLLMetry span are kept", `{"inputs": {"a": 1}, "kwargs": {"b": 2}}`,
+			EncodingLangChainWrapper, `{"inputs":{"a":1},"kwargs":{"b":2}}`, ArgumentsKnown},
+		{"langchain wrapper in traceloop.entity.input", `{"input_str": "{'a': 3}", "inputs": null, "kwargs": {}}`,
+			EncodingTraceloop, `{"a":3}`, ArgumentsKnown},
+		{"double-encoded and cut", `"{\"query\":\"a very long que`, EncodingJSON, ``, ArgumentsTruncated},
+		{"double-encoded, inner cut at a length limit", `"{\"query\":\"a very long que"`, EncodingJSON, ``, ArgumentsTruncated},
+		{"string argument that merely starts with a brace", `"{name} is here"`, EncodingJSON, `"{name} is here"`, ArgumentsKnown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, st := DecodeArguments(tt.raw, tt.enc, DecodeOptions{})
+			assert.Equal(t, tt.state, st)
+			if st == ArgumentsKnown {
+				assert.Equal(t, tt.want, v.JSON())
+			}
+		})
+	}
+}
+
+func TestDecodeResultWrappers(t *testing.T) {
+	wrapped := `{"output": "21C and sunny", "kwargs": {"name": "get_weather"}}`
+	v, ok := DecodeResult(wrapped, ConventionOpenLLMetry)
+	require.True(t, ok)
+	assert.Equal(t, `"21C and sunny"`, v.JSON(), "OpenLLMetry's LangChain result wrapper is removed")
+	v, _ = DecodeResult(wrapped, ConventionGenAI)
+	assert.Equal(t, `{"output":"21C and sunny","kwargs":{"name":"get_weather"}}`, v.JSON(), "other conventions keep the object")
+	v, _ = DecodeResult(`{"result": 4}`, ConventionADK)
+	assert.Equal(t, `{"result":4}`, v.JSON(), "ADK's scalar wrapper is what the model saw")
+}
+
+// classifyOne classifies a span built by fill, under a scope named scope.
+func classifyOne(t *testing.T, scope string, fill func(s ptrace.Span)) Result {
+	t.Helper()
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	ss.Scope().SetName(scope)
+	s := ss.Spans().AppendEmpty()
+	fill(s)
+	opts := &Options{SkipTools: map[string]struct{}{}}
+	for _, n := range DefaultSkipTools() {
+		opts.SkipTools[n] = struct{}{}
+	}
+	return Classify(s, ss.Scope(), opts)
+}
+
+func TestClassifySpanShapes(t *testing.T) {
+	args := func(r Result) string {
+		v, st := DecodeArguments(r.Call.Args, r.Call.Encoding, DecodeOptions{})
+		if st != ArgumentsKnown {
+			return "?"
+		}
+		return v.JSON()
+	}
+	t.Run("ADK 2025 agent_run span without attributes is an agent", func(t *testing.T) {
+		r := classifyOne(t, "gcp.vertex.agent", func(s ptrace.Span) { s.SetName("agent_run [weather_agent]") })
+		assert.Equal(t, KindAgent, r.Kind)
+		assert.Equal(t, ConventionADK, r.Convention)
+		assert.True(t, r.GenAI)
+	})
+	t.Run("invoke_agent span name without the operation attribute", func(t *testing.T) {
+		r := classifyOne(t, "x", func(s ptrace.Span) { s.SetName("invoke_agent weather_agent") })
+		assert.Equal(t, KindAgent, r.Kind)
+	})
+	t.Run("ordinary span is nothing", func(t *testing.T) {
+		r := classifyOne(t, "x", func(s ptrace.Span) {
+			s.SetName("GET /agent_run")
+			s.Attributes().PutStr("http.route", "/agent_run")
+		})
+		assert.Equal(t, Result{}, r)
+	})
+	t.Run("LangGraph agent node is not an agent run", func(t *testing.T) {
+		r := classifyOne(t, "openinference.instrumentation.langchain", func(s ptrace.Span) {
+			s.SetName("agent")
+			s.Attributes().PutStr("openinference.span.kind", "AGENT")
+			s.Attributes().PutStr("metadata", `{"langgraph_step": 1, "langgraph_node": "agent", "langgraph_triggers": ["start:agent"]}`)
+		})
+		assert.Equal(t, KindOther, r.Kind)
+		assert.True(t, r.GenAI, "still a GenAI link")
+	})
+	t.Run("LangGraph sub-agent node is an agent run", func(t *testing.T) {
+		r := classifyOne(t, "openinference.instrumentation.langchain", func(s ptrace.Span) {
+			s.SetName("weather_agent")
+			s.Attributes().PutStr("openinference.span.kind", "AGENT")
+			s.Attributes().PutStr("metadata", `{"langgraph_node": "weather_agent"}`)
+		})
+		assert.Equal(t, KindAgent, r.Kind)
+	})
+	t.Run("OpenLLMetry Python LangChain execute_tool wrapper", func(t *testing.T) {
+		r := classifyOne(t, "opentelemetry.instrumentation.langchain", func(s ptrace.Span) {
+			s.SetName("execute_tool get_weather")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "get_weather")
+			a.PutStr("gen_ai.provider.name", "langgraph")
+			a.PutStr("traceloop.span.kind", "task")
+			wrapper := `{"input_str": "{'city': 'Paris'}", "tags": ["seq:step:1"], "metadata": {"langgraph_node": "tools"}, "inputs": {"city": "Paris"}, "kwargs": {"tool_call_id": "call_1"}}`
+			a.PutStr("gen_ai.tool.call.arguments", wrapper)
+			a.PutStr("traceloop.entity.input", wrapper)
+			a.PutStr("gen_ai.tool.call.result", `{"output": "21C", "kwargs": {"name": "get_weather"}}`)
+		})
+		require.Equal(t, KindTool, r.Kind)
+		assert.Equal(t, "get_weather", r.Call.Name)
+		assert.Equal(t, `{"city":"Paris"}`, args(r))
+		res, _ := DecodeResult(r.Call.Result, r.Call.Convention)
+		assert.Equal(t, `"21C"`, res.JSON())
+	})
+	t.Run("OpenLLMetry tool named like a class keeps its name", func(t *testing.T) {
+		r := classifyOne(t, "@traceloop/node-server-sdk", func(s ptrace.Span) {
+			s.SetName("execute_tool weatherTool")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "weatherTool")
+			a.PutStr("traceloop.span.kind", "tool")
+			a.PutStr("traceloop.entity.path", "weather_agent.plan")
+		})
+		assert.Equal(t, "weatherTool", r.Call.Name)
+	})
+	t.Run("placeholder gives way to arguments under another key", func(t *testing.T) {
+		r := classifyOne(t, "gcp.vertex.agent", func(s ptrace.Span) {
+			s.SetName("execute_tool get_weather")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "get_weather")
+			a.PutStr("gen_ai.tool.call.arguments", "{}")
+			a.PutStr("gcp.vertex.agent.tool_call_args", `{"city": "Paris"}`)
+		})
+		assert.Equal(t, `{"city":"Paris"}`, args(r))
+	})
+	t.Run("placeholder gives way to arguments in events", func(t *testing.T) {
+		r := classifyOne(t, "strands.telemetry.tracer", func(s ptrace.Span) {
+			s.SetName("execute_tool get_weather")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "get_weather")
+			a.PutStr("gen_ai.tool.call.arguments", "<not specified>")
+			ev := s.Events().AppendEmpty()
+			ev.SetName("gen_ai.tool.message")
+			ev.Attributes().PutStr("content", `{"city": "Paris"}`)
+		})
+		assert.Equal(t, `{"city":"Paris"}`, args(r))
+	})
+	t.Run("only placeholders stay unknown", func(t *testing.T) {
+		r := classifyOne(t, "gcp.vertex.agent", func(s ptrace.Span) {
+			s.SetName("execute_tool get_weather")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "get_weather")
+			a.PutStr("gen_ai.tool.call.arguments", "{}")
+			a.PutStr("gcp.vertex.agent.tool_call_args", "{}")
+		})
+		require.Equal(t, KindTool, r.Kind)
+		assert.Equal(t, "?", args(r))
+		v, st := DecodeArguments(r.Call.Args, r.Call.Encoding, DecodeOptions{EmptyIsKnown: true})
+		assert.Equal(t, ArgumentsKnown, st)
+		assert.Equal(t, `{}`, v.JSON())
+	})
+	for name, skipped := range map[string]bool{"final_result": true, "final_result_Weather": true, "final_result_": false, "final_results": false, "(merged tools)": true} {
+		t.Run("skip "+name, func(t *testing.T) {
+			r := classifyOne(t, "pydantic-ai", func(s ptrace.Span) {
+				s.SetName("execute_tool " + name)
+				s.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
+				s.Attributes().PutStr("gen_ai.tool.name", name)
+			})
+			assert.Equal(t, skipped, r.Kind != KindTool)
+		})
+	}
+}

@@ -51,6 +51,7 @@ const (
 	fMastraSpanType
 	fPydanticArgs
 	fPydanticResponse
+	fMetadata
 	numFields
 )
 
@@ -97,6 +98,7 @@ var fieldIDs = map[string]fieldID{
 	"mastra.span.type":                fMastraSpanType,
 	"tool_arguments":                  fPydanticArgs,
 	"tool_response":                   fPydanticResponse,
+	"metadata":                        fMetadata,
 }
 
 // fields holds the attribute values one span carries for the classifier.
@@ -126,6 +128,17 @@ func (f *fields) scan(attrs pcommon.Map) bool {
 	return f.genai
 }
 
+// hasGenAIKey reports whether any key of attrs marks a GenAI span. It is
+// the whole cost of an ordinary span: a first-byte switch per key.
+func hasGenAIKey(attrs pcommon.Map) bool {
+	for k := range attrs.All() {
+		if marker, _ := classifyKey(k); marker {
+			return true
+		}
+	}
+	return false
+}
+
 // classifyKey says whether a key marks a GenAI span and whether it may be
 // one of the keys the classifier reads.
 func classifyKey(k string) (marker, candidate bool) {
@@ -153,7 +166,7 @@ func classifyKey(k string) (marker, candidate bool) {
 		return m, m
 	case 'm':
 		m := strings.HasPrefix(k, "mcp.") || strings.HasPrefix(k, "mastra.")
-		return m, m
+		return m, m || k == "metadata"
 	case 's':
 		m := strings.HasPrefix(k, "spring.ai.")
 		return m, m
