@@ -89,7 +89,8 @@ func init() { Register(ADKName, newADK) }
 // when expected_invocations is None; the parameter metric raises on
 // differing invocation counts and aligns by name only (a wrong-arguments
 // call is consumed, earlier calls are lost); CPython 3.12+'s sum() is
-// compensated. match_type strings such as "1" are rejected, ints accepted.
+// compensated. match_type strings such as "1" are rejected; ints, floats and bools
+// (True is IN_ORDER) are accepted by value.
 //
 // Details: overall_score (nil when not evaluated), overall_eval_status,
 // per_invocation_scores (nil entries for invocations not evaluated),
@@ -157,6 +158,13 @@ func parseADKMatchType(x any) (int, error) {
 			}
 		}
 		return 0, fmt.Errorf("invalid value %q, expected EXACT, IN_ORDER or ANY_ORDER", s)
+	}
+	if b, ok := x.(bool); ok {
+		// pydantic validates bools as ints: True is IN_ORDER, False EXACT.
+		if b {
+			return 1, nil
+		}
+		return 0, nil
 	}
 	v, err := ValueOf(x)
 	if err == nil && v.Kind() == KindNumber {

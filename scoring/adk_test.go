@@ -35,6 +35,8 @@ func TestADKTrajectory(t *testing.T) {
 		{"ANY_ORDER: duplicates need distinct calls", mt("ANY_ORDER"), expect(t1, t2, t1), []Call{c1, c2, c3}, 0},
 		{"match_type normalised: \" in-order \"", mt(" in-order "), expect(t1, t2), []Call{c1, x, c2}, 1},
 		{"match_type as an int", mt(2), expect(t1, t2), []Call{c2, c1}, 1},
+		{"match_type true is IN_ORDER", mt(true), expect(t1, t2), []Call{c1, x, c2}, 1},
+		{"match_type false is EXACT", mt(false), expect(t1, t2), []Call{c1, x, c2}, 0},
 		{"args compared with Python ==", mt("EXACT"), expect(want("t", `{"a":1}`)), []Call{call("t", `{"a":1.0}`)}, 1},
 		{"True == 1", mt("EXACT"), expect(want("t", `{"a":true}`)), []Call{call("t", `{"a":1}`)}, 1},
 		{"None != {}", mt("EXACT"), expect(want("t", "")), []Call{call("t", `{}`)}, 0},

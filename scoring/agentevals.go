@@ -184,6 +184,14 @@ func newAgentEvals(s Settings) (Scorer, error) {
 	_, hasMode := r.opts["trajectory_match_mode"]
 	a.mode = r.String("trajectory_match_mode", "strict")
 	a.argsMode = r.String("tool_args_match_mode", "exact")
+	// JS default parameters replace undefined only: an explicit null is a
+	// mode of its own (invalid for the trajectory, "ignore" for arguments).
+	if x, ok := r.opts["trajectory_match_mode"]; ok && x == nil {
+		a.mode = "null"
+	}
+	if x, ok := r.opts["tool_args_match_mode"]; ok && x == nil {
+		a.argsMode = "null"
+	}
 	if x, ok := r.Raw("tool_args_match_overrides"); ok {
 		m, isMap := x.(map[string]any)
 		if !isMap {

@@ -147,6 +147,13 @@ func TestAgentEvalsOverrides(t *testing.T) {
 func TestAgentEvalsOptionsAndMapping(t *testing.T) {
 	_, err := New(AgentEvalsName, Settings{Options: map[string]any{"trajectory_match_mode": "loose"}})
 	assert.EqualError(t, err, "agentevals: Invalid trajectory match type: loose")
+	_, err = New(AgentEvalsName, Settings{Options: map[string]any{"trajectory_match_mode": nil}})
+	assert.EqualError(t, err, "agentevals: Invalid trajectory match type: null", "a JS default replaces undefined, not null")
+	// An explicit null argument mode is not a known mode: arguments are ignored.
+	res := aeScore(t, map[string]any{"tool_args_match_mode": nil}, expect(want("f", `{"a":1}`)), call("f", `{"a":2}`))
+	assert.Equal(t, true, res.Details["score"])
+	res = aeScore(t, map[string]any{}, expect(want("f", `{"a":1}`)), call("f", `{"a":2}`))
+	assert.Equal(t, false, res.Details["score"], "the default is exact")
 	_, err = New(AgentEvalsName, Settings{Options: map[string]any{"tool_args_match_overrides": map[string]any{"f": map[string]any{"reference": map[string]any{}}}}})
 	assert.EqualError(t, err, `agentevals: option "tool_args_match_overrides": f: unknown comparator key "reference", expected "when_reference" or "actual"`)
 	_, err = New(AgentEvalsName, Settings{Options: map[string]any{"tool_args_match_overrides": map[string]any{"f": map[string]any{"actual": map[string]any{"q": map[string]any{"bogus": 1}}}}}})
@@ -168,7 +175,7 @@ func TestAgentEvalsOptionsAndMapping(t *testing.T) {
 	assert.Equal(t, "trajectory_superset_match", mapped(OrderInOrder, ""))
 	assert.Equal(t, "trajectory_superset_match", mapped(OrderAny, ""))
 	assert.Equal(t, "trajectory_unordered_match", mapped(OrderAny, ExtraFail))
-	res := aeScore(t, map[string]any{"trajectory_match_mode": "subset"}, Expectation{Calls: []ExpectedCall{want("f", `{}`)}, Order: OrderExact}, f)
+	res = aeScore(t, map[string]any{"trajectory_match_mode": "subset"}, Expectation{Calls: []ExpectedCall{want("f", `{}`)}, Order: OrderExact}, f)
 	assert.Equal(t, "trajectory_subset_match", res.Details["key"])
 	assert.Equal(t, "true: trajectory_subset_match (1 output calls, 1 reference calls)", res.Explanation)
 

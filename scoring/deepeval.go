@@ -25,11 +25,15 @@ func init() { Register(DeepEvalName, newDeepEval) }
 //	strict_mode               bool: threshold becomes 1 and any score below 1 becomes 0
 //	evaluation_params         list of "input_parameters" and/or "output" (default []; case-insensitive,
 //	                          "ToolCallParams.INPUT_PARAMETERS" also accepted)
-//	include_reason, async_mode, verbose_mode, model  accepted and ignored (they do not change the
-//	                          deterministic score; model only serves the judge below)
+//	include_reason, async_mode, verbose_mode, model, evaluation_template  accepted and ignored
+//	                          (they do not change the deterministic score; model and the
+//	                          template only serve the LLM)
 //
-// available_tools is rejected: it enables DeepEval's LLM tool-selection
-// judge, which this library does not run.
+// A non-empty available_tools is rejected: it enables DeepEval's LLM
+// tool-selection judge, which this library does not run (an empty list is
+// falsy in Python and changes nothing). A None tools_called or
+// expected_tools list is DeepEval's MissingTestCaseParamsError; Score always
+// has lists, ScoreTestCase takes the None flags.
 //
 // Algorithm (a call matches by name AND type; type defaults to FUNCTION):
 //
@@ -131,7 +135,10 @@ func newDeepEval(s Settings) (Scorer, error) {
 			r.fail("evaluation_params", "invalid value %q, expected \"input_parameters\" or \"output\"", p)
 		}
 	}
-	if _, ok := r.Raw("available_tools"); ok {
+	// evaluation_template only shapes the LLM-written reason.
+	r.Raw("evaluation_template")
+	if x, ok := r.Raw("available_tools"); ok && !isEmptyList(x) {
+		// DeepEval skips the judge when the list is empty (falsy).
 		r.fail("available_tools", "needs DeepEval's LLM tool-selection judge, which this library does not run; remove it to score tool correctness deterministically")
 	}
 	if err := r.Err(); err != nil {
@@ -180,6 +187,24 @@ func (d *deepeval) Name() string { return DeepEvalName }
 
 func (d *deepeval) fail(err error) Result {
 	return errorResult(DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", err))
+}
+
+// ScoreTestCase scores an LLMTestCase whose tools_called or expected_tools
+// may be None (calledNone, expectedNone), as DeepEval's
+// check_llm_test_case_params does before scoring: a None list is a
+// MissingTestCaseParamsError (empty lists are fine). Otherwise it is Score.
+func (d *deepeval) ScoreTestCase(ctx context.Context, calls []Call, calledNone, expectedNone bool) Result {
+	var missing []string
+	if calledNone {
+		missing = append(missing, "'tools_called'")
+	}
+	if expectedNone {
+		missing = append(missing, "'expected_tools'")
+	}
+	if len(missing) == 0 {
+		return d.Score(ctx, calls)
+	}
+	return d.fail(fmt.Errorf("%s cannot be None for the 'Tool Correctness' metric (MissingTestCaseParamsError)", strings.Join(missing, " and ")))
 }
 
 // Score implements Scorer.

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -134,6 +135,9 @@ func TestDeepEvalCrashes(t *testing.T) {
 func TestDeepEvalOptionsAndMapping(t *testing.T) {
 	_, err := New(DeepEvalName, Settings{Options: map[string]any{"available_tools": []any{"a"}}})
 	assert.EqualError(t, err, `deepeval: option "available_tools": needs DeepEval's LLM tool-selection judge, which this library does not run; remove it to score tool correctness deterministically`)
+	// An empty list is falsy in Python: no judge, deterministic scoring.
+	_, err = New(DeepEvalName, Settings{Options: map[string]any{"available_tools": []any{}, "evaluation_template": "MyTemplate"}})
+	assert.NoError(t, err)
 	_, err = New(DeepEvalName, Settings{Options: map[string]any{"evaluation_params": []any{"args"}}})
 	assert.EqualError(t, err, `deepeval: option "evaluation_params": invalid value "args", expected "input_parameters" or "output"`)
 	_, err = New(DeepEvalName, Settings{Options: map[string]any{"threshold": 2}})
@@ -159,4 +163,20 @@ func TestDeepEvalOptionsAndMapping(t *testing.T) {
 	// Type maps case-insensitively; Result maps to output.
 	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(typedExp(want("a", ""), "mcp"))}, typed(call("a", ""), "MCP"))
 	assert.Equal(t, 1.0, res.Score)
+}
+
+func TestDeepEvalNoneLists(t *testing.T) {
+	sc := newProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""))})
+	tc := sc.(interface {
+		ScoreTestCase(context.Context, []Call, bool, bool) Result
+	})
+	res := tc.ScoreTestCase(t.Context(), []Call{call("a", `{}`)}, false, true)
+	assert.EqualError(t, res.Err, "deepeval: 'expected_tools' cannot be None for the 'Tool Correctness' metric (MissingTestCaseParamsError)")
+	assert.Equal(t, OutcomeError, res.Outcome)
+	res = tc.ScoreTestCase(t.Context(), nil, true, true)
+	assert.EqualError(t, res.Err, "deepeval: 'tools_called' and 'expected_tools' cannot be None for the 'Tool Correctness' metric (MissingTestCaseParamsError)")
+	// Empty lists are not None.
+	res = tc.ScoreTestCase(t.Context(), nil, false, false)
+	require.NoError(t, res.Err)
+	assert.Equal(t, 0.0, res.Score)
 }

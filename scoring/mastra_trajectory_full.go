@@ -644,7 +644,8 @@ func mastraCheckEfficiency(steps []Call, totalDuration Value, o mastraEfficiency
 	}
 	if newer && o.maxTotalDurationMs.set {
 		var ok bool
-		if totalDuration.Kind() > KindNull {
+		// "!== undefined": an explicit null total is checked, and fails.
+		if totalDuration.Kind() != KindUndefined {
 			ok = isMeasurement(totalDuration)
 		} else {
 			ok = len(steps) > 0

@@ -232,6 +232,10 @@ func TestMastraHelpers(t *testing.T) {
 	eff, err = MastraCheckTrajectoryEfficiency(run, map[string]any{"max_total_duration_ms": 1000})
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, eff["score"], "the trajectory's own duration wins over the step sum")
+	run.TotalDurationMs = Null()
+	_, err = MastraCheckTrajectoryEfficiency(run, map[string]any{"max_total_duration_ms": 1000})
+	assert.EqualError(t, err, "Cannot evaluate duration budget: missing or invalid duration measurements",
+		"an explicit null total is checked (!== undefined) and is not a measurement")
 
 	bl, err := MastraCheckTrajectoryBlacklist(MastraRun{Steps: []Call{okStep("a"), okStep("b"), okStep("a"), okStep("b")}},
 		map[string]any{"blacklisted_sequences": []any{[]any{"a", "b"}, []any{"a", "b"}}})

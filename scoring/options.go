@@ -35,6 +35,17 @@ func (r *optionReader) raw(key string) (any, bool) {
 	return v, ok
 }
 
+// isEmptyList reports whether an option value is an empty list.
+func isEmptyList(x any) bool {
+	switch l := x.(type) {
+	case []any:
+		return len(l) == 0
+	case []string:
+		return len(l) == 0
+	}
+	return false
+}
+
 // Raw returns an option's value as written, for options with a structure of
 // their own.
 func (r *optionReader) Raw(key string) (any, bool) { return r.raw(key) }

@@ -631,7 +631,12 @@ func (c *vectorCase) exec(t *testing.T, version string) runOutcome {
 	case "analyzeToolFailures":
 		return fromDetails(MastraAnalyzeToolFailures(c.mastraRun(), opts))
 	case "ToolCorrectnessMetric":
-		return scoreWith(DeepEvalName, Settings{Expectation: c.plainExpectation(t, false), Options: opts}, plain)
+		return scoreWith(DeepEvalName, Settings{Expectation: c.plainExpectation(t, false), Options: opts}, func(sc Scorer) Result {
+			// A null list is Python None.
+			return sc.(interface {
+				ScoreTestCase(context.Context, []Call, bool, bool) Result
+			}).ScoreTestCase(ctx, c.plainCalls(), c.actual.Kind() == KindNull, c.expected.Kind() == KindNull)
+		})
 	case "createTrajectoryMatchEvaluator":
 		actual, _ := aeMessages(t, get(c.peerInput, "outputs"))
 		_, expected := aeMessages(t, get(c.peerInput, "referenceOutputs"))
