@@ -267,6 +267,23 @@ func TestGoldenTraces(t *testing.T) {
 		{"captures/constructed-google-adk-python.json", "paris", map[string]map[string]ruleResult{
 			"invoke_agent weather_agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
 		}},
+		// Constructed from genai-conventions.md for shapes without a real
+		// capture here (testdata/traces/captures/README.md).
+		{"captures/constructed-google-adk-python-2025.json", "paris", map[string]map[string]ruleResult{
+			// The 2025 agent_run span has no attributes; the invocation
+			// root is not the run.
+			"agent_run [weather_agent]": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-langgraph-openinference.json", "paris", map[string]map[string]ruleResult{
+			// The "agent" model nodes are AGENT spans but not runs: the
+			// tools ran in the sibling "tools" node, so the graph root is.
+			"LangGraph": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-openllmetry-langchain-python.json", "paris", map[string]map[string]ruleResult{
+			// Arguments inside OpenLLMetry's LangChain wrapper; the
+			// workflow span around the agent is a wrapper, not scored.
+			"weather_agent.agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
 		{"captures/constructed-mcp.json", "paris", map[string]map[string]ruleResult{
 			// Three records of each call (execute_tool, MCP client, MCP
 			// server) count once.
