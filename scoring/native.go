@@ -207,9 +207,7 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 	// evaluated yet) or the pair's weight. Pairs are evaluated lazily.
 	sc.scores = growFloats(sc.scores, ne*na)
 	sc.weights = growInt64s(sc.weights, ne*na)
-	for k := range sc.weights {
-		sc.weights[k] = weightInfeasible
-	}
+	fillInt64s(sc.weights, weightInfeasible)
 	for j := range calls {
 		g := sc.actGroup[j]
 		if g < 0 {
@@ -228,6 +226,18 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 		n.assignInOrder(calls, sc)
 	}
 	return n.result(calls, sc)
+}
+
+// fillInt64s sets every element of s to v, doubling the filled prefix with
+// copy (a memmove) rather than storing element by element.
+func fillInt64s(s []int64, v int64) {
+	if len(s) == 0 {
+		return
+	}
+	s[0] = v
+	for filled := 1; filled < len(s); filled *= 2 {
+		copy(s[filled:], s[:filled])
+	}
 }
 
 // Weight sentinels for pairs without a computed weight.
