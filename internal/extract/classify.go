@@ -163,10 +163,11 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 			enc = toolArgs
 		}
 		args, enc := f.raw(src.id, enc)
-		if c.Encoding == EncodingAbsent || ArgumentsLikelyKnown(args, enc, DecodeOptions{}) {
+		known := ArgumentsLikelyKnown(args, enc, DecodeOptions{})
+		if known || c.Encoding == EncodingAbsent {
 			c.Args, c.Encoding = args, enc
 		}
-		if ArgumentsLikelyKnown(args, enc, DecodeOptions{}) {
+		if known {
 			break
 		}
 	}

@@ -103,21 +103,16 @@ var fieldIDs = map[string]fieldID{
 
 // fields holds the attribute values one span carries for the classifier.
 type fields struct {
-	v     [numFields]pcommon.Value
-	set   uint64
-	genai bool
+	v   [numFields]pcommon.Value
+	set uint64
 }
 
-// scan reads attrs once and reports whether any GenAI attribute is present.
-// A key is looked up only when its prefix belongs to a GenAI convention, so
+// scan reads the attributes the classifier uses from attrs, in one pass. A
+// key is looked up only when its prefix belongs to a GenAI convention, so
 // ordinary keys (http.*, db.*, server.*) cost a byte comparison or two.
-func (f *fields) scan(attrs pcommon.Map) bool {
+func (f *fields) scan(attrs pcommon.Map) {
 	for k, v := range attrs.All() {
-		marker, candidate := classifyKey(k)
-		if marker {
-			f.genai = true
-		}
-		if !candidate {
+		if _, candidate := classifyKey(k); !candidate {
 			continue
 		}
 		if id, ok := fieldIDs[k]; ok {
@@ -125,7 +120,6 @@ func (f *fields) scan(attrs pcommon.Map) bool {
 			f.set |= 1 << id
 		}
 	}
-	return f.genai
 }
 
 // hasGenAIKey reports whether any key of attrs marks a GenAI span. It is
