@@ -180,6 +180,8 @@ type entry struct {
 	call   int32 // index into batch.calls, for tool spans
 	kind   extract.Kind
 	genai  bool
+	// modelStart is a model call's start time (0 for other spans).
+	modelStart pcommon.Timestamp
 }
 
 // batch holds one ConsumeTraces call's working memory, pooled.
@@ -286,6 +288,9 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					e.call = int32(len(b.calls))
 					b.calls = append(b.calls, res.Call)
 				}
+				if res.ModelCall {
+					e.modelStart = span.StartTimestamp()
+				}
 				b.entries = append(b.entries, e)
 			}
 		}
@@ -350,6 +355,9 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 		default:
 			if traj := p.store.Link(e.trace, e.span, e.parent, e.genai, now); traj != nil {
 				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
+			}
+			if e.modelStart != 0 {
+				p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
 			}
 		}
 	}

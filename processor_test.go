@@ -274,6 +274,11 @@ func TestGoldenTraces(t *testing.T) {
 			// root is not the run.
 			"agent_run [weather_agent]": {"paris_trip": pass, "stock_must_succeed": stockErr},
 		}},
+		{"captures/constructed-spring-ai-two-turns.json", "turns", map[string]map[string]ruleResult{
+			// Every span hangs off the advisor span; the chat spans between
+			// the calls put them in two turns, so the reversed order fails.
+			"spring_ai chat_client": {"paris_trip": pass, "stock_first": {score: 0.5}},
+		}},
 		{"captures/constructed-langgraph-openinference.json", "paris", map[string]map[string]ruleResult{
 			// The "agent" model nodes are AGENT spans but not runs: the
 			// tools ran in the sibling "tools" node, so the graph root is.

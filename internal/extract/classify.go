@@ -34,7 +34,28 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 	if c, ok := f.agentConvention(span, scope, op); ok {
 		return Result{Kind: KindAgent, Convention: c}
 	}
-	return Result{Convention: f.convention(scope)}
+	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(op)}
+}
+
+// isModelCall reports an inference span: a GenAI chat or completion call,
+// OpenInference LLM, AI SDK doGenerate/doStream, Genkit model action, or an
+// OpenLLMetry legacy LLM span.
+func (f *fields) isModelCall(op string) bool {
+	switch op {
+	case "chat", "text_completion", "generate_content":
+		return true
+	}
+	if strings.EqualFold(f.str(fOISpanKind), "LLM") || f.str(fGenkitSubtype) == "model" {
+		return true
+	}
+	if id := f.str(fAIOperationID); strings.HasSuffix(id, ".doGenerate") || strings.HasSuffix(id, ".doStream") {
+		return true
+	}
+	switch f.str(fLLMRequestType) {
+	case "chat", "completion":
+		return true
+	}
+	return false
 }
 
 // agentOperations are the gen_ai.operation.name values of agent-run spans.

@@ -130,6 +130,9 @@ type Result struct {
 	// convention, even when it is neither tool nor agent (model calls, agent
 	// steps). Such spans are remembered as links in tracked traces.
 	GenAI bool
+	// ModelCall marks an inference span (KindOther): a model call whose
+	// response may have requested the tool calls that follow it.
+	ModelCall bool
 	// Call is the tool call, for KindTool.
 	Call Call
 }

@@ -404,3 +404,35 @@ func TestClassifySpanShapes(t *testing.T) {
 		})
 	}
 }
+
+func TestClassifyModelCalls(t *testing.T) {
+	tests := []struct {
+		name  string
+		attrs map[string]string
+		want  bool
+	}{
+		{"GenAI chat", map[string]string{"gen_ai.operation.name": "chat"}, true},
+		{"GenAI generate_content", map[string]string{"gen_ai.operation.name": "generate_content"}, true},
+		{"OpenInference LLM", map[string]string{"openinference.span.kind": "LLM"}, true},
+		{"AI SDK doGenerate", map[string]string{"ai.operationId": "ai.generateText.doGenerate"}, true},
+		{"AI SDK doStream", map[string]string{"ai.operationId": "ai.streamText.doStream"}, true},
+		{"Genkit model action", map[string]string{"genkit:metadata:subtype": "model"}, true},
+		{"OpenLLMetry legacy", map[string]string{"llm.request.type": "chat"}, true},
+		{"agent step", map[string]string{"gen_ai.operation.name": "agent_step"}, false},
+		{"Mastra whole generation", map[string]string{"gen_ai.operation.name": "model_generation"}, false},
+		{"OpenInference chain", map[string]string{"openinference.span.kind": "CHAIN"}, false},
+		{"tool", map[string]string{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "a"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := classifyOne(t, "x", func(s ptrace.Span) {
+				s.SetName("span")
+				for k, v := range tt.attrs {
+					s.Attributes().PutStr(k, v)
+				}
+			})
+			assert.Equal(t, tt.want, r.ModelCall)
+			assert.True(t, r.GenAI)
+		})
+	}
+}

@@ -52,6 +52,7 @@ const (
 	fPydanticArgs
 	fPydanticResponse
 	fMetadata
+	fLLMRequestType
 	numFields
 )
 
@@ -99,6 +100,7 @@ var fieldIDs = map[string]fieldID{
 	"tool_arguments":                  fPydanticArgs,
 	"tool_response":                   fPydanticResponse,
 	"metadata":                        fMetadata,
+	"llm.request.type":                fLLMRequestType,
 }
 
 // fields holds the attribute values one span carries for the classifier.
@@ -165,7 +167,8 @@ func classifyKey(k string) (marker, candidate bool) {
 		m := strings.HasPrefix(k, "spring.ai.")
 		return m, m
 	case 'l':
-		return strings.HasPrefix(k, "llm."), false
+		m := strings.HasPrefix(k, "llm.")
+		return m, m && k == "llm.request.type"
 	case 'e':
 		return false, k == "error.type"
 	}

@@ -7,22 +7,26 @@ import (
 )
 
 // Order sorts a trajectory's calls into scoring order and assigns each its
-// 1-based model turn, returned in parallel with the sorted calls.
+// 1-based model turn, returned in parallel with the sorted calls. models are
+// the model calls beside the tool calls ([Trajectory.Models]).
 //
 // Frameworks run the calls one model response requested in parallel, so
 // their start times say little about the order the model chose. Turns are
-// recovered instead:
-//   - calls whose tool spans share a parent other than the agent span (an
-//     agent step, ADK's merged-tools span, a Genkit generate span) belong to
-//     that step's turn;
-//   - calls that are direct children of the agent span form one turn while
-//     their time ranges overlap (parallel execution) and a new turn after a
-//     gap.
+// recovered instead (genai-conventions §8.6):
+//   - when model calls (inference spans) were seen beside a call, under the
+//     same parent, its turn is the last model call that started before it:
+//     the calls between two model calls answer the first one;
+//   - otherwise calls whose tool spans share a parent other than the agent
+//     span (an agent step, ADK's merged-tools span, a Genkit generate span)
+//     belong to that step's turn;
+//   - otherwise calls that are direct children of the agent span form one
+//     turn while their time ranges overlap (parallel execution) and a new
+//     turn after a gap.
 //
 // Turns are ordered by their first call's start time; within a turn calls
 // keep start-time order (the scorer treats calls of one turn as unordered
 // among themselves). Ties break on end time, then arrival order.
-func Order(calls []Call, agent pcommon.SpanID) []int {
+func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
 	slices.SortStableFunc(calls, func(a, b Call) int {
 		switch {
 		case a.Start != b.Start:
@@ -34,22 +38,29 @@ func Order(calls []Call, agent pcommon.SpanID) []int {
 	})
 	turns := make([]int, len(calls))
 	turn := 0
-	// stepTurn maps a step span to its turn; direct children track the end
-	// of the current overlapping run.
-	var stepTurn map[pcommon.SpanID]int
+	// stepTurn maps a step span, or a (parent, model call) pair, to its
+	// turn; direct children track the end of the current overlapping run.
+	var stepTurn map[turnKey]int
 	var runEnd uint64
 	directTurn := 0
 	for i := range calls {
 		c := &calls[i]
-		if c.Parent != agent && !c.Parent.IsEmpty() {
+		key, grouped := turnKey{parent: c.Parent}, false
+		if starts := modelStartsOf(models, c.Parent); starts != nil {
+			key.model, _ = slices.BinarySearch(starts, c.Start)
+			grouped = true
+		} else {
+			grouped = c.Parent != agent && !c.Parent.IsEmpty()
+		}
+		if grouped {
 			if stepTurn == nil {
-				stepTurn = make(map[pcommon.SpanID]int, 4)
+				stepTurn = make(map[turnKey]int, 4)
 			}
-			t, ok := stepTurn[c.Parent]
+			t, ok := stepTurn[key]
 			if !ok {
 				turn++
 				t = turn
-				stepTurn[c.Parent] = t
+				stepTurn[key] = t
 			}
 			turns[i] = t
 			continue
@@ -74,6 +85,23 @@ func Order(calls []Call, agent pcommon.SpanID) []int {
 		turns[i] = remap[t]
 	}
 	return turns
+}
+
+// turnKey identifies a turn of grouped calls: their parent span and, when
+// model calls were seen under it, how many of those started before them.
+type turnKey struct {
+	parent pcommon.SpanID
+	model  int
+}
+
+// modelStartsOf returns the start times of the model calls under parent.
+func modelStartsOf(models []ModelStarts, parent pcommon.SpanID) []uint64 {
+	for i := range models {
+		if models[i].Parent == parent {
+			return models[i].Starts
+		}
+	}
+	return nil
 }
 
 func cmpUint(a, b uint64) int {

@@ -20,7 +20,7 @@ type ScoringOptions struct {
 // parsed when kept, status, tool type ("mcp" or "function") and, when asked,
 // duration.
 func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) []scoring.Call {
-	turns := Order(traj.Calls, agent)
+	turns := Order(traj.Calls, agent, traj.Models)
 	out := make([]scoring.Call, len(traj.Calls))
 	for i := range traj.Calls {
 		c := &traj.Calls[i]

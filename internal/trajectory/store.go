@@ -15,6 +15,7 @@
 package trajectory // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -80,6 +81,16 @@ type Trajectory struct {
 	// with no calls of its own and sub-agents is a wrapper (OpenInference's
 	// "Agent workflow"); the processor does not score it.
 	SubAgents int
+	// Models lists, for the spans the calls ran under, the start times of
+	// the model calls beside them, which mark the model turns (see [Order]).
+	Models []ModelStarts
+}
+
+// ModelStarts are the start times, ascending, of the model calls (inference
+// spans) that are children of Parent.
+type ModelStarts struct {
+	Parent pcommon.SpanID
+	Starts []uint64
 }
 
 // IsWrapper reports a run that made no calls itself and only ran sub-agents.
@@ -150,7 +161,20 @@ type traceState struct {
 	prev, next *traceState
 	// open counts the trace's groups and held agents.
 	open int32
+	// models are the trace's model calls (up to maxModelCalls): 16 bytes
+	// each, read once when a run closes.
+	models []modelCall
 }
+
+// modelCall is a model call (inference span): its parent and start time.
+type modelCall struct {
+	parent pcommon.SpanID
+	start  uint64
+}
+
+// maxModelCalls bounds the model calls remembered per trace; past it, turns
+// of later calls are recovered from timing alone.
+const maxModelCalls = 1024
 
 type groupRef struct {
 	trace  pcommon.TraceID
@@ -364,7 +388,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 		if len(traj.Calls) == 0 && traj.Dropped == 0 {
 			return nil // a root without calls under it: nothing to score
 		}
-		return traj
+		return withModels(ts, traj)
 	}
 	ts.nodes[span] = &node{kind: nodeLink, parent: parent}
 	if n != nil {
@@ -414,7 +438,51 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		s.adoptOrphans(ts, span, &n.traj)
 	}
 	ts.nodes[span] = closedNode
-	return &n.traj
+	return withModels(ts, &n.traj)
+}
+
+// ModelCall records a model call (an inference span) under parent that
+// started at start, in a trace already tracked. Tool calls beside it under
+// the same parent that start after it belong to the turn it began.
+func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start uint64) {
+	ts := s.traces[trace]
+	if ts == nil || parent.IsEmpty() || len(ts.models) >= maxModelCalls {
+		return
+	}
+	ts.models = append(ts.models, modelCall{parent: parent, start: start})
+}
+
+// withModels gives a closed run the model calls beside its tool calls: the
+// start times, ascending, of the model calls under each span its calls ran
+// under.
+func withModels(ts *traceState, traj *Trajectory) *Trajectory {
+	if len(ts.models) == 0 {
+		return traj
+	}
+	for i := range traj.Calls {
+		p := traj.Calls[i].Parent
+		if !slices.ContainsFunc(traj.Models, func(m ModelStarts) bool { return m.Parent == p }) {
+			traj.Models = append(traj.Models, ModelStarts{Parent: p})
+		}
+	}
+	for _, m := range ts.models {
+		for k := range traj.Models {
+			if traj.Models[k].Parent == m.parent {
+				traj.Models[k].Starts = append(traj.Models[k].Starts, m.start)
+				break
+			}
+		}
+	}
+	// Keep only the parents with model calls, their starts sorted.
+	kept := traj.Models[:0]
+	for _, m := range traj.Models {
+		if len(m.Starts) > 0 {
+			slices.Sort(m.Starts)
+			kept = append(kept, m)
+		}
+	}
+	traj.Models = kept
+	return traj
 }
 
 // Release closes a held agent run and returns its trajectory (nil when the
@@ -434,7 +502,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	ts.nodes[span] = closedNode
 	ts.open--
 	s.open--
-	return &n.traj
+	return withModels(ts, &n.traj)
 }
 
 // markSubAgent counts an agent run at the run it is nested in, creating an

@@ -1,6 +1,7 @@
 package trajectory
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -194,7 +195,45 @@ func TestOrderRecoversTurns(t *testing.T) {
 		{Name: "d", Start: 70, End: 80, Parent: sid(5)},
 		{Name: "e", Start: 90, End: 95, Parent: sid(5)},
 	}
-	turns := Order(calls, agent)
+	turns := Order(calls, agent, nil)
 	assert.Equal(t, []string{"a", "b", "c", "d", "e"}, []string{calls[0].Name, calls[1].Name, calls[2].Name, calls[3].Name, calls[4].Name})
 	assert.Equal(t, []int{1, 1, 2, 3, 3}, turns)
+}
+
+func TestOrderSplitsTurnsAtModelCalls(t *testing.T) {
+	agent, advisor := sid(1), sid(2)
+	t.Run("one parent holds every turn (Spring AI)", func(t *testing.T) {
+		calls := []Call{
+			{Name: "a", Start: 110, End: 120, Parent: advisor},
+			{Name: "b", Start: 121, End: 130, Parent: advisor}, // run after a, same response
+			{Name: "c", Start: 210, End: 220, Parent: advisor}, // after the second model call
+		}
+		models := []ModelStarts{{Parent: advisor, Starts: []uint64{100, 200, 300}}}
+		assert.Equal(t, []int{1, 1, 2}, Order(calls, agent, models))
+		assert.Equal(t, []int{1, 1, 1}, Order(slices.Clone(calls), agent, nil), "without model calls the step is one turn")
+	})
+	t.Run("sequential calls of one response under the agent", func(t *testing.T) {
+		calls := []Call{
+			{Name: "a", Start: 110, End: 120, Parent: agent},
+			{Name: "b", Start: 130, End: 140, Parent: agent},
+		}
+		models := []ModelStarts{{Parent: agent, Starts: []uint64{100, 150}}}
+		assert.Equal(t, []int{1, 1}, Order(calls, agent, models))
+		assert.Equal(t, []int{1, 2}, Order(slices.Clone(calls), agent, nil), "timing alone splits at the gap")
+	})
+}
+
+func TestModelCallsReachTheRun(t *testing.T) {
+	s := NewStore(limits())
+	agent, step := sid(1), sid(2)
+	s.Tool(trace1, sid(3), step, tool("a"), 0)
+	s.Link(trace1, sid(4), step, true, 0) // the model call span
+	s.ModelCall(trace1, step, 300)
+	s.ModelCall(trace1, step, 100)
+	s.ModelCall(trace2, step, 100) // untracked trace: ignored
+	s.Link(trace1, step, agent, true, 0)
+	traj := s.Agent(trace1, agent, pcommon.SpanID{}, false, 0)
+	require.NotNil(t, traj)
+	assert.Equal(t, []ModelStarts{{Parent: step, Starts: []uint64{100, 300}}}, traj.Models)
+	assert.Equal(t, 1, s.Traces())
 }

@@ -118,3 +118,40 @@ ad = [
 ]
 json.dump(doc("adk-python-2025", "python", "gcp.vertex.agent", "1.4.2", ad),
           open("constructed-google-adk-python-2025.json", "w"), indent=1)
+
+# 4. Spring AI 1.1 with two model turns: the model asks for get_weather,
+# then, after a second model call, for lookup_stock. Every span hangs off
+# the advisor "call" span, so only the chat spans between the tool calls
+# tell the turns apart. Built from constructed-spring-ai.json.
+src = json.load(open("constructed-spring-ai.json"))
+spans = src["resourceSpans"][0]["scopeSpans"][0]["spans"]
+by_name = {s["name"] + ("#2" if s["name"] == "chat gpt-4o-mini" and any(
+    x["name"] == s["name"] and x["startTimeUnixNano"] < s["startTimeUnixNano"] for x in spans) else ""): s for s in spans}
+t = tid("spring-two-turns")
+def moved(s, start, end):
+    s = json.loads(json.dumps(s))
+    s["traceId"] = t
+    s["spanId"] = sid("spring2-" + s["spanId"])
+    if s.get("parentSpanId"):
+        s["parentSpanId"] = sid("spring2-" + s["parentSpanId"])
+    base = int(spans[-1]["startTimeUnixNano"])
+    s["startTimeUnixNano"], s["endTimeUnixNano"] = str(base + start * 1000000), str(base + end * 1000000)
+    return s
+chat1, chat3 = by_name["chat gpt-4o-mini"], by_name["chat gpt-4o-mini#2"]
+chat2 = json.loads(json.dumps(chat1))
+chat2["spanId"] = "5e5e5e5e5e5e5e5e"
+for a in chat2["attributes"]:
+    if a["key"] == "gen_ai.response.id":
+        a["value"]["stringValue"] = "chatcmpl-turn2"
+two = [
+    moved(chat1, 5, 1300),
+    moved(by_name["tool_call get_weather"], 1301, 1310),
+    moved(chat2, 1311, 2100),
+    moved(by_name["tool_call lookup_stock"], 2101, 2105),
+    moved(chat3, 2106, 2900),
+    moved(by_name["call"], 4, 2901),
+    moved(by_name["spring_ai chat_client"], 3, 2902),
+    moved(by_name["http post /chat"], 0, 2910),
+]
+src["resourceSpans"][0]["scopeSpans"][0]["spans"] = two
+json.dump(src, open("constructed-spring-ai-two-turns.json", "w"), indent=1)
