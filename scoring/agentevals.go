@@ -256,7 +256,7 @@ func (a *agentevals) buildReference(useTurns bool) aeTrajectory {
 			ref.add(aeStep{message: true, name: e.Name, emptyTCs: hasEmptyToolCalls(e.Fields)}, useTurns, &turn, i)
 			continue
 		}
-		ref.add(aeStep{name: e.Name, args: e.Args, turn: e.Turn, flat: isFlatFormat(e.Fields)}, useTurns, &turn, i)
+		ref.add(aeStep{name: e.Name, args: e.Args, turn: e.Turn, flat: isFlatFormat(e.Fields), role: messageRole(e.Fields)}, useTurns, &turn, i)
 	}
 	return ref
 }
@@ -378,6 +378,9 @@ type aeStep struct {
 	turn     int
 	emptyTCs bool
 	flat     bool
+	// role is the role of the message carrying a tool call ("" reads as
+	// "assistant").
+	role string
 }
 
 func (b *aeTrajectory) add(s aeStep, useTurns bool, curTurn *int, pos int) {
@@ -392,7 +395,11 @@ func (b *aeTrajectory) add(s aeStep, useTurns bool, curTurn *int, pos int) {
 		b.msgs[len(b.msgs)-1].end = len(b.calls)
 		return
 	}
-	b.msgs = append(b.msgs, aeMessage{role: "assistant", hasCalls: true, start: len(b.calls) - 1, end: len(b.calls)})
+	role := s.role
+	if role == "" {
+		role = "assistant"
+	}
+	b.msgs = append(b.msgs, aeMessage{role: role, hasCalls: true, start: len(b.calls) - 1, end: len(b.calls)})
 	*curTurn = 0
 	if useTurns {
 		*curTurn = s.turn
@@ -402,6 +409,15 @@ func (b *aeTrajectory) add(s aeStep, useTurns bool, curTurn *int, pos int) {
 func hasEmptyToolCalls(fields map[string]Value) bool {
 	v, ok := fields["tool_calls"]
 	return ok && v.Kind() == KindArray
+}
+
+// messageRole is the role a step's Fields give the message that carried it
+// (Fields["role"]), or "".
+func messageRole(fields map[string]Value) string {
+	if v := fields["role"]; v.Kind() == KindString {
+		return v.StringValue()
+	}
+	return ""
 }
 
 func isFlatFormat(fields map[string]Value) bool {
@@ -417,7 +433,7 @@ func aeActualSteps(calls []Call, visit func(aeStep)) {
 		case c.StepType == StepMessage:
 			visit(aeStep{message: true, name: c.Name, emptyTCs: hasEmptyToolCalls(c.Fields)})
 		case c.IsToolCall():
-			visit(aeStep{name: c.Name, args: c.Args, unknown: c.ArgsUnknown, turn: c.Turn, flat: isFlatFormat(c.Fields)})
+			visit(aeStep{name: c.Name, args: c.Args, unknown: c.ArgsUnknown, turn: c.Turn, flat: isFlatFormat(c.Fields), role: messageRole(c.Fields)})
 		}
 		if len(c.Children) > 0 {
 			aeActualSteps(c.Children, visit)

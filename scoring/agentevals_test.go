@@ -198,3 +198,20 @@ func TestAgentEvalsDeepEqual(t *testing.T) {
 	u, n := Undefined(), Null()
 	assert.True(t, aeDeepEqual(&u, &n))
 }
+
+func TestAgentEvalsToolCallMessageRole(t *testing.T) {
+	strict := map[string]any{"trajectory_match_mode": "strict"}
+	withRole := func(c Call, role string) Call {
+		c.Fields = map[string]Value{"role": String(role)}
+		return c
+	}
+	exp := expect(msgExp("user"), want("f", `{"a":1}`))
+	// The roles are compared as raw strings, including the role of the
+	// message that carries the tool calls.
+	res := aeScore(t, strict, exp, msg("user"), withRole(call("f", `{"a":1}`), "ai"))
+	assert.Equal(t, false, res.Details["score"], `"ai" is not "assistant"`)
+	res = aeScore(t, strict, exp, msg("user"), call("f", `{"a":1}`))
+	assert.Equal(t, true, res.Details["score"])
+	res = aeScore(t, map[string]any{"trajectory_match_mode": "unordered"}, exp, msg("user"), withRole(call("f", `{"a":1}`), "ai"))
+	assert.Equal(t, true, res.Details["score"], "only strict reads roles")
+}

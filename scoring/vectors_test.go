@@ -479,9 +479,12 @@ func aeMessages(t *testing.T, v Value) (calls []Call, expected []ExpectedCall) {
 		for j := 0; j < tcs.Len(); j++ {
 			tc := tcs.Index(j)
 			name, args := get(tc, "name").StringValue(), get(tc, "args")
-			var fields map[string]Value
+			fields := map[string]Value{}
 			if !has(tc, "function") {
-				fields = map[string]Value{"tool_call_format": String("flat")}
+				fields["tool_call_format"] = String("flat")
+			}
+			if role != "assistant" {
+				fields["role"] = String(role)
 			}
 			if fn := get(tc, "function"); fn.Kind() == KindObject {
 				name = get(fn, "name").StringValue()
