@@ -98,7 +98,8 @@ func init() { Register(AgentEvalsName, newAgentEvals) }
 // form: strict mode reads only function.name and function.arguments, so it
 // sees such a call as nameless with {} arguments (any two flat calls match,
 // a flat call never matches an OpenAI-format one); the other modes read it
-// normally.
+// normally. A call's Fields "role" is the role of the message carrying it
+// ("assistant" when absent), which strict mode compares as a raw string.
 //
 // Expectation mapping: expected calls are the reference trajectory (name,
 // Args as the arguments; absent arguments read as {} like a missing
