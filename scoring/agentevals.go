@@ -674,7 +674,7 @@ func aeDeepEqual(a, b *Value) bool {
 		// Keys are unique, so equal counts and a's keys all in b mean
 		// equal key sets.
 		for i := 0; i < len(a.items); i += 2 {
-			bv := b.getPtr(a.items[i].str)
+			bv := b.memberNear(i, a.items[i].str)
 			if bv == nil || !aeDeepEqual(&a.items[i+1], bv) {
 				return false
 			}

@@ -349,14 +349,11 @@ func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
 			t.miss(n, v, mismatchValue)
 			return
 		}
-		items := v.items
 		for i := range n.fields {
 			f := &n.fields[i]
 			// Arguments usually come in the order they are expected in.
-			var child *Value
-			if k := 2 * i; k+1 < len(items) && items[k].str == f.key {
-				child = &items[k+1]
-			} else if child = v.getPtr(f.key); child == nil {
+			child := v.memberNear(2*i, f.key)
+			if child == nil {
 				child = &undefinedValue
 			}
 			// Scalar literal leaves, the common case, are compared inline.

@@ -39,7 +39,7 @@ func equalValuesPtr(a, b *Value, coerce bool) bool {
 			return false
 		}
 		for i := 0; i < len(a.items); i += 2 {
-			bv := b.getPtr(a.items[i].str)
+			bv := b.memberNear(i, a.items[i].str)
 			if bv == nil || !equalValuesPtr(&a.items[i+1], bv, true) {
 				return false
 			}

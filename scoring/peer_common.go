@@ -198,13 +198,8 @@ func pyEqualPtr(a, b *Value) bool {
 			return false
 		}
 		for i := 0; i < len(a.items); i += 2 {
-			var bv *Value
-			if b.items[i].str == a.items[i].str {
-				bv = &b.items[i+1]
-			} else if bv = b.getPtr(a.items[i].str); bv == nil {
-				return false
-			}
-			if !pyEqualPtr(&a.items[i+1], bv) {
+			bv := b.memberNear(i, a.items[i].str)
+			if bv == nil || !pyEqualPtr(&a.items[i+1], bv) {
 				return false
 			}
 		}

@@ -192,6 +192,17 @@ func (v Value) Get(key string) (Value, bool) {
 	return Value{}, false
 }
 
+// memberNear returns a pointer to the member named key of the object v, or
+// nil, looking first at the member whose key is items[k]: objects compared or
+// matched with each other usually list their keys in the same order. Callers
+// have checked that v is an object.
+func (v *Value) memberNear(k int, key string) *Value {
+	if k+1 < len(v.items) && v.items[k].str == key {
+		return &v.items[k+1]
+	}
+	return v.getPtr(key)
+}
+
 // getPtr returns a pointer to the member named key, or nil.
 func (v *Value) getPtr(key string) *Value {
 	if v.kind != KindObject {
@@ -258,14 +269,7 @@ func equalPtr(a, b *Value) bool {
 			return false
 		}
 		for i := 0; i < len(a.items); i += 2 {
-			// Members written in the same order are the common case.
-			if b.items[i].str == a.items[i].str {
-				if !equalPtr(&a.items[i+1], &b.items[i+1]) {
-					return false
-				}
-				continue
-			}
-			bv := b.getPtr(a.items[i].str)
+			bv := b.memberNear(i, a.items[i].str)
 			if bv == nil || !equalPtr(&a.items[i+1], bv) {
 				return false
 			}
