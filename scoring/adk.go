@@ -299,7 +299,7 @@ func (a *adk) result(scores []float64) Result {
 		res.Outcome = OutcomeFail
 	}
 	var sb strings.Builder
-	sb.WriteString(formatScore(overall))
+	writeScore(&sb, overall)
 	sb.WriteString(": ")
 	sb.WriteString(details["overall_eval_status"].(string))
 	if a.metric == ADKTrajectoryAvgScore {

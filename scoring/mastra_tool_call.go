@@ -418,7 +418,7 @@ func (m *mastraToolCall) score(actual []string, infos []MastraToolCallInfo) Resu
 	res := Result{Scorer: MastraToolCallName, Threshold: m.threshold, Score: score, Details: details}
 	res.decide()
 	var sb strings.Builder
-	sb.WriteString(formatScore(score))
+	writeScore(&sb, score)
 	sb.WriteString(": ")
 	switch {
 	case len(actual) == 0:

@@ -849,7 +849,7 @@ func (c *mastraComparison) explain(ordering string) string {
 		ordering = "relaxed"
 	}
 	var sb strings.Builder
-	sb.WriteString(formatScore(c.score))
+	writeScore(&sb, c.score)
 	sb.WriteString(": ")
 	sb.WriteString(itoa(c.matched))
 	sb.WriteString("/")

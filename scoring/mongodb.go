@@ -216,7 +216,7 @@ func seq(n int) []int {
 
 func (m *mongodb) explain(res *Result, tools []Call, failed string) string {
 	var sb strings.Builder
-	sb.WriteString(formatScore(res.Score))
+	writeScore(&sb, res.Score)
 	sb.WriteString(": ")
 	switch {
 	case len(m.exp.Calls) == 0 && len(tools) == 0:

@@ -155,9 +155,13 @@ type scoreScratch struct {
 	actGroup   []int
 	groupStart []int
 	groupCols  []int
-	mismatches []ArgMismatch
-	perm       []int
-	tally      argTally
+	// mismatches collects every evaluated pair's failed checks, recorded
+	// as the pair is first evaluated; mmFrom/mmTo[i*na+j] delimit pair
+	// (i, j)'s share, so the result never evaluates a pair twice.
+	mismatches   []ArgMismatch
+	mmFrom, mmTo []int32
+	perm         []int
+	tally        argTally
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scoreScratch) }}
@@ -179,6 +183,13 @@ func growInt64s(b []int64, n int) []int64 {
 func growInts(b []int, n int) []int {
 	if cap(b) < n {
 		return make([]int, n)
+	}
+	return b[:n]
+}
+
+func growInt32s(b []int32, n int) []int32 {
+	if cap(b) < n {
+		return make([]int32, n)
 	}
 	return b[:n]
 }
@@ -207,6 +218,9 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 	// evaluated yet) or the pair's weight. Pairs are evaluated lazily.
 	sc.scores = growFloats(sc.scores, ne*na)
 	sc.weights = growInt64s(sc.weights, ne*na)
+	sc.mmFrom = growInt32s(sc.mmFrom, ne*na)
+	sc.mmTo = growInt32s(sc.mmTo, ne*na)
+	sc.mismatches = sc.mismatches[:0]
 	fillInt64s(sc.weights, weightInfeasible)
 	for j := range calls {
 		g := sc.actGroup[j]
@@ -254,8 +268,11 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 		return w
 	}
 	e := &n.calls[i]
-	sc.tally = argTally{}
+	sc.tally = argTally{record: true, mismatches: sc.mismatches}
 	s, _, _ := n.callScore(e, &calls[j], &sc.tally)
+	sc.mmFrom[i*na+j] = int32(len(sc.mismatches))
+	sc.mismatches = sc.tally.mismatches
+	sc.mmTo[i*na+j] = int32(len(sc.mismatches))
 	sc.scores[i*na+j] = s
 	w = pairWeight(e.optional, s)
 	sc.weights[i*na+j] = w
@@ -499,7 +516,18 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 	if paired > 0 {
 		b.Pairs = make([]Pair, 0, paired)
 	}
-	mismatches := sc.mismatches[:0]
+	nmm := 0
+	for i, j := range match {
+		if j >= 0 {
+			nmm += int(sc.mmTo[i*na+j] - sc.mmFrom[i*na+j])
+		}
+	}
+	var own []ArgMismatch
+	if nmm > 0 {
+		// The pooled buffer is reused by the next scoring: give the result
+		// its own copy of the paired calls' mismatches, one allocation.
+		own = make([]ArgMismatch, 0, nmm)
+	}
 	numerator, denominator := 0.0, 0
 	for i, j := range match {
 		if j < 0 {
@@ -511,12 +539,10 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		p := Pair{Expected: i, Actual: j, Score: scores[i*na+j]}
 		p.Failed = e.mustSucceed && a.Status == StatusError
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
-		if p.Score < 1 && !p.Failed && !p.ArgumentsUnavailable {
-			t := argTally{record: true, mismatches: mismatches}
-			e.spec.evaluate(a.Args, &t)
-			// Offsets for now; resolved into one exact slice below.
-			p.Mismatches = t.mismatches[len(mismatches):len(t.mismatches):len(t.mismatches)]
-			mismatches = t.mismatches
+		if from, to := sc.mmFrom[i*na+j], sc.mmTo[i*na+j]; to > from {
+			start := len(own)
+			own = append(own, sc.mismatches[from:to]...)
+			p.Mismatches = own[start:len(own):len(own)]
 		}
 		if p.ArgumentsUnavailable {
 			b.ArgumentsUnavailable++
@@ -524,20 +550,6 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		numerator += p.Score
 		denominator++
 		b.Pairs = append(b.Pairs, p)
-	}
-	sc.mismatches = mismatches
-	if len(mismatches) > 0 {
-		// The pooled buffer is reused by the next scoring: give the result
-		// its own copy, one allocation for all pairs.
-		own := make([]ArgMismatch, len(mismatches))
-		copy(own, mismatches)
-		off := 0
-		for k := range b.Pairs {
-			if m := len(b.Pairs[k].Mismatches); m > 0 {
-				b.Pairs[k].Mismatches = own[off : off+m : off+m]
-				off += m
-			}
-		}
 	}
 	// Unpaired expected calls: out of order (ordered modes, the tool was
 	// called but not in a consistent position), missing, or skipped optional.
@@ -686,7 +698,7 @@ func (n *native) explain(res *Result, calls []Call, ne int) string {
 		}
 	}
 	sb.WriteString("score ")
-	sb.WriteString(formatScore(res.Score))
+	writeScore(&sb, res.Score)
 	switch {
 	case ne == 0 && len(calls) == 0:
 		sb.WriteString(": no calls expected and none made")
@@ -726,7 +738,7 @@ func (n *native) explain(res *Result, calls []Call, ne int) string {
 		switch n.exp.ExtraCalls {
 		case ExtraPenalize:
 			sb.WriteString(" (capped at ")
-			sb.WriteString(formatScore(n.exp.ExtraCallCap))
+			writeScore(&sb, n.exp.ExtraCallCap)
 			sb.WriteString(")")
 		case ExtraFail:
 			sb.WriteString(" (not allowed)")
@@ -767,11 +779,36 @@ func (n *native) explain(res *Result, calls []Call, ne int) string {
 
 // formatScore renders a score with at most 4 decimals ("0.75", "1").
 func formatScore(x float64) string {
-	switch x {
-	case 0:
-		return "0"
-	case 1:
-		return "1"
+	var buf [24]byte
+	return string(appendScore(buf[:0], x))
+}
+
+// writeScore writes formatScore(x) to sb without an intermediate string.
+func writeScore(sb *strings.Builder, x float64) {
+	var buf [24]byte
+	sb.Write(appendScore(buf[:0], x))
+}
+
+// appendScore appends formatScore(x) to b.
+func appendScore(b []byte, x float64) []byte {
+	r := math.Round(x * 10000)
+	if x >= 0 && r <= 10000 {
+		// A score in [0, 1]: print the rounded ten-thousandths directly,
+		// which is what FormatFloat gives for these values, at a fraction
+		// of its cost.
+		n := int(r)
+		if n == 10000 {
+			return append(b, '1')
+		}
+		if n == 0 {
+			return append(b, '0')
+		}
+		digits := [6]byte{'0', '.', byte('0' + n/1000), byte('0' + n/100%10), byte('0' + n/10%10), byte('0' + n%10)}
+		end := len(digits)
+		for digits[end-1] == '0' {
+			end--
+		}
+		return append(b, digits[:end]...)
 	}
-	return strconv.FormatFloat(math.Round(x*10000)/10000, 'f', -1, 64)
+	return strconv.AppendFloat(b, r/10000, 'f', -1, 64)
 }

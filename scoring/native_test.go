@@ -2,6 +2,8 @@ package scoring
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -417,5 +419,31 @@ func TestExpectationValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.EqualError(t, tt.exp.Validate(), tt.err)
 		})
+	}
+}
+
+// TestFormatScoreMatchesFormatFloat checks the fast score formatting
+// against strconv's shortest formatting of the rounded score, across every
+// ten-thousandth and values between them, and outside [0, 1].
+func TestFormatScoreMatchesFormatFloat(t *testing.T) {
+	want := func(x float64) string {
+		switch x {
+		case 0:
+			return "0"
+		case 1:
+			return "1"
+		}
+		return strconv.FormatFloat(math.Round(x*10000)/10000, 'f', -1, 64)
+	}
+	var xs []float64
+	for n := 0; n <= 10000; n++ {
+		x := float64(n) / 10000
+		xs = append(xs, x, x+0.00004, x-0.00004, x+0.00005)
+	}
+	xs = append(xs, 2.0/3, 1.0/3, -0.5, 1.5, 0.999951, 0.00004999, math.Copysign(0, -1), math.NaN())
+	for _, x := range xs {
+		if got := formatScore(x); got != want(x) {
+			t.Fatalf("formatScore(%v) = %q, want %q", x, got, want(x))
+		}
 	}
 }
