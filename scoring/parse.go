@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -28,52 +27,57 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("json: %s at offset %d
 // Parse parses one JSON document. Object members keep their written order; a
 // repeated key keeps its last value, as JSON.parse does. Text that ends inside a
 // value returns [ErrTruncated]; other malformed text returns a [*SyntaxError].
+//
+// Parsing takes two passes: the first counts the elements of every container
+// (see measure), so the second writes each value once, in place, into one
+// allocation holding every container's elements.
 func Parse(s string) (Value, error) {
-	stack := stackPool.Get().(*[]Value)
-	p := parser{s: s, stack: (*stack)[:0]}
-	if n := containerBound(s); n > 0 {
-		p.arena = make([]Value, n)
+	p := parser{s: s}
+	if total := p.measure(); total > 0 {
+		p.arena = make([]Value, total)
 	}
-	defer func() {
-		clear(p.stack[:max(p.peak, len(p.stack))])
-		*stack = p.stack[:0]
-		stackPool.Put(stack)
-	}()
-	p.skipSpace()
-	if err := p.value(0); err != nil {
+	var root Value
+	i, err := p.value(skipSpace(s, 0), &root, 0)
+	if err != nil {
 		return Value{}, err
 	}
-	p.skipSpace()
-	if p.i != len(p.s) {
-		return Value{}, &SyntaxError{Offset: p.i, Msg: "unexpected text after value"}
+	if i = skipSpace(s, i); i != len(s) {
+		return Value{}, &SyntaxError{Offset: i, Msg: "unexpected text after value"}
 	}
-	return p.stack[0], nil
+	return root, nil
 }
-
-// stackPool reuses parser stacks across parses.
-var stackPool = sync.Pool{New: func() any { s := make([]Value, 0, 32); return &s }}
 
 type parser struct {
 	s string
-	i int
-	// stack collects container elements while they are parsed.
-	stack []Value
-	peak  int
-	// arena holds every container's elements: one allocation per document,
-	// sized by containerBound.
+	// sizes, then more, hold the element slots of each container in the
+	// order the containers open (measure); next is the next container's
+	// ordinal. sizes is an array so that it stays in the parser's frame.
+	sizes      [16]int32
+	more       []int32
+	containers int
+	next       int
+	// arena holds every container's elements: one allocation per document.
 	arena []Value
 }
 
-// containerBound returns an upper bound on the values stored inside arrays
-// and objects (keys included): each container holds at most its commas plus
-// one elements, twice that for objects.
-func containerBound(s string) int {
-	n := 0
+// measureOpenDepth is how deep measure tracks open containers. Deeper ones
+// get no reserved slots and grow their elements as they are parsed.
+const measureOpenDepth = 64
+
+// measure records, for each container in the order it opens, the slots its
+// elements take (an array's elements, twice an object's members), counted
+// from its commas, and returns the sum of them all. It does not validate:
+// on malformed text the counts only need to be plausible, since the parse
+// that follows reports the error (and a container whose count is short
+// grows).
+func (p *parser) measure() int {
+	s := p.s
+	var open [measureOpenDepth]int32 // ordinal<<1 | isObject of each open container
+	depth, total := 0, 0
 	for i := 0; i < len(s); i++ {
-		switch byteClass[s[i]] {
-		case classPlain:
-		case classQuote:
-			// Skip the string: its commas and brackets are text.
+		switch measureClass[s[i]] {
+		case measurePlain:
+		case measureQuote:
 			for i++; i < len(s); i++ {
 				if c := s[i]; c == '"' {
 					break
@@ -81,24 +85,61 @@ func containerBound(s string) int {
 					i++
 				}
 			}
-		case classCount:
-			n++
+		case measureOpen:
+			step := int32(1)
+			if s[i] == '{' {
+				step = 2
+			}
+			n := step
+			if j := skipSpace(s, i+1); j < len(s) && (s[j] == ']' || s[j] == '}') {
+				n = 0
+			}
+			ord := p.containers
+			p.containers++
+			if depth < len(open) {
+				open[depth] = int32(ord)<<1 | step>>1
+			}
+			depth++
+			*p.size(ord) = n
+			total += int(n)
+		case measureComma:
+			if depth > 0 && depth <= len(open) {
+				o := open[depth-1]
+				step := 1 + o&1
+				*p.size(int(o >> 1)) += step
+				total += int(step)
+			}
+		case measureClose:
+			if depth > 0 {
+				depth--
+			}
 		}
 	}
-	return 2 * n
+	return total
 }
 
-// Byte classes for containerBound's scan outside strings.
+// size returns container ord's slot count, growing p.more as needed.
+func (p *parser) size(ord int) *int32 {
+	if ord < len(p.sizes) {
+		return &p.sizes[ord]
+	}
+	k := ord - len(p.sizes)
+	for len(p.more) <= k {
+		p.more = append(p.more, 0)
+	}
+	return &p.more[k]
+}
+
+// Byte classes for measure's scan outside strings.
 const (
-	classPlain uint8 = iota
-	// classQuote: '"', which opens a string.
-	classQuote
-	// classCount: ',', '[' and '{', which containerBound counts.
-	classCount
+	measurePlain uint8 = iota
+	measureQuote
+	measureOpen
+	measureComma
+	measureClose
 )
 
-// byteClass classifies bytes outside strings (containerBound).
-var byteClass = [256]uint8{'"': classQuote, ',': classCount, '[': classCount, '{': classCount}
+var measureClass = [256]uint8{'"': measureQuote, '[': measureOpen, '{': measureOpen, ',': measureComma, ']': measureClose, '}': measureClose}
 
 // strStop marks the bytes that end the fast scan of a string's contents.
 var strStop = func() (t [256]bool) {
@@ -109,151 +150,146 @@ var strStop = func() (t [256]bool) {
 	return t
 }()
 
-// take moves the elements collected since base into the arena and returns
-// them as a container's items.
-func (p *parser) take(base int) []Value {
-	n := len(p.stack) - base
-	p.keepPeak()
-	var items []Value
-	if n <= len(p.arena) {
-		items = p.arena[:n:n]
-		p.arena = p.arena[n:]
-	} else {
-		items = make([]Value, n)
+// slots returns the storage for the next container's elements: its share
+// of the arena, as counted by measure.
+func (p *parser) slots() []Value {
+	n := 0
+	if p.next < p.containers {
+		n = int(*p.size(p.next))
 	}
-	copy(items, p.stack[base:])
-	p.stack = p.stack[:base]
+	p.next++
+	if n > len(p.arena) {
+		return make([]Value, 0, n)
+	}
+	items := p.arena[:0:n]
+	p.arena = p.arena[n:]
 	return items
 }
 
-// skipSpace skips whitespace; the common case, none, is inlined.
-func (p *parser) skipSpace() {
-	if p.i < len(p.s) && p.s[p.i] > ' ' {
-		return
-	}
-	p.skipSpaceSlow()
-}
-
-func (p *parser) skipSpaceSlow() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
+// skipSpace returns the index of the first non-whitespace byte at or after i.
+func skipSpace(s string, i int) int {
+	for i < len(s) && s[i] <= ' ' {
+		switch s[i] {
 		case ' ', '\t', '\n', '\r':
-			p.i++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
-func (p *parser) errAt(msg string) error {
-	if p.i >= len(p.s) {
+// errAt is the error for malformed text at i: ErrTruncated past the end.
+func (p *parser) errAt(i int, msg string) error {
+	if i >= len(p.s) {
 		return ErrTruncated
 	}
-	return &SyntaxError{Offset: p.i, Msg: msg}
+	return &SyntaxError{Offset: i, Msg: msg}
 }
 
-// value parses one value and pushes it on the stack. Values are built in
-// place there, so a container's elements are copied once, into the arena.
-func (p *parser) value(depth int) error {
+// value parses the value at i into dst and returns the index after it.
+func (p *parser) value(i int, dst *Value, depth int) (int, error) {
 	if depth > maxParseDepth {
-		return &SyntaxError{Offset: p.i, Msg: "nesting too deep"}
+		return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
 	}
-	if p.i >= len(p.s) {
-		return ErrTruncated
+	s := p.s
+	if i >= len(s) {
+		return i, ErrTruncated
 	}
-	switch c := p.s[p.i]; {
-	case c == '{':
-		return p.object(depth)
-	case c == '[':
-		return p.array(depth)
+	switch c := s[i]; {
 	case c == '"':
-		s, err := p.str()
+		str, j, err := p.str(i)
 		if err != nil {
-			return err
+			return j, err
 		}
-		p.stack = append(p.stack, Value{kind: KindString, str: s})
-		return nil
+		*dst = Value{kind: KindString, str: str}
+		return j, nil
+	case c == '{':
+		return p.object(i, dst, depth)
+	case c == '[':
+		return p.array(i, dst, depth)
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
+		return p.number(i, dst)
 	case c == 't':
-		return p.literal("true", Bool(true))
+		return p.literal(i, "true", Bool(true), dst)
 	case c == 'f':
-		return p.literal("false", Bool(false))
+		return p.literal(i, "false", Bool(false), dst)
 	case c == 'n':
-		return p.literal("null", Null())
+		return p.literal(i, "null", Null(), dst)
 	}
-	return p.errAt("unexpected character " + strconv.QuoteRune(rune(p.s[p.i])))
+	return i, p.errAt(i, "unexpected character "+strconv.QuoteRune(rune(s[i])))
 }
 
-func (p *parser) literal(word string, v Value) error {
-	end := p.i + len(word)
-	if end > len(p.s) {
-		if p.s[p.i:] == word[:len(p.s)-p.i] {
-			return ErrTruncated
+func (p *parser) literal(i int, word string, v Value, dst *Value) (int, error) {
+	s := p.s
+	end := i + len(word)
+	if end > len(s) {
+		if s[i:] == word[:len(s)-i] {
+			return i, ErrTruncated
 		}
-		return p.errAt("invalid literal")
+		return i, p.errAt(i, "invalid literal")
 	}
-	if p.s[p.i:end] != word {
-		return p.errAt("invalid literal")
+	if s[i:end] != word {
+		return i, p.errAt(i, "invalid literal")
 	}
-	p.i = end
-	p.stack = append(p.stack, v)
-	return nil
+	*dst = v
+	return end, nil
 }
 
-func (p *parser) number() error {
-	start := p.i
+func (p *parser) number(i int, dst *Value) (int, error) {
+	s := p.s
+	start := i
 	isInt := true
-	if p.s[p.i] == '-' {
-		p.i++
+	if s[i] == '-' {
+		i++
 	}
-	if p.i >= len(p.s) {
-		return ErrTruncated
+	if i >= len(s) {
+		return i, ErrTruncated
 	}
 	switch {
-	case p.s[p.i] == '0':
-		p.i++
-	case p.s[p.i] >= '1' && p.s[p.i] <= '9':
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
+	case s[i] == '0':
+		i++
+	case s[i] >= '1' && s[i] <= '9':
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
 		}
 	default:
-		return p.errAt("invalid number")
+		return i, p.errAt(i, "invalid number")
 	}
-	if p.i < len(p.s) && p.s[p.i] == '.' {
+	if i < len(s) && s[i] == '.' {
 		isInt = false
-		p.i++
-		if p.i >= len(p.s) {
-			return ErrTruncated
+		i++
+		if i >= len(s) {
+			return i, ErrTruncated
 		}
-		if p.s[p.i] < '0' || p.s[p.i] > '9' {
-			return p.errAt("invalid number")
+		if s[i] < '0' || s[i] > '9' {
+			return i, p.errAt(i, "invalid number")
 		}
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
 		}
 	}
-	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		isInt = false
-		p.i++
-		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-			p.i++
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
 		}
-		if p.i >= len(p.s) {
-			return ErrTruncated
+		if i >= len(s) {
+			return i, ErrTruncated
 		}
-		if p.s[p.i] < '0' || p.s[p.i] > '9' {
-			return p.errAt("invalid number")
+		if s[i] < '0' || s[i] > '9' {
+			return i, p.errAt(i, "invalid number")
 		}
-		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-			p.i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
 		}
 	}
-	lit := p.s[start:p.i]
+	lit := s[start:i]
 	if isInt && len(lit) <= 15 {
 		// Up to 15 digits an integer is exact in a float64.
-		p.stack = append(p.stack, Value{kind: KindNumber, num: smallInt(lit), isInt: true, str: lit})
-		return nil
+		*dst = Value{kind: KindNumber, num: smallInt(lit), isInt: true, str: lit}
+		return i, nil
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
@@ -261,11 +297,11 @@ func (p *parser) number() error {
 		// literal so equality still works on the digits.
 		var ne *strconv.NumError
 		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
-			return &SyntaxError{Offset: start, Msg: "invalid number"}
+			return i, &SyntaxError{Offset: start, Msg: "invalid number"}
 		}
 	}
-	p.stack = append(p.stack, Value{kind: KindNumber, num: f, isInt: isInt, str: lit})
-	return nil
+	*dst = Value{kind: KindNumber, num: f, isInt: isInt, str: lit}
+	return i, nil
 }
 
 // smallInt converts a validated integer literal of at most 15 digits.
@@ -287,52 +323,55 @@ func smallInt(lit string) float64 {
 	return float64(n)
 }
 
-// str parses a JSON string starting at the opening quote. It returns a
-// substring of the input when the string has no escapes.
-func (p *parser) str() (string, error) {
-	p.i++ // opening quote
-	start := p.i
+// str parses the JSON string whose opening quote is at i and returns it
+// with the index after its closing quote. Without escapes it is a substring
+// of the input.
+func (p *parser) str(i int) (string, int, error) {
 	s := p.s
-	i := p.i
+	i++ // opening quote
+	start := i
 	for i < len(s) && !strStop[s[i]] {
 		i++
 	}
-	p.i = i
 	if i >= len(s) {
-		return "", ErrTruncated
+		return "", i, ErrTruncated
 	}
 	switch s[i] {
 	case '"':
-		p.i++
-		return s[start:i], nil
+		return s[start:i], i + 1, nil
 	case '\\':
-		return p.strEscaped(start)
+		return p.strEscaped(start, i)
 	}
-	return "", &SyntaxError{Offset: i, Msg: "control character in string"}
+	return "", i, &SyntaxError{Offset: i, Msg: "control character in string"}
 }
 
-func (p *parser) strEscaped(start int) (string, error) {
-	buf := make([]byte, 0, p.i-start+16)
-	buf = append(buf, p.s[start:p.i]...)
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
+// strEscaped decodes a string with escapes; start is its first byte, i its
+// first backslash. Runs between escapes are copied whole.
+func (p *parser) strEscaped(start, i int) (string, int, error) {
+	s := p.s
+	buf := make([]byte, 0, i-start+16)
+	buf = append(buf, s[start:i]...)
+	for i < len(s) {
+		run := i
+		for i < len(s) && !strStop[s[i]] {
+			i++
+		}
+		buf = append(buf, s[run:i]...)
+		if i >= len(s) {
+			break
+		}
+		switch c := s[i]; {
 		case c == '"':
-			p.i++
-			return string(buf), nil
+			return string(buf), i + 1, nil
 		case c < 0x20:
-			return "", &SyntaxError{Offset: p.i, Msg: "control character in string"}
-		case c != '\\':
-			buf = append(buf, c)
-			p.i++
-			continue
+			return "", i, &SyntaxError{Offset: i, Msg: "control character in string"}
 		}
-		p.i++
-		if p.i >= len(p.s) {
-			return "", ErrTruncated
+		i++ // backslash
+		if i >= len(s) {
+			return "", i, ErrTruncated
 		}
-		e := p.s[p.i]
-		p.i++
+		e := s[i]
+		i++
 		switch e {
 		case '"', '\\', '/':
 			buf = append(buf, e)
@@ -347,57 +386,55 @@ func (p *parser) strEscaped(start int) (string, error) {
 		case 't':
 			buf = append(buf, '\t')
 		case 'u':
-			r, err := p.hex4()
+			r, j, err := p.hex4(i)
 			if err != nil {
-				return "", err
+				return "", j, err
 			}
+			i = j
 			if utf16.IsSurrogate(r) {
 				r2 := utf8.RuneError
-				if p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
-					save := p.i
-					p.i += 2
-					low, err := p.hex4()
+				if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+					low, j, err := p.hex4(i + 2)
 					if err != nil {
-						return "", err
+						return "", j, err
 					}
 					if dec := utf16.DecodeRune(r, low); dec != utf8.RuneError {
 						r2 = dec
-					} else {
-						p.i = save
+						i = j
 					}
-				} else if p.i+1 >= len(p.s) {
-					return "", ErrTruncated
+				} else if i+1 >= len(s) {
+					return "", i, ErrTruncated
 				}
 				r = r2
 			}
 			buf = utf8.AppendRune(buf, r)
 		default:
-			p.i--
-			return "", &SyntaxError{Offset: p.i, Msg: "invalid escape"}
+			return "", i - 1, &SyntaxError{Offset: i - 1, Msg: "invalid escape"}
 		}
 	}
-	return "", ErrTruncated
+	return "", i, ErrTruncated
 }
 
-func (p *parser) hex4() (rune, error) {
-	if p.i+4 > len(p.s) {
-		for _, c := range []byte(p.s[p.i:]) {
-			if !isHex(c) {
-				return 0, &SyntaxError{Offset: p.i, Msg: "invalid unicode escape"}
+// hex4 reads the four hex digits of a \u escape at i.
+func (p *parser) hex4(i int) (rune, int, error) {
+	s := p.s
+	if i+4 > len(s) {
+		for k := i; k < len(s); k++ {
+			if !isHex(s[k]) {
+				return 0, k, &SyntaxError{Offset: i, Msg: "invalid unicode escape"}
 			}
 		}
-		return 0, ErrTruncated
+		return 0, len(s), ErrTruncated
 	}
 	var r rune
 	for k := 0; k < 4; k++ {
-		c := p.s[p.i+k]
+		c := s[i+k]
 		if !isHex(c) {
-			return 0, &SyntaxError{Offset: p.i + k, Msg: "invalid unicode escape"}
+			return 0, i + k, &SyntaxError{Offset: i + k, Msg: "invalid unicode escape"}
 		}
 		r = r<<4 | rune(hexVal(c))
 	}
-	p.i += 4
-	return r, nil
+	return r, i + 4, nil
 }
 
 func isHex(c byte) bool {
@@ -414,56 +451,36 @@ func hexVal(c byte) byte {
 	return c - '0'
 }
 
-func (p *parser) array(depth int) error {
-	p.i++ // [
-	base := len(p.stack)
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
-		p.stack = append(p.stack, Value{kind: KindArray, items: []Value{}})
-		return nil
+// array parses the array whose '[' is at i into dst.
+func (p *parser) array(i int, dst *Value, depth int) (int, error) {
+	s := p.s
+	items := p.slots()
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		*dst = Value{kind: KindArray, items: []Value{}}
+		return i + 1, nil
 	}
 	for {
-		p.skipSpace()
-		if err := p.value(depth + 1); err != nil {
-			return p.fail(base, err)
+		i = skipSpace(s, i)
+		items = append(items, Value{})
+		var err error
+		if i, err = p.value(i, &items[len(items)-1], depth+1); err != nil {
+			return i, err
 		}
-		p.skipSpace()
-		if p.i >= len(p.s) {
-			return p.fail(base, ErrTruncated)
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, ErrTruncated
 		}
-		switch p.s[p.i] {
+		switch s[i] {
 		case ',':
-			p.i++
+			i++
 			continue
 		case ']':
-			p.i++
-			p.closeContainer(base, KindArray)
-			return nil
+			*dst = Value{kind: KindArray, items: items[:len(items):len(items)]}
+			return i + 1, nil
 		}
-		return p.fail(base, p.errAt("expected ',' or ']'"))
+		return i, p.errAt(i, "expected ',' or ']'")
 	}
-}
-
-// fail drops a container's partial elements and returns err.
-func (p *parser) fail(base int, err error) error {
-	p.keepPeak()
-	p.stack = p.stack[:base]
-	return err
-}
-
-// keepPeak records the stack's high-water mark, which Parse clears.
-func (p *parser) keepPeak() {
-	if len(p.stack) > p.peak {
-		p.peak = len(p.stack)
-	}
-}
-
-// closeContainer replaces the elements pushed since base by the container
-// holding them.
-func (p *parser) closeContainer(base int, kind Kind) {
-	items := p.take(base)
-	p.stack = append(p.stack, Value{kind: kind, items: items})
 }
 
 // dupScanLimit is the member count up to which an object's keys are checked
@@ -471,73 +488,71 @@ func (p *parser) closeContainer(base int, kind Kind) {
 // hostile object with many keys costs linear time, not quadratic.
 const dupScanLimit = 16
 
-func (p *parser) object(depth int) error {
-	p.i++ // {
-	base := len(p.stack)
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
-		p.stack = append(p.stack, Value{kind: KindObject, items: []Value{}})
-		return nil
+// object parses the object whose '{' is at i into dst.
+func (p *parser) object(i int, dst *Value, depth int) (int, error) {
+	s := p.s
+	items := p.slots()
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		*dst = Value{kind: KindObject, items: []Value{}}
+		return i + 1, nil
 	}
-	var index map[string]int // key -> stack position, past dupScanLimit
+	var index map[string]int // key -> position in items, past dupScanLimit
 	for {
-		p.skipSpace()
-		if p.i >= len(p.s) {
-			return p.fail(base, ErrTruncated)
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, ErrTruncated
 		}
-		if p.s[p.i] != '"' {
-			return p.fail(base, p.errAt("expected string key"))
+		if s[i] != '"' {
+			return i, p.errAt(i, "expected string key")
 		}
-		key, err := p.str()
+		key, j, err := p.str(i)
 		if err != nil {
-			return p.fail(base, err)
+			return j, err
 		}
-		p.skipSpace()
-		if p.i >= len(p.s) {
-			return p.fail(base, ErrTruncated)
+		i = skipSpace(s, j)
+		if i >= len(s) {
+			return i, ErrTruncated
 		}
-		if p.s[p.i] != ':' {
-			return p.fail(base, p.errAt("expected ':'"))
+		if s[i] != ':' {
+			return i, p.errAt(i, "expected ':'")
 		}
-		p.i++
-		p.skipSpace()
-		at := len(p.stack)
-		p.stack = append(p.stack, Value{kind: KindString, str: key})
-		if err := p.value(depth + 1); err != nil {
-			return p.fail(base, err)
+		i = skipSpace(s, i+1)
+		at := len(items)
+		items = append(items, Value{kind: KindString, str: key}, Value{})
+		if i, err = p.value(i, &items[at+1], depth+1); err != nil {
+			return i, err
 		}
 		// A repeated key keeps its first position and its last value.
-		if prev := p.findKey(base, at, key, &index); prev >= 0 {
-			p.keepPeak()
-			p.stack[prev+1] = p.stack[at+1]
-			p.stack = p.stack[:at]
+		if prev := findKey(items, at, key, &index); prev >= 0 {
+			items[prev+1] = items[at+1]
+			items[at], items[at+1] = Value{}, Value{}
+			items = items[:at]
 		}
-		p.skipSpace()
-		if p.i >= len(p.s) {
-			return p.fail(base, ErrTruncated)
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, ErrTruncated
 		}
-		switch p.s[p.i] {
+		switch s[i] {
 		case ',':
-			p.i++
+			i++
 			continue
 		case '}':
-			p.i++
-			p.closeContainer(base, KindObject)
-			return nil
+			*dst = Value{kind: KindObject, items: items[:len(items):len(items)]}
+			return i + 1, nil
 		}
-		return p.fail(base, p.errAt("expected ',' or '}'"))
+		return i, p.errAt(i, "expected ',' or '}'")
 	}
 }
 
-// findKey returns the stack position of an earlier member of the object at
-// base named key, or -1; at is the new member's position. Past dupScanLimit
-// members it keeps *index, a map of the object's keys.
-func (p *parser) findKey(base, at int, key string, index *map[string]int) int {
-	members := (at - base) / 2
+// findKey returns the position in items of an earlier member named key, or
+// -1; at is the new member's position. Past dupScanLimit members it keeps
+// *index, a map of the object's keys.
+func findKey(items []Value, at int, key string, index *map[string]int) int {
+	members := at / 2
 	if members < dupScanLimit {
-		for k := base; k < at; k += 2 {
-			if p.stack[k].str == key {
+		for k := 0; k < at; k += 2 {
+			if items[k].str == key {
 				return k
 			}
 		}
@@ -545,8 +560,8 @@ func (p *parser) findKey(base, at int, key string, index *map[string]int) int {
 	}
 	if *index == nil {
 		*index = make(map[string]int, 2*members)
-		for k := base; k < at; k += 2 {
-			(*index)[p.stack[k].str] = k
+		for k := 0; k < at; k += 2 {
+			(*index)[items[k].str] = k
 		}
 	}
 	if k, ok := (*index)[key]; ok {
