@@ -259,9 +259,16 @@ func (m ArgMismatch) writeReason(sb *strings.Builder) {
 		sb.WriteString("expected ")
 		sb.WriteString(m.Want)
 		sb.WriteString(", got ")
-		if m.Got.kind == KindUndefined {
+		switch {
+		case m.Got.kind == KindUndefined:
 			sb.WriteString("nothing (argument absent)")
-		} else {
+		case m.Got.kind == KindString && len(m.Got.str) <= 58 && !needsEscape(m.Got.str):
+			// Short plain strings, the usual wrong value, are written as
+			// they are quoted, with no intermediate encoding.
+			sb.WriteByte('"')
+			sb.WriteString(m.Got.str)
+			sb.WriteByte('"')
+		default:
 			sb.WriteString(truncateText(m.Got.JSON(), 60))
 		}
 	}
@@ -270,6 +277,16 @@ func (m ArgMismatch) writeReason(sb *strings.Builder) {
 		sb.WriteString(strconv.Itoa(m.Element - 1))
 		sb.WriteString(")")
 	}
+}
+
+// needsEscape reports whether writeJSONString would escape a byte of s.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // argTally accumulates the outcome of evaluating an argument specification.
@@ -328,8 +345,10 @@ func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
 			ok = v.str == n.lit.str
 		case v.kind == KindNumber && n.lit.kind == KindNumber:
 			ok = numbersEqual(v, &n.lit)
+		case !s.coerce:
+			ok = equalPtr(v, &n.lit)
 		default:
-			ok = v.kind != KindUndefined && equalValuesPtr(v, &n.lit, s.coerce)
+			ok = v.kind != KindUndefined && equalValuesPtr(v, &n.lit, true)
 		}
 		if ok {
 			t.passed++

@@ -71,12 +71,14 @@ type native struct {
 	exp   Expectation
 	calls []compiledCall
 	// groupOf maps a tool name to its group; groupRows lists each group's
-	// expected calls. Only calls in the same group can pair.
-	groupOf   map[string]int
-	groupRows [][]int
-	forbidden map[string]struct{}
-	available map[string]struct{}
-	threshold float64
+	// expected calls and groupNames its tool. Only calls in the same group
+	// can pair.
+	groupOf    map[string]int
+	groupRows  [][]int
+	groupNames []string
+	forbidden  map[string]struct{}
+	available  map[string]struct{}
+	threshold  float64
 }
 
 var _ Scorer = (*native)(nil)
@@ -99,23 +101,26 @@ func newNative(s Settings) (Scorer, error) {
 	}
 	groupOf := make(map[string]int)
 	var groupRows [][]int
+	var groupNames []string
 	for i, c := range calls {
 		g, ok := groupOf[c.name]
 		if !ok {
 			g = len(groupRows)
 			groupOf[c.name] = g
 			groupRows = append(groupRows, nil)
+			groupNames = append(groupNames, c.name)
 		}
 		groupRows[g] = append(groupRows[g], i)
 	}
 	return &native{
-		exp:       s.Expectation.Resolved(),
-		calls:     calls,
-		groupOf:   groupOf,
-		groupRows: groupRows,
-		forbidden: toSet(s.Expectation.ForbiddenTools),
-		available: toSet(s.Expectation.AvailableTools),
-		threshold: s.Threshold,
+		exp:        s.Expectation.Resolved(),
+		calls:      calls,
+		groupOf:    groupOf,
+		groupRows:  groupRows,
+		groupNames: groupNames,
+		forbidden:  toSet(s.Expectation.ForbiddenTools),
+		available:  toSet(s.Expectation.AvailableTools),
+		threshold:  s.Threshold,
 	}, nil
 }
 
@@ -382,9 +387,9 @@ func (n *native) expectedRank(name string) int {
 // groupIndex returns the group of the expected calls to a tool, or -1. A
 // linear scan beats hashing for the few tools a rule names.
 func (n *native) groupIndex(name string) int {
-	if len(n.groupRows) <= 16 {
-		for g, rows := range n.groupRows {
-			if n.calls[rows[0]].name == name {
+	if len(n.groupNames) <= 16 {
+		for g, tool := range n.groupNames {
+			if tool == name {
 				return g
 			}
 		}

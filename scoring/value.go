@@ -259,7 +259,16 @@ func equalPtr(a, b *Value) bool {
 			return false
 		}
 		for i := range a.items {
-			if !equalPtr(&a.items[i], &b.items[i]) {
+			x, y := &a.items[i], &b.items[i]
+			// String elements, the common case, are compared here rather
+			// than in a call per element.
+			if x.kind == KindString && y.kind == KindString {
+				if x.str != y.str {
+					return false
+				}
+				continue
+			}
+			if !equalPtr(x, y) {
 				return false
 			}
 		}
