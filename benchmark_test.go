@@ -217,12 +217,20 @@ func BenchmarkToolSpansHeld(b *testing.B) {
 // run, selecting the rule, decoding five calls, scoring them and annotating
 // the span (target: ≤ 10 µs). The runs' tool spans are fed outside the
 // timer, a chunk of runs at a time, so stopping the timer (which reads the
-// heap statistics, stopping the world) is not paid once per run.
+// heap statistics, stopping the world) is not paid once per run. The
+// names_only case is the same run under a rule that expects tool names
+// only, whose arguments are therefore never decoded.
 func BenchmarkAgentSpanScored(b *testing.B) {
 	const chunk = 256
-	for _, mode := range []string{"baseline", "processor"} {
+	for _, mode := range []string{"baseline", "processor", "processor/names_only"} {
 		b.Run(mode, func(b *testing.B) {
-			p := newBenchProcessor(b, benchConfig(), mode == "baseline")
+			cfg := benchConfig()
+			if mode == "processor/names_only" {
+				for i := range cfg.Rules[0].Expect.Calls {
+					cfg.Rules[0].Expect.Calls[i].Args = nil
+				}
+			}
+			p := newBenchProcessor(b, cfg, mode == "baseline")
 			ctx := context.Background()
 			tools, agent := runBatches()
 			agents := make([]ptrace.Traces, chunk)

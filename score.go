@@ -71,7 +71,14 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 		return nil
 	}
-	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults}), dropped: traj.Dropped}
+	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults, SkipArguments: true}
+	for _, ri := range selected {
+		if p.rules[ri].ReadsArguments() {
+			opts.SkipArguments = false
+			break
+		}
+	}
+	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, opts), dropped: traj.Dropped}
 	for _, ri := range selected {
 		calls := p.rules[ri].Calls(run.calls)
 		for si, s := range p.rules[ri].Scorers {

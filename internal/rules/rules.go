@@ -34,6 +34,7 @@ type Rule struct {
 	// Threshold is the pass threshold.
 	Threshold float64
 	when      *ottl.ConditionSequence[*ottlspan.TransformContext]
+	readsArgs bool
 }
 
 // Spec is what a rule is compiled from.
@@ -49,6 +50,7 @@ type Spec struct {
 // paths (span.attributes[...], resource.attributes[...]).
 func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
 	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold}
+	r.readsArgs = readsArguments(r)
 	if len(spec.When) == 0 {
 		return r, nil
 	}
@@ -86,6 +88,26 @@ func (r *Rule) Applies(ctx context.Context, tCtx *ottlspan.TransformContext) boo
 // [scoring.AlignTurns]).
 func (r *Rule) Calls(calls []scoring.Call) []scoring.Call {
 	return scoring.AlignTurns(calls, &r.Expectation)
+}
+
+// ReadsArguments reports whether any of the rule's scorers can read call
+// arguments. Only the native scorer is known not to when no expected call
+// gives arguments or matchers (it then judges names, order and policies);
+// every other scorer is assumed to read them.
+func (r *Rule) ReadsArguments() bool { return r.readsArgs }
+
+func readsArguments(r *Rule) bool {
+	for _, s := range r.Scorers {
+		if s.Name() != scoring.NativeName {
+			return true
+		}
+	}
+	for _, c := range r.Expectation.Calls {
+		if !c.Args.IsUndefined() || len(c.Matchers) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // HasDeferred reports whether any of the rule's scorers is deferred.

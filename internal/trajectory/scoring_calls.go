@@ -13,6 +13,9 @@ type ScoringOptions struct {
 	// Durations sets each call's "durationMs" field, for trajectory
 	// scorers with duration budgets.
 	Durations bool
+	// SkipArguments leaves arguments undecoded (and marked unknown), for
+	// runs whose scorers do not read them.
+	SkipArguments bool
 }
 
 // ScoringCalls decodes a trajectory's calls for the scorers: in scoring order
@@ -24,7 +27,11 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 	out := make([]scoring.Call, len(traj.Calls))
 	for i := range traj.Calls {
 		c := &traj.Calls[i]
-		args, state := extract.DecodeArguments(c.Args, c.Encoding, opts.Decode)
+		var args scoring.Value
+		state := extract.ArgumentsAbsent
+		if !opts.SkipArguments {
+			args, state = extract.DecodeArguments(c.Args, c.Encoding, opts.Decode)
+		}
 		sc := scoring.Call{
 			Name:        c.Name,
 			Args:        args,
