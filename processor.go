@@ -180,6 +180,9 @@ type entry struct {
 	call   int32 // index into batch.calls, for tool spans
 	kind   extract.Kind
 	genai  bool
+	// localRoot marks a span other than a tool or agent span whose parent
+	// is remote (see hasRemoteParent).
+	localRoot bool
 	// modelStart is a model call's start time (0 for other spans).
 	modelStart pcommon.Timestamp
 }
@@ -284,6 +287,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					end:    span.EndTimestamp(),
 					call:   -1,
 				}
+				e.localRoot = res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
 				if res.Kind == extract.KindTool {
 					e.call = int32(len(b.calls))
 					b.calls = append(b.calls, res.Call)
@@ -296,6 +300,19 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 		}
 	}
 	return anyGenAI
+}
+
+// Span flags (OTLP 1.1+) that say whether the span's parent is remote.
+const (
+	spanFlagsHasIsRemote = 0x100
+	spanFlagsIsRemote    = 0x200
+)
+
+// hasRemoteParent reports whether the span's flags mark its parent as
+// remote (in another process), making the span a local root.
+func hasRemoteParent(span ptrace.Span) bool {
+	const mask = spanFlagsHasIsRemote | spanFlagsIsRemote
+	return !span.ParentSpanID().IsEmpty() && span.Flags()&mask == mask
 }
 
 // addLinks adds the ordinary spans of the traces that have GenAI spans in
@@ -322,7 +339,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 				}
 				b.entries = append(b.entries, entry{
 					ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: span.ParentSpanID(),
-					end: span.EndTimestamp(), call: -1,
+					end: span.EndTimestamp(), call: -1, localRoot: hasRemoteParent(span),
 				})
 			}
 		}
@@ -351,6 +368,13 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
 			if traj != nil || hold {
 				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold})
+			}
+		case e.localRoot:
+			if traj := p.store.LocalRoot(e.trace, e.span, e.genai, now); traj != nil {
+				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
+			}
+			if e.modelStart != 0 {
+				p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
 			}
 		default:
 			if traj := p.store.Link(e.trace, e.span, e.parent, e.genai, now); traj != nil {
@@ -381,7 +405,7 @@ func applyOrder(entries []entry, order []int) []int {
 			return 0
 		case e.kind == extract.KindAgent:
 			return 2
-		case e.parent.IsEmpty():
+		case e.parent.IsEmpty() || e.localRoot:
 			return 3
 		}
 		return 1

@@ -379,16 +379,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 		s.closeGroup(ts)
 	}
 	if parent.IsEmpty() {
-		ts.nodes[span] = closedNode
-		traj := &Trajectory{}
-		if n != nil {
-			traj = &n.traj
-		}
-		s.adoptOrphans(ts, span, traj)
-		if len(traj.Calls) == 0 && traj.Dropped == 0 {
-			return nil // a root without calls under it: nothing to score
-		}
-		return withModels(ts, traj)
+		return s.closeRoot(ts, span, n, true)
 	}
 	ts.nodes[span] = &node{kind: nodeLink, parent: parent}
 	if n != nil {
@@ -400,6 +391,45 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 		}
 	}
 	return nil
+}
+
+// LocalRoot records a span whose parent lives in another process (its span
+// flags mark the parent remote): the root of this process's part of the
+// trace, such as a service called by a gateway. Like a trace root it closes
+// the calls gathered under it into a run; unlike one it adopts no orphans,
+// since the spans of other processes' parts of the trace may still be on
+// their way.
+func (s *Store) LocalRoot(trace pcommon.TraceID, span pcommon.SpanID, track bool, now int64) *Trajectory {
+	ts := s.trace(trace, now, track)
+	if ts == nil {
+		return nil
+	}
+	n := ts.nodes[span]
+	if n != nil && n.kind != nodeGroup {
+		return nil // seen before
+	}
+	if n != nil {
+		s.closeGroup(ts)
+	}
+	return s.closeRoot(ts, span, n, false)
+}
+
+// closeRoot closes the root (or local root) span's group n, nil when no call
+// reached it, with the trace's orphans when adopt, and returns its run, or
+// nil when there is nothing to score. The caller has closed the group.
+func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bool) *Trajectory {
+	ts.nodes[span] = closedNode
+	traj := &Trajectory{}
+	if n != nil {
+		traj = &n.traj
+	}
+	if adopt {
+		s.adoptOrphans(ts, span, traj)
+	}
+	if len(traj.Calls) == 0 && traj.Dropped == 0 {
+		return nil // a root without calls under it: nothing to score
+	}
+	return withModels(ts, traj)
 }
 
 // Agent records an agent span (whose parent is parent) and returns its

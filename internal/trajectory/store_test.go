@@ -116,6 +116,21 @@ func TestNonAgentRootClosesARootTrajectory(t *testing.T) {
 	assert.Nil(t, s.Link(trace2, sid(1), pcommon.SpanID{}, true, 0), "a root with no calls is not a run")
 }
 
+// TestLocalRootClosesItsRunWithoutAdoptingOrphans: a span whose parent is
+// in another process closes the calls gathered under it, but leaves the
+// trace's orphans (which may belong to another process's part) alone.
+func TestLocalRootClosesItsRunWithoutAdoptingOrphans(t *testing.T) {
+	s := NewStore(limits())
+	s.Tool(trace1, sid(3), sid(2), tool("get_weather"), 0)
+	s.Link(trace1, sid(2), sid(1), true, 0)                // the handler under the local root
+	s.Tool(trace1, sid(5), sid(9), tool("lookup_stock"), 0) // under a span never seen
+	assert.Equal(t, []string{"get_weather"}, names(s.LocalRoot(trace1, sid(1), false, 0)))
+	assert.Equal(t, 1, s.Open(), "the orphan's group stays open")
+	assert.Nil(t, s.LocalRoot(trace1, sid(1), false, 0), "a span is closed once")
+	assert.Nil(t, s.LocalRoot(trace2, sid(1), false, 0), "an untracked trace is not started")
+	assert.Nil(t, s.LocalRoot(trace2, sid(1), true, 0), "a local root without calls is not a run")
+}
+
 func TestHeldRunKeepsCollecting(t *testing.T) {
 	s := NewStore(limits())
 	assert.Nil(t, s.Agent(trace1, sid(1), pcommon.SpanID{}, true, 0))

@@ -1,0 +1,77 @@
+package toolcallaccuracyprocessor
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// localRootTrace is a service's part of a trace, without an agent span: a
+// server span whose parent is in the calling gateway, with two OTel GenAI
+// tool spans under it. remote sets the span flags that mark the server
+// span's parent remote.
+func localRootTrace(remote bool) ptrace.Traces {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	trace := pcommon.TraceID{0xa, 1}
+	root := spans.AppendEmpty()
+	root.SetName("POST /plan")
+	root.SetKind(ptrace.SpanKindServer)
+	root.SetTraceID(trace)
+	root.SetSpanID(pcommon.SpanID{1})
+	root.SetParentSpanID(pcommon.SpanID{0xee}) // the gateway's span
+	if remote {
+		root.SetFlags(spanFlagsHasIsRemote | spanFlagsIsRemote | 0x01)
+	}
+	root.SetStartTimestamp(1_000)
+	root.SetEndTimestamp(9_000)
+	for i, c := range []struct{ name, args string }{
+		{"get_weather", `{"city":"Paris","unit":"celsius"}`},
+		{"lookup_stock", `{"symbol":"ZZZZ"}`},
+	} {
+		s := spans.AppendEmpty()
+		s.SetName("execute_tool " + c.name)
+		s.SetTraceID(trace)
+		s.SetSpanID(pcommon.SpanID{byte(2 + i)})
+		s.SetParentSpanID(pcommon.SpanID{1})
+		s.SetFlags(spanFlagsHasIsRemote | 0x01) // parent known local
+		s.SetStartTimestamp(pcommon.Timestamp(2_000 + 2_000*i))
+		s.SetEndTimestamp(pcommon.Timestamp(3_000 + 2_000*i))
+		s.Attributes().PutStr("gen_ai.operation.name", "execute_tool")
+		s.Attributes().PutStr("gen_ai.tool.name", c.name)
+		s.Attributes().PutStr("gen_ai.tool.call.arguments", c.args)
+	}
+	return td
+}
+
+// TestLocalRootIsScored: a run with no agent span whose local root has a
+// remote parent is scored on that local root, whether its spans come in one
+// batch or one per batch; without the flags, it waits for the trace root as
+// before.
+func TestLocalRootIsScored(t *testing.T) {
+	cfg := loadConfig(t, filepath.Join("testdata", "golden", "config.yaml"), "paris")
+	t.Run("one batch", func(t *testing.T) {
+		in := []ptrace.Traces{localRootTrace(true)}
+		out := newHarness(t, cfg).run(t, cloneAll(in))
+		assertConserved(t, in, out)
+		root := onlyScored(t, out)
+		assert.Equal(t, "POST /plan", root.Name())
+		assertRule(t, root, "paris_trip", ruleResult{score: 1, passed: true})
+	})
+	t.Run("one span per batch", func(t *testing.T) {
+		in := []ptrace.Traces{localRootTrace(true)}
+		out := newHarness(t, cfg).run(t, splitSpans(cloneAll(in)))
+		assertConserved(t, in, out)
+		assertRule(t, onlyScored(t, out), "paris_trip", ruleResult{score: 1, passed: true})
+	})
+	t.Run("no remote flag", func(t *testing.T) {
+		in := []ptrace.Traces{localRootTrace(false)}
+		out := newHarness(t, cfg).run(t, cloneAll(in))
+		assertConserved(t, in, out)
+		require.Empty(t, scoredSpans(out), "the parent may still come: the run stays open")
+	})
+}
