@@ -41,8 +41,12 @@ type ruleOutput struct {
 	labels, evalNames []string
 }
 
-// attrsPerRule is how many attributes annotateAttributes writes per rule.
-const attrsPerRule = 7
+// attrsPerRule is how many attributes annotateAttributes writes per rule;
+// eventAttrs how many annotateEvent writes at most.
+const (
+	attrsPerRule = 7
+	eventAttrs   = 6
+)
 
 func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 	out := make([]ruleOutput, len(rs))
@@ -151,7 +155,7 @@ func annotateEvent(span ptrace.Span, ev evaluation, run *scoredRun, outs []ruleO
 	e.SetName(eventEvaluation)
 	e.SetTimestamp(span.EndTimestamp())
 	attrs := e.Attributes()
-	attrs.EnsureCapacity(5)
+	attrs.EnsureCapacity(eventAttrs)
 	attrs.PutStr(attrEvalName, o.evalNames[ev.scorer])
 	attrs.PutStr(attrEventRule, o.name)
 	attrs.PutStr(attrEventScorer, o.labels[ev.scorer])
