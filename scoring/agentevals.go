@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -60,8 +61,19 @@ func init() { Register(AgentEvalsName, newAgentEvals) }
 //     [f{a}, f{a,b}] fails superset with superset args although a matching
 //     exists.
 //   - 5 is not "5"; [] equals {}; [1] equals {"0": 1}; {a: null} is not {}.
-//   - subset and superset argument modes throw a TypeError on null or
-//     string arguments (an error result here).
+//   - subset and superset argument modes throw a TypeError on null,
+//     undefined or string arguments (an error result here).
+//   - Raw function.arguments text that JSON.parse rejects throws SyntaxError
+//     (an error result), even when arguments are ignored: in superset,
+//     subset and unordered mode whatever call of either trajectory holds it
+//     (every call is parsed when the calls are extracted), in strict mode
+//     only when an output call meets an unused reference call of its name
+//     (both are parsed, the output's first, before the matcher runs).
+//   - Outside strict mode a flat call without args has undefined arguments:
+//     exact matches them only with null or undefined arguments, subset and
+//     superset throw when they must read them, key paths read undefined.
+//   - A comparator that reads a member of null or undefined arguments
+//     throws TypeError, as the JavaScript function does (args.query).
 //   - With any overrides object, a tool named toString or constructor
 //     always matches and valueOf, hasOwnProperty, isPrototypeOf,
 //     propertyIsEnumerable, toLocaleString and the __define/__lookup
@@ -74,10 +86,15 @@ func init() { Register(AgentEvalsName, newAgentEvals) }
 // (matchers in ParseMatcher's form): when every when_reference matcher
 // accepts the SECOND argument at its path (omitted: always), every actual
 // matcher must accept the FIRST argument at its path; otherwise the
-// comparator returns true. The comparator is called exactly as agentevals
-// calls a custom function, (output, reference) in strict and superset mode
-// and in unordered's first pass but (reference, output) in subset mode and
-// in unordered's second pass, so "actual" then applies to the reference call.
+// comparator returns true. Matchers run in path order and stop at the first
+// that decides; one whose path reads a member of null or undefined
+// arguments throws TypeError ("Cannot read properties of null (reading
+// 'query')"), as a function reading args.query does (a "$" path reads the
+// whole value and never throws). The comparator is called exactly as
+// agentevals calls a custom function, (output, reference) in strict and
+// superset mode and in unordered's first pass but (reference, output) in
+// subset mode and in unordered's second pass, so "actual" then applies to
+// the reference call.
 // The upstream example "if the reference query mentions upgrade, the output
 // query must too" is {when_reference: {query: {contains: upgrade}}, actual:
 // {query: {contains: upgrade}}}.
@@ -98,13 +115,21 @@ func init() { Register(AgentEvalsName, newAgentEvals) }
 // form: strict mode reads only function.name and function.arguments, so it
 // sees such a call as nameless with {} arguments (any two flat calls match,
 // a flat call never matches an OpenAI-format one); the other modes read it
-// normally. A call's Fields "role" is the role of the message carrying it
-// ("assistant" when absent), which strict mode compares as a raw string.
+// normally, so there a flat call without Args has undefined arguments. A
+// call in OpenAI form whose Fields hold "arguments" as a string carries the
+// raw function.arguments text: its arguments are that text parsed as
+// JSON.parse does (Args and ArgsUnknown are then not read), and text that
+// does not parse throws SyntaxError where agentevals parses it (see the
+// quirks); a flat call's "arguments" field is not read. A call's Fields
+// "role" is the role of the message carrying it ("assistant" when absent),
+// which strict mode compares as a raw string.
 //
 // Expectation mapping: expected calls are the reference trajectory (name,
 // Args as the arguments; absent arguments read as {} like a missing
-// "arguments" string). Order exact maps to strict, in_order to superset, any
-// to unordered when extra_calls is "fail" and to superset otherwise, unless
+// "arguments" string, except on a flat call, whose missing args stay
+// undefined outside strict mode; Fields "arguments" as for actual calls).
+// Order exact maps to strict, in_order to superset, any to unordered when
+// extra_calls is "fail" and to superset otherwise, unless
 // trajectory_match_mode is given. Path matchers, optional calls,
 // must_succeed and forbidden tools are rejected (use
 // tool_args_match_overrides). Calls with unknown arguments make the result
@@ -115,9 +140,12 @@ func init() { Register(AgentEvalsName, newAgentEvals) }
 // other there); deepEqual treats [] as {} and [1] as {"0": 1}; unknown
 // tool_args_match_mode strings act as ignore and overrides that are not a
 // string, function or list are ignored; "name in overrides" sees
-// Object.prototype; subset and superset matchers throw TypeError on null or
-// string arguments; null equals undefined only as a whole value, not as a
-// member ({a: null} is not {}).
+// Object.prototype; subset and superset matchers throw TypeError on null,
+// undefined or string arguments; null equals undefined only as a whole
+// value, not as a member ({a: null} is not {}); function.arguments is
+// JSON.parsed (SyntaxError on invalid text, in strict mode lazily per
+// compared pair); outside strict mode a flat call's args are read as they
+// are (undefined when absent).
 //
 // Details: key ("trajectory_<mode>_match") and score (the boolean).
 type agentevals struct {
@@ -257,7 +285,9 @@ func (a *agentevals) buildReference(useTurns bool) aeTrajectory {
 			ref.add(aeStep{message: true, name: e.Name, emptyTCs: hasEmptyToolCalls(e.Fields)}, useTurns, &turn, i)
 			continue
 		}
-		ref.add(aeStep{name: e.Name, args: e.Args, turn: e.Turn, flat: isFlatFormat(e.Fields), role: messageRole(e.Fields)}, useTurns, &turn, i)
+		s := aeCallStep(e.Name, e.Args, false, e.Turn, e.Fields)
+		s.reference = true
+		ref.add(s, useTurns, &turn, i)
 	}
 	return ref
 }
@@ -348,6 +378,22 @@ type aeCall struct {
 	// flat marks a call given in the flat {name, args} form, which strict
 	// mode cannot read (it reads only function.name and function.arguments).
 	flat bool
+	// reference marks a call of the reference trajectory.
+	reference bool
+	// raw and rawErr are the raw function.arguments text that JSON.parse
+	// rejects and why; rawErr is nil when the arguments are usable.
+	raw    string
+	rawErr error
+}
+
+// syntaxError is the SyntaxError agentevals' JSON.parse throws on the
+// call's function.arguments text.
+func (c *aeCall) syntaxError() error {
+	side := "output"
+	if c.reference {
+		side = "reference"
+	}
+	return fmt.Errorf("SyntaxError: %s tool call %d (%s): function.arguments is not valid JSON: %s (%v)", side, c.pos+1, c.name, strconv.Quote(c.raw), c.rawErr)
 }
 
 // aeMessage is an OpenAI-format message reduced to what agentevals reads.
@@ -381,7 +427,25 @@ type aeStep struct {
 	flat     bool
 	// role is the role of the message carrying a tool call ("" reads as
 	// "assistant").
-	role string
+	role      string
+	reference bool
+	raw       string
+	rawErr    error
+}
+
+// aeCallStep is a tool call step. A call in OpenAI form whose Fields hold
+// "arguments" as a string takes its arguments from that raw text, parsed as
+// JSON.parse does; text JSON.parse rejects is kept in raw and rawErr.
+func aeCallStep(name string, args Value, unknown bool, turn int, fields map[string]Value) aeStep {
+	s := aeStep{name: name, args: args, unknown: unknown, turn: turn, flat: isFlatFormat(fields), role: messageRole(fields)}
+	if raw := fields["arguments"]; !s.flat && raw.Kind() == KindString {
+		v, err := Parse(raw.StringValue())
+		s.args, s.unknown = v, false
+		if err != nil {
+			s.args, s.raw, s.rawErr = Value{}, raw.StringValue(), err
+		}
+	}
+	return s
 }
 
 func (b *aeTrajectory) add(s aeStep, useTurns bool, curTurn *int, pos int) {
@@ -390,7 +454,13 @@ func (b *aeTrajectory) add(s aeStep, useTurns bool, curTurn *int, pos int) {
 		*curTurn = -1
 		return
 	}
-	c := aeCall{name: s.name, args: aeArgs(s.args), unknown: s.unknown, pos: pos, flat: s.flat}
+	c := aeCall{name: s.name, args: s.args, unknown: s.unknown, pos: pos, flat: s.flat, reference: s.reference, raw: s.raw, rawErr: s.rawErr}
+	if !s.flat {
+		// A missing "arguments" string reads as "{}". A flat call keeps
+		// undefined arguments: the modes other than strict read its args
+		// as they are (strict reads no flat call's arguments).
+		c.args = aeArgs(s.args)
+	}
 	b.calls = append(b.calls, c)
 	if useTurns && s.turn != 0 && *curTurn == s.turn && len(b.msgs) > 0 {
 		b.msgs[len(b.msgs)-1].end = len(b.calls)
@@ -434,7 +504,7 @@ func aeActualSteps(calls []Call, visit func(aeStep)) {
 		case c.StepType == StepMessage:
 			visit(aeStep{message: true, name: c.Name, emptyTCs: hasEmptyToolCalls(c.Fields)})
 		case c.IsToolCall():
-			visit(aeStep{name: c.Name, args: c.Args, unknown: c.ArgsUnknown, turn: c.Turn, flat: isFlatFormat(c.Fields), role: messageRole(c.Fields)})
+			visit(aeCallStep(c.Name, c.Args, c.ArgsUnknown, c.Turn, c.Fields))
 		}
 		if len(c.Children) > 0 {
 			aeActualSteps(c.Children, visit)
@@ -534,6 +604,15 @@ func (a *agentevals) strict(out, ref *aeTrajectory) (bool, error) {
 					continue
 				}
 				x, name := oc, oc.name
+				if !oc.flat {
+					// JSON.parse(function.arguments), the output's first.
+					if oc.rawErr != nil {
+						return false, oc.syntaxError()
+					}
+					if rc.rawErr != nil {
+						return false, rc.syntaxError()
+					}
+				}
 				if oc.flat {
 					// JSON.parse(function?.arguments ?? "{}") on both sides.
 					name = ""
@@ -561,6 +640,14 @@ func (a *agentevals) strict(out, ref *aeTrajectory) (bool, error) {
 // superset is _isTrajectorySuperset(outputs, reference): every reference
 // call finds an unused output call, matched as m(output, reference).
 func (a *agentevals) superset(outputs, reference []aeCall) (bool, error) {
+	// _extractToolCalls JSON.parses every call's arguments, outputs first.
+	for _, calls := range [2][]aeCall{outputs, reference} {
+		for i := range calls {
+			if calls[i].rawErr != nil {
+				return false, calls[i].syntaxError()
+			}
+		}
+	}
 	used := make([]bool, len(outputs))
 	for ri := range reference {
 		r := &reference[ri]
@@ -616,12 +703,18 @@ func (a *agentevals) apply(m *aeMatcher, x, y *aeCall) (bool, error) {
 		return true, nil
 	case "comparator":
 		for _, pm := range m.when {
+			if err := aeReadMember(&y.args, pm.path); err != nil {
+				return false, err
+			}
 			v, _ := pm.path.Lookup(y.args)
 			if !pm.m.Match(v) {
 				return true, nil
 			}
 		}
 		for _, pm := range m.want {
+			if err := aeReadMember(&x.args, pm.path); err != nil {
+				return false, err
+			}
 			v, _ := pm.path.Lookup(x.args)
 			if !pm.m.Match(v) {
 				return false, nil
@@ -630,6 +723,21 @@ func (a *agentevals) apply(m *aeMatcher, x, y *aeCall) (bool, error) {
 		return true, nil
 	}
 	return false, errors.New("unknown matcher")
+}
+
+// aeReadMember is the TypeError a JavaScript comparator throws when it
+// reads a member (args.query) of null or undefined arguments; nil when the
+// path reads the whole value or the arguments are not nullish.
+func aeReadMember(args *Value, p Path) error {
+	if len(p.segs) == 0 || args.kind > KindNull {
+		return nil
+	}
+	seg := p.segs[0]
+	key := seg.key
+	if seg.isIndex {
+		key = itoa(seg.index)
+	}
+	return fmt.Errorf("TypeError: Cannot read properties of %s (reading '%s')", jsToString(*args), key)
 }
 
 // aeOwnKey reports whether key is among Object.keys(v).

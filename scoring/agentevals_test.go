@@ -15,6 +15,27 @@ func msg(role string) Call { return Call{StepType: StepMessage, Name: role} }
 
 func msgExp(role string) ExpectedCall { return ExpectedCall{StepType: StepMessage, Name: role} }
 
+// aeFlat marks a call as given in LangChain's flat {name, args} form.
+func aeFlat(c Call) Call {
+	c.Fields = map[string]Value{"tool_call_format": String("flat")}
+	return c
+}
+
+func aeFlatExp(e ExpectedCall) ExpectedCall {
+	e.Fields = map[string]Value{"tool_call_format": String("flat")}
+	return e
+}
+
+// aeRaw is an OpenAI-format call whose function.arguments text is raw
+// (Fields["arguments"]); Args is left unset.
+func aeRaw(name, text string) Call {
+	return Call{Name: name, Fields: map[string]Value{"arguments": String(text)}}
+}
+
+func aeRawExp(name, text string) ExpectedCall {
+	return ExpectedCall{Name: name, Fields: map[string]Value{"arguments": String(text)}}
+}
+
 func aeScore(t *testing.T, opts map[string]any, exp Expectation, calls ...Call) Result {
 	t.Helper()
 	res := scoreProfile(t, AgentEvalsName, Settings{Expectation: exp, Options: opts}, calls...)
@@ -129,6 +150,49 @@ func TestAgentEvalsOverrides(t *testing.T) {
 			want("f", `{"a":1}`), unknownArgs("f"), false, "agentevals: arguments unavailable for call 1 (f)"},
 		{"unknown arguments ignored", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "ignore"},
 			want("f", `{"a":1}`), unknownArgs("f"), true, ""},
+		// Raw function.arguments text is JSON.parsed: in superset, subset and
+		// unordered mode every call's when the calls are extracted, in strict
+		// mode a pair's when their names match.
+		{"raw arguments are JSON.parsed", map[string]any{"trajectory_match_mode": "superset"},
+			want("f", `{"a":1}`), aeRaw("f", ` {"a":1} `), true, ""},
+		{"invalid JSON arguments throw even when arguments are ignored", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "ignore"},
+			want("f", `{}`), aeRaw("f", `{"a":`), false, `agentevals: SyntaxError: output tool call 1 (f): function.arguments is not valid JSON: "{\"a\":"`},
+		{"invalid JSON arguments of a call no reference call names throw in superset mode", map[string]any{"trajectory_match_mode": "superset"},
+			want("f", `{}`), aeRaw("g", `not json`), false, "SyntaxError: output tool call 1 (g)"},
+		{"invalid JSON reference arguments throw in subset mode", map[string]any{"trajectory_match_mode": "subset", "tool_args_match_mode": "ignore"},
+			aeRawExp("f", `{'a': 1}`), call("f", `{}`), false, "SyntaxError: reference tool call 1 (f)"},
+		{"strict: invalid JSON arguments throw when compared, even when ignored", map[string]any{"trajectory_match_mode": "strict", "tool_args_match_mode": "ignore"},
+			want("f", `{}`), aeRaw("f", `{x}`), false, "SyntaxError: output tool call 1 (f)"},
+		{"strict: invalid JSON arguments are not parsed without a same-name reference call", map[string]any{"trajectory_match_mode": "strict"},
+			want("f", `{}`), aeRaw("g", `{x}`), false, ""},
+		{"strict: the parse error comes before a prototype matcher's TypeError", map[string]any{"trajectory_match_mode": "strict", "tool_args_match_overrides": map[string]any{}},
+			want("valueOf", `{}`), aeRaw("valueOf", `{x}`), false, "SyntaxError: output tool call 1 (valueOf)"},
+		// A flat call without args has undefined arguments outside strict mode.
+		{"flat call without args is not {} (exact)", map[string]any{"trajectory_match_mode": "superset"},
+			aeFlatExp(want("f", `{}`)), aeFlat(call("f", "")), false, ""},
+		{"flat call without args equals null arguments (exact)", map[string]any{"trajectory_match_mode": "superset"},
+			aeFlatExp(want("f", `null`)), aeFlat(call("f", "")), true, ""},
+		{"flat calls without args on both sides match (exact)", map[string]any{"trajectory_match_mode": "unordered"},
+			aeFlatExp(want("f", "")), aeFlat(call("f", "")), true, ""},
+		{"subset args on a flat call without args throw", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "subset"},
+			aeFlatExp(want("f", `{"a":1}`)), aeFlat(call("f", "")), false, "TypeError: Cannot convert undefined or null to object"},
+		{"superset args against a flat call without args throw", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "superset"},
+			aeFlatExp(want("f", `{"a":1}`)), aeFlat(call("f", "")), false, "TypeError: Cannot use 'in' operator to search for 'a' in undefined"},
+		{"superset args: {} against a flat call without args is vacuously true", map[string]any{"trajectory_match_mode": "superset", "tool_args_match_mode": "superset"},
+			aeFlatExp(want("f", `{}`)), aeFlat(call("f", "")), true, ""},
+		{"strict: a flat call without args reads {}", map[string]any{"trajectory_match_mode": "strict"},
+			aeFlatExp(want("f", `{}`)), aeFlat(call("f", "")), true, ""},
+		{"key paths on a flat call without args read undefined", overrides(map[string]any{"f": []any{"x"}}),
+			aeFlatExp(want("f", `{"x":null}`)), aeFlat(call("f", "")), true, ""},
+		// A comparator reads members of its arguments as JavaScript does.
+		{"comparator: null reference arguments throw", overrides(map[string]any{"lookup": upgrade}),
+			want("lookup", `null`), call("lookup", `{"query":"upgrade"}`), false, "TypeError: Cannot read properties of null (reading 'query')"},
+		{"comparator: output without args read after a true condition throws", overrides(map[string]any{"lookup": upgrade}),
+			aeFlatExp(want("lookup", `{"query":"upgrade"}`)), aeFlat(call("lookup", "")), false, "TypeError: Cannot read properties of undefined (reading 'query')"},
+		{"comparator: output arguments are not read when the condition is false", overrides(map[string]any{"lookup": upgrade}),
+			want("lookup", `{"query":"other"}`), call("lookup", `null`), true, ""},
+		{"comparator: a string argument reads undefined members", overrides(map[string]any{"lookup": upgrade}),
+			want("lookup", `"upgrade"`), call("lookup", `{}`), true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

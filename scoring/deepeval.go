@@ -46,7 +46,8 @@ func init() { Register(DeepEvalName, newDeepEval) }
 //	          the first wins ties) adds its score; score = total / len(expected); extra calls are free
 //	compare_dicts(expected, called): == -> 1; else sum over shared keys of 1/|union| when equal, or
 //	          compare_dicts/|union| when both values are dicts (partial credit; lists only count when ==)
-//	strict_mode: score < 1 -> 0. success = score >= threshold.
+//	strict_mode: score < 1 -> 0. success = score >= threshold; with
+//	threshold None (and no strict_mode, which makes it 1) success is None.
 //
 // Quirks reproduced (each has a test case):
 //
@@ -96,8 +97,10 @@ type deepeval struct {
 	exact, ordering, strict bool
 	inputParams, output     bool
 	threshold               float64
-	expected                []deCall
-	expIdx                  []int
+	// noThreshold: threshold given as None, so DeepEval's success is None.
+	noThreshold bool
+	expected    []deCall
+	expIdx      []int
 }
 
 // deCall is a DeepEval ToolCall.
@@ -116,6 +119,9 @@ func newDeepEval(s Settings) (Scorer, error) {
 	r := newOptionReader(DeepEvalName, s.Options)
 	d := &deepeval{}
 	d.threshold = r.Float("threshold", s.Threshold, 0, 1)
+	if v, given := r.opts["threshold"]; given && v == nil {
+		d.noThreshold = true
+	}
 	_, hasExact := r.opts["should_exact_match"]
 	_, hasOrdering := r.opts["should_consider_ordering"]
 	d.exact = r.Bool("should_exact_match", false)
@@ -146,6 +152,7 @@ func newDeepEval(s Settings) (Scorer, error) {
 	}
 	if d.strict {
 		d.threshold = 1
+		d.noThreshold = false
 	}
 	e := s.Expectation
 	if err := checkPeerExpectation(DeepEvalName, e, peerFeatures{}); err != nil {
@@ -263,11 +270,16 @@ func (d *deepeval) Score(_ context.Context, calls []Call) Result {
 			b.Unexpected = append(b.Unexpected, j)
 		}
 	}
-	success := score >= d.threshold
+	var success any = score >= d.threshold
+	var threshold any = d.threshold
+	if d.noThreshold {
+		// is_successful: threshold None -> success None.
+		success, threshold = nil, nil
+	}
 	reason := d.reason(called, score, lcs)
 	res.Details = map[string]any{
 		"success":   success,
-		"threshold": d.threshold,
+		"threshold": threshold,
 		"reason":    "[\n\t Tool Calling Reason: " + reason + "\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n",
 	}
 	// DeepEval's success is exactly score >= threshold; decide adds a

@@ -101,6 +101,15 @@ func TestDeepEvalDetailsAndThreshold(t *testing.T) {
 
 	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""))}, typed(call("a", ""), "mcp"))
 	assert.Contains(t, res.Explanation, "tool type mismatches ['a (expected FUNCTION, called MCP)']")
+
+	// is_successful: a None threshold gives success None, unless strict
+	// mode has replaced it by 1.
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(), Threshold: 0.5, Options: map[string]any{"threshold": nil}})
+	assert.Equal(t, 1.0, res.Score)
+	assert.Contains(t, res.Details, "success")
+	assert.Nil(t, res.Details["success"], "threshold None: success None")
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(), Options: map[string]any{"threshold": nil, "strict_mode": true}})
+	assert.Equal(t, true, res.Details["success"], "strict mode: threshold 1")
 }
 
 func TestDeepEvalCrashes(t *testing.T) {

@@ -45,9 +45,11 @@ func init() { Register(MastraTrajectoryName, newMastraTrajectory) }
 //	    promptTokens, completionTokens, finishReason; agent_run: agentId; workflow_step: stepId, status,
 //	    output; workflow_run: workflowId, status; workflow_conditional, _parallel, _loop, _sleep,
 //	    _wait_event, processor_run: their own fields)
-//	strict:    position by position over max(nA, nE): same name and stepMatches -> matched; a different actual
-//	           name that occurs among the expected names -> outOfOrder; score = matched/nE, minus
-//	           ((nA-nE)/nE)*0.5 when there are extra steps (clamped at 0)
+//	strict:    position by position over max(nA, nE): same name and stepMatches -> matched; a nameless
+//	           actual step past the end of the expected steps -> matched (undefined === undefined, no
+//	           expected step to compare); a different actual name that occurs among the expected names ->
+//	           outOfOrder; score = matched/nE, minus ((nA-nE)/nE)*0.5 when there are extra steps (clamped
+//	           at 0)
 //	relaxed:   greedy subsequence: each expected step takes the first later actual step that matches;
 //	           not found but its name occurs anywhere -> outOfOrder; extras are free
 //	unordered: each expected step takes the first unused actual step that matches
@@ -60,6 +62,10 @@ func init() { Register(MastraTrajectoryName, newMastraTrajectory) }
 //   - Data fields are ignored when the expected step has no step type.
 //   - Strict mode is positional: one leading extra step shifts everything
 //     ([x,a,b] vs [a,b] scores 0); the extra-step penalty is strict only.
+//   - Strict mode counts a nameless step past the end of the expected
+//     steps as matched, so matchedSteps can exceed totalExpectedSteps:
+//     [a, nameless] vs [a] scores 2/1 - 0.5, clamped to 1, and
+//     [x, nameless] vs [a] scores 0.5.
 //   - A same-name step whose data differs is neither matched nor (strict)
 //     out of order; in relaxed mode it is missing AND out of order.
 //   - Repeated steps are counted over all actual steps, expected or not.
@@ -88,8 +94,12 @@ func init() { Register(MastraTrajectoryName, newMastraTrajectory) }
 // Actual steps: each Call is a step: step type StepType ("tool_call" when
 // empty), toolArgs = Args, toolResult = Result, success from Status (unset
 // status: no success field), other fields (durationMs, promptTokens, modelId,
-// agentId, mcpServer, ...) from Fields, children from Children. Steps of type
-// "message" are skipped. A call with unknown arguments makes the result an
+// agentId, mcpServer, ...) from Fields, children from Children. A step with
+// an empty Name is a nameless step (name undefined in Mastra); in the
+// actual-name lists of Details (extraSteps, repeatedSteps,
+// actualStepNames) it is nil, JSON null as JSON.stringify writes Mastra's
+// undefined, and such a list is then a []any. Steps of type "message" are
+// skipped. A call with unknown arguments makes the result an
 // error only when an expected step compares toolArgs against it.
 //
 // [mastraTrajectory.ScoreRun] also takes the dataset item's expectation
@@ -100,7 +110,10 @@ func init() { Register(MastraTrajectoryName, newMastraTrajectory) }
 // exactly "strict" or "unordered" is relaxed (the reference lists only the
 // three values); relaxed out-of-order entries are the EXPECTED names while
 // strict ones are the ACTUAL names; in strict mode a same-name step with
-// other data is neither matched nor out of order.
+// other data is neither matched nor out of order; in strict mode a nameless
+// actual step past the end of the expected steps has an equal name
+// (undefined === undefined) and counts as matched without any data
+// comparison, since there is no expected step to compare it with.
 //
 // Details: the comparison fields (matchedSteps, totalExpectedSteps,
 // totalActualSteps, missingSteps, extraSteps, outOfOrderSteps,
@@ -199,7 +212,7 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 		msg := "No expected trajectory provided (pass via options or dataset item expectedTrajectory)"
 		res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Details: map[string]any{
 			"error":             msg,
-			"actualStepNames":   actualNames,
+			"actualStepNames":   mastraNameList(actualNames),
 			"expectedStepNames": []string{},
 		}}
 		res.decide()
@@ -218,7 +231,7 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 		return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
 	}
 	details := cmp.details()
-	details["actualStepNames"] = actualNames
+	details["actualStepNames"] = mastraNameList(actualNames)
 	details["expectedStepNames"] = mastraExpectedNames(resolved)
 	res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score, Details: details}
 	res.Breakdown = cmp.breakdown(len(steps))
@@ -536,16 +549,15 @@ func parseMastraStep(m map[string]any, path string) (mastraExpectedStep, error) 
 				st.children = exp
 			}
 		case []any:
-			// A trajectory step's children: trajectoryStepToExpectedStep
-			// turns a non-empty list into {steps: [...]}.
-			if len(c) > 0 {
-				steps, err := parseMastraStepList(c, path+".children")
-				if err != nil {
-					errs = append(errs, err)
-				} else {
-					st.children = &mastraExpectation{steps: mastraStepsOpt{set: true, v: steps}}
-				}
-			}
+			// A list (a TrajectoryStep's children) where an ExpectedStep
+			// has a TrajectoryExpectation: evaluateNestedExpectations
+			// takes any array, even an empty one, as the children config
+			// and reads none of its fields from it (an array has no
+			// steps, budgets or blacklist), so the listed steps are never
+			// compared. (trajectoryStepToExpectedStep turns a non-empty
+			// list into {steps}, but only for the accuracy scorer's
+			// trajectory option, which never evaluates children.)
+			st.children = &mastraExpectation{}
 		default:
 			errs = append(errs, fmt.Errorf("%s.children: expects an expectation map or a list of steps, got %s", path, describeOperand(x)))
 		}
@@ -817,10 +829,28 @@ func (c *mastraComparison) details() map[string]any {
 		"totalExpectedSteps": c.totalExpected,
 		"totalActualSteps":   c.totalActual,
 		"missingSteps":       stringsOrEmpty(c.missing),
-		"extraSteps":         stringsOrEmpty(c.extra),
+		"extraSteps":         mastraNameList(c.extra),
 		"outOfOrderSteps":    stringsOrEmpty(c.outOfOrder),
-		"repeatedSteps":      stringsOrEmpty(c.repeated),
+		"repeatedSteps":      mastraNameList(c.repeated),
 	}
+}
+
+// mastraNameList is a list of actual step names for Details: a nameless
+// step (Name "") is nil there, as JSON.stringify writes Mastra's undefined
+// name (null); a list without nameless steps stays a []string.
+func mastraNameList(names []string) any {
+	for _, n := range names {
+		if n == "" {
+			out := make([]any, len(names))
+			for i, n := range names {
+				if n != "" {
+					out[i] = n
+				}
+			}
+			return out
+		}
+	}
+	return stringsOrEmpty(names)
 }
 
 func (c *mastraComparison) breakdown(nActual int) Breakdown {
@@ -933,6 +963,11 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 					matchedE[i] = true
 					c.pairs = append(c.pairs, Pair{Expected: i, Actual: i, Score: 1})
 				}
+			case i >= len(expected) && actual[i].Name == "":
+				// A nameless step past the end: undefined === undefined,
+				// and with no expected step to compare it counts as
+				// matched (matchedSteps may exceed the expected steps).
+				c.matched++
 			case i < len(actual) && actual[i].Name != "" && inExpected(actual[i].Name):
 				c.outOfOrder = append(c.outOfOrder, actual[i].Name)
 			}

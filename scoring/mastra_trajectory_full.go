@@ -72,6 +72,11 @@ func init() { Register(MastraTrajectoryFullName, newMastraTrajectoryFull) }
 //     the parent is missing, 1.2.0 also when the parent has no children.
 //     1.10.2 finds nested blacklist violations at any depth, 1.2.0 one level
 //     down only.
+//   - children written as a list (a trajectory step's form, even an empty
+//     one) is a children config with no field set, since Mastra reads the
+//     array as a TrajectoryExpectation: the listed steps are never compared,
+//     and the node scores its tool failures alone (1 without retries; 0
+//     when the parent is missing, with no accuracy reported).
 //
 // Expectation mapping (the expectation fills only the fields defaults leaves
 // unset; a run's item expectation overrides both, as in Mastra): expected
@@ -90,7 +95,9 @@ func init() { Register(MastraTrajectoryFullName, newMastraTrajectoryFull) }
 // version); 1.2.0 looks for nested blacklist violations one level down
 // only; the upstream vectors' nested.N.matchedSteps and nested.N.blacklist
 // are shorthands for nested[N].accuracy.matchedSteps and
-// nested[N].blacklist.score (both shapes are in Details).
+// nested[N].blacklist.score (both shapes are in Details); the conversion of
+// a children list into {steps} (§2.4) belongs to the accuracy scorer's
+// trajectory option only, so here a children list stays an array.
 //
 // Details (preprocessStepResult): score, accuracy{score, matchedSteps,
 // totalExpectedSteps, totalActualSteps, missingSteps, extraSteps,

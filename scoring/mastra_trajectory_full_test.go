@@ -89,6 +89,11 @@ func TestMastraTrajectoryFullVersions(t *testing.T) {
 		"steps": []any{map[string]any{"name": "q", "children": map[string]any{"blacklisted_tools": []any{"bad"}}}}}}}}}
 	childless := map[string]any{"defaults": map[string]any{"steps": []any{map[string]any{"name": "p", "children": map[string]any{"steps": []any{}}}}}}
 	tokens := map[string]any{"defaults": map[string]any{"max_total_tokens": 100}}
+	// children written as a list: Mastra reads the array as a children
+	// config, which has no steps, budgets or blacklist.
+	listChildren := func(children []any) map[string]any {
+		return map[string]any{"defaults": map[string]any{"steps": []any{map[string]any{"name": "p", "step_type": "agent_run", "children": children}}}}
+	}
 	gen := func(name string, p, c int64, children ...Call) Call {
 		return Call{Name: name, StepType: StepModelGeneration, Fields: map[string]Value{"promptTokens": Int(p), "completionTokens": Int(c)}, Children: children}
 	}
@@ -101,6 +106,12 @@ func TestMastraTrajectoryFullVersions(t *testing.T) {
 		{"blacklist violation two levels down", nestedBL, []Call{agentStep("p", agentStep("q", okStep("bad")))}, map[string]float64{"1.10.2": 0, "1.2.0": 0.7}},
 		{"empty steps: accuracy active only in 1.10.2", map[string]any{"defaults": map[string]any{"steps": []any{}}}, []Call{okStep("a")}, map[string]float64{"1.10.2": 0, "1.2.0": 1}},
 		{"childless parent with empty child steps", childless, []Call{agentStep("p")}, map[string]float64{"1.10.2": 1, "1.2.0": 0.7}},
+		{"children list: the listed steps are never compared, node 1", listChildren(stepsNamed("x", "y")),
+			[]Call{agentStep("p", okStep("q"))}, map[string]float64{"1.10.2": 1, "1.2.0": 1}},
+		{"children list: node scored by its tool failures only: 0.7 + 0.3*0.8", listChildren(stepsNamed("q")),
+			[]Call{agentStep("p", failStep("q"), failStep("q"), failStep("q"), failStep("q"))}, map[string]float64{"1.10.2": 0.94, "1.2.0": 0.94}},
+		{"children empty list is a children config (1.2.0 fails a childless parent)", listChildren([]any{}),
+			[]Call{agentStep("p")}, map[string]float64{"1.10.2": 1, "1.2.0": 0.7}},
 		{"tokens of nested generations", tokens, []Call{gen("g", 10, 5, gen("h", 100, 50))}, map[string]float64{"1.10.2": 0.68, "1.2.0": 1}},
 	}
 	for _, tt := range tests {
@@ -187,6 +198,15 @@ func TestMastraTrajectoryFullDetails(t *testing.T) {
 	assert.Contains(t, res.Explanation, "Efficiency (0.8): redundant calls: search, search.")
 	assert.Contains(t, res.Explanation, "Tool failures (1): 1 total retries.")
 	assert.Contains(t, res.Explanation, "Nested scores: agent: ")
+
+	// A children list under a missing parent: node 0 without an accuracy
+	// (the array has no steps to report missing).
+	res = fullRun(t, map[string]any{"defaults": map[string]any{"steps": []any{
+		map[string]any{"name": "p", "children": stepsNamed("x")}, map[string]any{"name": "a"}}}}, MastraRun{Steps: []Call{okStep("a")}})
+	require.NoError(t, res.Err)
+	assert.InDelta(t, 0.35, res.Score, 1e-12, res.Explanation)
+	node := res.Details["nested"].([]any)[0].(map[string]any)
+	assert.Equal(t, map[string]any{"stepName": "p", "score": 0.0}, node)
 
 	bl := fullRun(t, map[string]any{"defaults": map[string]any{"blacklisted_tools": []any{"deleteAll"}, "blacklisted_sequences": []any{[]any{"a", "b"}}}},
 		MastraRun{Steps: []Call{okStep("deleteAll"), okStep("a"), okStep("b")}})

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // MongoDBName is the registered name of the MongoDB profile, which
@@ -65,7 +69,10 @@ func init() { Register(MongoDBName, newMongoDB) }
 // literal there ("pipeline[1]" extends a literal array of one element). A
 // matcher at "$" replaces the whole parameters. Our Matcher gives the 1/0. A
 // call with neither Args nor matchers accepts any parameters (MongoDB's
-// Matcher.anyValue). Optional maps to optional. A "[*]" path (our extension:
+// Matcher.anyValue), since a configuration that names a tool only means
+// that; a MongoDB test case whose expected parameters are undefined
+// compiles to Matcher.value(undefined), which accepts only null or absent
+// parameters: give it as MongoDBValue(Undefined()) at "$". Optional maps to optional. A "[*]" path (our extension:
 // MongoDB has no wildcard) requires every actual element to match and lifts
 // the no-extra-elements rule for that array. Order, policies and Type are
 // ignored (MongoDB is order-insensitive and has no types); must_succeed,
@@ -78,9 +85,10 @@ func init() { Register(MongoDBName, newMongoDB) }
 // Reference vs source notes (the notes, from the real code, win): they
 // agree on the algorithm; the notes add that optional is any truthy value
 // (our Optional is a bool) and that caseInsensitiveString uses
-// toLocaleLowerCase (full case mapping: final sigma, dotted I), while our
-// case_insensitive matcher uses Unicode simple folding, so exotic strings
-// can differ.
+// toLocaleLowerCase (full case mapping: final sigma, dotted I), which the
+// profile follows for a case_insensitive matcher placed in the parameters
+// (MongoDBCaseInsensitive); one nested inside not or any_of keeps our
+// matcher's Unicode simple folding, so exotic strings can differ there.
 //
 // Details: none (MongoDB returns a bare number). The breakdown lists the
 // greedy pairs, missing and skipped optional calls, and unpaired calls.
@@ -313,6 +321,33 @@ func MongoDBValue(lit Value, matchers ...PathMatcher) (Matcher, error) {
 	return mongoValueMatcher{t: t, desc: lit.JSON()}, nil
 }
 
+// MongoDBCaseInsensitive returns MongoDB's Matcher.caseInsensitiveString:
+// a string whose toLocaleLowerCase equals want's. Lower-casing is the full
+// Unicode mapping JavaScript uses (a final capital sigma becomes ς, İ
+// becomes i and a combining dot), which is not case folding: "µ" (micro)
+// does not equal "μ", nor "ſ" "s". The mongodb profile turns a
+// case_insensitive matcher placed in its parameters into this one.
+func MongoDBCaseInsensitive(want string) Matcher {
+	return mongoCaseInsensitive{want: want, lower: jsLowerCase(want)}
+}
+
+type mongoCaseInsensitive struct{ want, lower string }
+
+func (m mongoCaseInsensitive) Match(v Value) bool {
+	return v.kind == KindString && jsLowerCase(v.str) == m.lower
+}
+
+func (m mongoCaseInsensitive) String() string {
+	return "case-insensitive (toLocaleLowerCase) " + strconv.Quote(m.want)
+}
+
+// jsLowerCase is JavaScript's String.prototype.toLowerCase (and
+// toLocaleLowerCase outside Turkish and Lithuanian locales): full Unicode
+// lower-case mapping with the final-sigma rule.
+func jsLowerCase(s string) string {
+	return cases.Lower(language.Und).String(s)
+}
+
 type mongoValueMatcher struct {
 	t    *mongoNode
 	desc string
@@ -346,6 +381,10 @@ func mongoLiteral(v Value) *mongoNode {
 
 func mongoPlace(n *mongoNode, path string, segs []segment, m Matcher) (*mongoNode, error) {
 	if len(segs) == 0 {
+		if ci, ok := m.(caseInsensitiveMatcher); ok {
+			// MongoDB's caseInsensitiveString compares toLocaleLowerCase.
+			m = MongoDBCaseInsensitive(ci.want)
+		}
 		return &mongoNode{kind: mongoMatcher, m: m}, nil
 	}
 	seg := segs[0]

@@ -156,3 +156,54 @@ func TestMongoDBFlattensChildren(t *testing.T) {
 	res := scoreProfile(t, MongoDBName, Settings{Expectation: expect(want("find", `{}`))}, agent)
 	assert.Equal(t, 1.0, res.Score)
 }
+
+// TestMongoDBCaseInsensitiveIsToLocaleLowerCase checks MongoDB's
+// caseInsensitiveString: equality after JavaScript's full lower-case
+// mapping, not case folding. Each row was checked against node's
+// toLocaleLowerCase; a case_insensitive matcher placed in the profile's
+// parameters takes these semantics.
+func TestMongoDBCaseInsensitiveIsToLocaleLowerCase(t *testing.T) {
+	tests := []struct {
+		want, got string
+		match     bool
+	}{
+		{"HeLLo", "hello", true},
+		{"ΟΔΟΣ", "οδος", true},  // a final capital sigma lowers to ς
+		{"ΟΔΟΣ", "οδοσ", false}, // ...not to σ, as folding would have it
+		{"σ", "ς", false},
+		{"µ", "μ", false}, // micro sign and mu fold together, but are not each other's lower case
+		{"ſ", "s", false},
+		{"İ", "i̇", true}, // dotted capital I lowers to i and a combining dot
+		{"İ", "i", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want+"/"+tt.got, func(t *testing.T) {
+			assert.Equal(t, tt.match, MongoDBCaseInsensitive(tt.want).Match(String(tt.got)))
+			exp := expect(ExpectedCall{Name: "find", Matchers: []PathMatcher{{Path: "q", Matcher: CaseInsensitive(tt.want)}}})
+			args := Object(Member{Key: "q", Value: String(tt.got)})
+			res := scoreProfile(t, MongoDBName, Settings{Expectation: exp, Threshold: 1}, Call{Name: "find", Args: args})
+			wantScore := 0.0
+			if tt.match {
+				wantScore = 1
+			}
+			assert.Equal(t, wantScore, res.Score, "through the profile")
+		})
+	}
+	assert.False(t, MongoDBCaseInsensitive("a").Match(Int(1)), "only strings match")
+}
+
+// TestMongoDBUndefinedParameters: MongoDB's Matcher.value(undefined), what a
+// test case without expected parameters compiles to, accepts only null or
+// absent parameters; the profile's own reading of an expected call without
+// arguments (any parameters) is the configuration mapping.
+func TestMongoDBUndefinedParameters(t *testing.T) {
+	undefinedParams, err := MongoDBValue(Undefined())
+	require.NoError(t, err)
+	exp := expect(ExpectedCall{Name: "find", Matchers: []PathMatcher{{Path: "$", Matcher: undefinedParams}}})
+	s := Settings{Expectation: exp, Threshold: 1}
+	assert.Equal(t, 1.0, scoreProfile(t, MongoDBName, s, Call{Name: "find"}).Score, "absent parameters")
+	assert.Equal(t, 1.0, scoreProfile(t, MongoDBName, s, call("find", `null`)).Score, "null parameters")
+	assert.Equal(t, 0.0, scoreProfile(t, MongoDBName, s, call("find", `{}`)).Score, "empty parameters are not undefined")
+	assert.Equal(t, 1.0, scoreProfile(t, MongoDBName, Settings{Expectation: expect(want("find", "")), Threshold: 1}, call("find", `{"q":1}`)).Score,
+		"configuration: no arguments accepts any")
+}

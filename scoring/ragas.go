@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -56,6 +57,10 @@ func init() { Register(RagasName, newRagas) }
 //   - F1 raises TypeError: unhashable type: 'dict' (or 'list') on any nested
 //     argument value, on either side: an error result here.
 //   - round(f1, 4) is Python's correct decimal rounding (0.03125 -> 0.0312).
+//   - reference_tool_calls None: tool_call_accuracy asserts it is set
+//     (AssertionError "Reference tool calls is not set", an error result
+//     here); tool_call_f1 reads it as empty. Score has no None reference;
+//     ScoreSample takes one.
 //
 // Expectation mapping: expected calls become reference_tool_calls (name;
 // Args -> args, absent -> {}); actual calls become the tool_calls of the AI
@@ -120,6 +125,22 @@ func newRagas(s Settings) (Scorer, error) {
 }
 
 func (g *ragas) Name() string { return RagasName }
+
+// ScoreSample scores a MultiTurnSample whose reference_tool_calls may be
+// None (referenceNone). ToolCallAccuracy asserts the reference is set
+// (AssertionError, an error result here); ToolCallF1 reads None as an empty
+// list. Otherwise it is Score.
+func (g *ragas) ScoreSample(ctx context.Context, calls []Call, referenceNone bool) Result {
+	if !referenceNone {
+		return g.Score(ctx, calls)
+	}
+	if g.metric != RagasToolCallF1 {
+		return errorResult(RagasName, g.threshold, errors.New("ragas: AssertionError: Reference tool calls is not set"))
+	}
+	empty := *g
+	empty.reference = nil
+	return empty.Score(ctx, calls)
+}
 
 // ragasCall is a Ragas ToolCall.
 type ragasCall struct {

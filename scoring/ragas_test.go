@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -115,4 +116,31 @@ func TestRagasErrorsAndMapping(t *testing.T) {
 	assert.Equal(t, 1.0, res.Score)
 	res = scoreProfile(t, RagasName, Settings{Expectation: anyOrder, Options: map[string]any{"strict_order": true}}, call("b", `{}`), call("a", `{}`))
 	assert.Equal(t, 0.0, res.Score)
+}
+
+// TestRagasNoneReference: ToolCallAccuracy asserts reference_tool_calls is
+// set; ToolCallF1 reads None as an empty list.
+func TestRagasNoneReference(t *testing.T) {
+	ctx := context.Background()
+	sample := func(metric string) interface {
+		ScoreSample(context.Context, []Call, bool) Result
+	} {
+		sc := newProfile(t, RagasName, Settings{Expectation: expect(want("a", `{}`)), Threshold: 0.5, Options: map[string]any{"metric": metric}})
+		return sc.(interface {
+			ScoreSample(context.Context, []Call, bool) Result
+		})
+	}
+	calls := NumberCalls([]Call{call("a", `{}`)})
+
+	res := sample(RagasToolCallAccuracy).ScoreSample(ctx, calls, true)
+	require.Error(t, res.Err)
+	assert.Contains(t, res.Err.Error(), "Reference tool calls is not set")
+	assert.Equal(t, OutcomeError, res.Outcome)
+
+	res = sample(RagasToolCallF1).ScoreSample(ctx, calls, true)
+	require.NoError(t, res.Err)
+	assert.Equal(t, 0.0, res.Score, "None reads as no reference calls: F1 0 with a prediction")
+
+	res = sample(RagasToolCallAccuracy).ScoreSample(ctx, calls, false)
+	assert.Equal(t, 1.0, res.Score, "a set reference scores as Score does")
 }
