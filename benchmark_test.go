@@ -271,7 +271,11 @@ func BenchmarkRetainedPerCall(b *testing.B) {
 	for _, perRun := range []int{1, 5} {
 		b.Run(fmt.Sprintf("calls_per_run=%d", perRun), func(b *testing.B) {
 			for b.Loop() {
-				p := newBenchProcessor(b, benchConfig(), false)
+				// Every call must stay held: no limit may evict a run.
+				cfg := benchConfig()
+				cfg.Limits.MaxTrackedTraces = calls
+				cfg.Limits.MaxOpenTrajectories = calls
+				p := newBenchProcessor(b, cfg, false)
 				ctx := context.Background()
 				raw := encodedToolBatches(b, calls, perRun)
 				var before, after runtime.MemStats

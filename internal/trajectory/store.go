@@ -154,7 +154,7 @@ var (
 
 type traceState struct {
 	id    pcommon.TraceID
-	nodes map[pcommon.SpanID]*node
+	nodes spanNodes
 	// lastTouch is when a span of the trace was last seen.
 	lastTouch int64
 	// prev and next link traces from least to most recently touched.
@@ -162,8 +162,17 @@ type traceState struct {
 	// open counts the trace's groups and held agents.
 	open int32
 	// models are the trace's model calls (up to maxModelCalls): 16 bytes
-	// each, read once when a run closes.
-	models []modelCall
+	// each, read once when a run closes. Behind a pointer, since most
+	// traces the store holds have none and each trace's state counts.
+	models *[]modelCall
+}
+
+// modelCalls returns the trace's model calls.
+func (ts *traceState) modelCalls() []modelCall {
+	if ts.models == nil {
+		return nil
+	}
+	return *ts.models
 }
 
 // modelCall is a model call (inference span): its parent and start time.
@@ -263,7 +272,7 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 		if s.limits.MaxTrackedTraces > 0 && len(s.traces) >= s.limits.MaxTrackedTraces && s.oldest != nil {
 			s.dropTrace(s.oldest, EvictMaxTraces)
 		}
-		ts = &traceState{id: id, nodes: make(map[pcommon.SpanID]*node, 4)}
+		ts = &traceState{id: id}
 		s.traces[id] = ts
 		s.pushNewest(ts)
 	} else if s.newest != ts {
@@ -277,13 +286,13 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 // resolve walks from span up through links to the node calls attach to.
 func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node) {
 	for i := 0; i < maxWalk; i++ {
-		n := ts.nodes[span]
+		n := ts.nodes.get(span)
 		if n == nil || n.kind != nodeLink || n.parent.IsEmpty() {
 			return span, n
 		}
 		span = n.parent
 	}
-	return span, ts.nodes[span]
+	return span, ts.nodes.get(span)
 }
 
 // Tool records a tool call made by span (whose parent is parent). The
@@ -292,7 +301,7 @@ func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node) {
 func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.Call, now int64) (late bool) {
 	ts := s.trace(trace, now, true)
 	call := newCall(&c, parent, s.intern(c.Name))
-	if n := ts.nodes[span]; n != nil {
+	if n := ts.nodes.get(span); n != nil {
 		switch n.kind {
 		case nodeGroup:
 			// Children of a tool span are other records of the same call
@@ -307,7 +316,7 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 	}
 	// Remember the tool span: another record of the same call (an MCP
 	// client or server span, a wrapper's inner span) may arrive after it.
-	ts.nodes[span] = toolNode
+	ts.nodes.set(span, toolNode)
 	if parent.IsEmpty() {
 		// A tool span with no parent is its own, one-call run; there is
 		// no agent span to score it on.
@@ -322,7 +331,7 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
 	if n == nil {
 		n = &node{kind: nodeGroup, opened: now}
-		ts.nodes[target] = n
+		ts.nodes.set(target, n)
 		ts.open++
 		s.open++
 		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: now})
@@ -350,12 +359,17 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 }
 
 // appendCall grows a run's calls slowly: a run's calls arrive one at a time
-// and its final count is unknown, so doubling would waste up to half.
+// and its final count is unknown, so doubling would waste up to half. The
+// first call gets a slice of its own size, since many runs make one call.
 func appendCall(calls []Call, c Call) []Call {
 	if len(calls) < cap(calls) {
 		return append(calls, c)
 	}
-	grown := make([]Call, len(calls), len(calls)+max(2, len(calls)/4))
+	grow := max(2, len(calls)/4)
+	if len(calls) == 0 {
+		grow = 1
+	}
+	grown := make([]Call, len(calls), len(calls)+grow)
 	copy(grown, calls)
 	return append(grown, c)
 }
@@ -371,7 +385,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	if ts == nil {
 		return nil
 	}
-	n := ts.nodes[span]
+	n := ts.nodes.get(span)
 	if n != nil && n.kind != nodeGroup {
 		return nil // seen before
 	}
@@ -381,11 +395,11 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	if parent.IsEmpty() {
 		return s.closeRoot(ts, span, n, true)
 	}
-	ts.nodes[span] = &node{kind: nodeLink, parent: parent}
+	ts.nodes.set(span, &node{kind: nodeLink, parent: parent})
 	if n != nil {
 		target, tn := resolve(ts, parent)
 		s.attach(ts, target, tn, n.traj.Calls, now)
-		if tn := ts.nodes[target]; tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
+		if tn := ts.nodes.get(target); tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
 			tn.traj.Dropped += n.traj.Dropped
 			tn.traj.SubAgents += n.traj.SubAgents
 		}
@@ -404,7 +418,7 @@ func (s *Store) LocalRoot(trace pcommon.TraceID, span pcommon.SpanID, track bool
 	if ts == nil {
 		return nil
 	}
-	n := ts.nodes[span]
+	n := ts.nodes.get(span)
 	if n != nil && n.kind != nodeGroup {
 		return nil // seen before
 	}
@@ -418,7 +432,7 @@ func (s *Store) LocalRoot(trace pcommon.TraceID, span pcommon.SpanID, track bool
 // reached it, with the trace's orphans when adopt, and returns its run, or
 // nil when there is nothing to score. The caller has closed the group.
 func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bool) *Trajectory {
-	ts.nodes[span] = closedNode
+	ts.nodes.set(span, closedNode)
 	traj := &Trajectory{}
 	if n != nil {
 		traj = &n.traj
@@ -443,7 +457,7 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 // withTool call).
 func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold bool, now int64) *Trajectory {
 	ts := s.trace(trace, now, true)
-	n := ts.nodes[span]
+	n := ts.nodes.get(span)
 	switch {
 	case n == nil:
 		n = &node{opened: now}
@@ -459,7 +473,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		// Orphans are adopted at release: their parents may still come.
 		n.root = parent.IsEmpty()
 		n.kind = nodeHeld
-		ts.nodes[span] = n
+		ts.nodes.set(span, n)
 		ts.open++
 		s.open++
 		return nil
@@ -467,7 +481,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	if parent.IsEmpty() {
 		s.adoptOrphans(ts, span, &n.traj)
 	}
-	ts.nodes[span] = closedNode
+	ts.nodes.set(span, closedNode)
 	return withModels(ts, &n.traj)
 }
 
@@ -476,17 +490,20 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 // the same parent that start after it belong to the turn it began.
 func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start uint64) {
 	ts := s.traces[trace]
-	if ts == nil || parent.IsEmpty() || len(ts.models) >= maxModelCalls {
+	if ts == nil || parent.IsEmpty() || len(ts.modelCalls()) >= maxModelCalls {
 		return
 	}
-	ts.models = append(ts.models, modelCall{parent: parent, start: start})
+	if ts.models == nil {
+		ts.models = new([]modelCall)
+	}
+	*ts.models = append(*ts.models, modelCall{parent: parent, start: start})
 }
 
 // withModels gives a closed run the model calls beside its tool calls: the
 // start times, ascending, of the model calls under each span its calls ran
 // under.
 func withModels(ts *traceState, traj *Trajectory) *Trajectory {
-	if len(ts.models) == 0 {
+	if len(ts.modelCalls()) == 0 {
 		return traj
 	}
 	for i := range traj.Calls {
@@ -495,7 +512,7 @@ func withModels(ts *traceState, traj *Trajectory) *Trajectory {
 			traj.Models = append(traj.Models, ModelStarts{Parent: p})
 		}
 	}
-	for _, m := range ts.models {
+	for _, m := range ts.modelCalls() {
 		for k := range traj.Models {
 			if traj.Models[k].Parent == m.parent {
 				traj.Models[k].Starts = append(traj.Models[k].Starts, m.start)
@@ -522,14 +539,14 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	if ts == nil {
 		return nil
 	}
-	n := ts.nodes[span]
+	n := ts.nodes.get(span)
 	if n == nil || n.kind != nodeHeld {
 		return nil
 	}
 	if n.root {
 		s.adoptOrphans(ts, span, &n.traj)
 	}
-	ts.nodes[span] = closedNode
+	ts.nodes.set(span, closedNode)
 	ts.open--
 	s.open--
 	return withModels(ts, &n.traj)
@@ -541,7 +558,7 @@ func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
 	target, n := resolve(ts, parent)
 	if n == nil {
 		s.attach(ts, target, nil, nil, now)
-		n = ts.nodes[target]
+		n = ts.nodes.get(target)
 	}
 	if n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
 		n.traj.SubAgents++
@@ -554,16 +571,16 @@ func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajecto
 	if ts.open == 0 {
 		return
 	}
-	for id, g := range ts.nodes {
+	ts.nodes.removeIf(func(id pcommon.SpanID, g *node) bool {
 		if id == root || g.kind != nodeGroup {
-			continue
+			return false
 		}
 		s.closeGroup(ts)
-		delete(ts.nodes, id)
 		traj.Calls = append(traj.Calls, g.traj.Calls...)
 		traj.Dropped += g.traj.Dropped
 		traj.SubAgents += g.traj.SubAgents
-	}
+		return true
+	})
 }
 
 // closeGroup removes one group from the open counts; the caller replaces or
@@ -582,12 +599,12 @@ func (s *Store) enforceOpenLimit() {
 		if ts == nil {
 			continue
 		}
-		n := ts.nodes[g.span]
+		n := ts.nodes.get(g.span)
 		if n == nil || n.kind != nodeGroup || n.opened != g.opened {
 			continue // closed or replaced since
 		}
 		s.closeGroup(ts)
-		delete(ts.nodes, g.span)
+		ts.nodes.remove(g.span)
 		s.stats.Evicted[EvictMaxOpen]++
 	}
 	s.compactGroups()
@@ -602,7 +619,7 @@ func (s *Store) compactGroups() {
 	live := s.groups[:0]
 	for _, g := range s.groups {
 		if ts := s.traces[g.trace]; ts != nil {
-			if n := ts.nodes[g.span]; n != nil && n.kind == nodeGroup && n.opened == g.opened {
+			if n := ts.nodes.get(g.span); n != nil && n.kind == nodeGroup && n.opened == g.opened {
 				live = append(live, g)
 			}
 		}
@@ -614,13 +631,14 @@ func (s *Store) compactGroups() {
 // dropTrace forgets a trace; its open groups and held agents count as
 // evicted for reason.
 func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
-	for _, n := range ts.nodes {
+	ts.nodes.any(func(n *node) bool {
 		if n.kind == nodeGroup || n.kind == nodeHeld {
 			// A held span is still with the processor, which releases it;
 			// Release then finds nothing and scores an empty run.
 			s.stats.Evicted[reason]++
 		}
-	}
+		return false // visit every node
+	})
 	s.open -= int(ts.open)
 	s.unlink(ts)
 	delete(s.traces, ts.id)
@@ -646,12 +664,7 @@ func (s *Store) Sweep(now int64) int {
 }
 
 func (s *Store) hasHeld(ts *traceState) bool {
-	for _, n := range ts.nodes {
-		if n.kind == nodeHeld {
-			return true
-		}
-	}
-	return false
+	return ts.nodes.any(func(n *node) bool { return n.kind == nodeHeld })
 }
 
 // Shutdown drops every trace, counting open trajectories as evicted.

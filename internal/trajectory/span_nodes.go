@@ -1,0 +1,114 @@
+package trajectory
+
+import "go.opentelemetry.io/collector/pdata/pcommon"
+
+// inlineNodes is how many span nodes a trace keeps inline before it moves
+// them into a map. Most traces the store tracks at a time are small (a run's
+// tool spans and their parent: six for a run of five calls), and a Go map
+// costs more memory than the store's whole budget for one held call.
+const inlineNodes = 6
+
+// spanNodes maps a trace's span ids to nodes: in a small inline array up to
+// inlineNodes spans, in a map past that.
+type spanNodes struct {
+	n     int
+	ids   [inlineNodes]pcommon.SpanID
+	nodes [inlineNodes]*node
+	m     map[pcommon.SpanID]*node
+}
+
+// get returns the span's node, or nil.
+func (s *spanNodes) get(id pcommon.SpanID) *node {
+	if s.m != nil {
+		return s.m[id]
+	}
+	for i := 0; i < s.n; i++ {
+		if s.ids[i] == id {
+			return s.nodes[i]
+		}
+	}
+	return nil
+}
+
+// set records the span's node, replacing any it had.
+func (s *spanNodes) set(id pcommon.SpanID, n *node) {
+	if s.m != nil {
+		s.m[id] = n
+		return
+	}
+	for i := 0; i < s.n; i++ {
+		if s.ids[i] == id {
+			s.nodes[i] = n
+			return
+		}
+	}
+	if s.n < inlineNodes {
+		s.ids[s.n], s.nodes[s.n] = id, n
+		s.n++
+		return
+	}
+	s.m = make(map[pcommon.SpanID]*node, 2*inlineNodes)
+	for i := 0; i < s.n; i++ {
+		s.m[s.ids[i]] = s.nodes[i]
+	}
+	s.ids, s.nodes, s.n = [inlineNodes]pcommon.SpanID{}, [inlineNodes]*node{}, 0
+	s.m[id] = n
+}
+
+// remove forgets the span.
+func (s *spanNodes) remove(id pcommon.SpanID) {
+	if s.m != nil {
+		delete(s.m, id)
+		return
+	}
+	for i := 0; i < s.n; i++ {
+		if s.ids[i] == id {
+			s.removeAt(i)
+			return
+		}
+	}
+}
+
+// removeAt removes inline entry i, moving the last entry into its place.
+func (s *spanNodes) removeAt(i int) {
+	s.n--
+	s.ids[i], s.nodes[i] = s.ids[s.n], s.nodes[s.n]
+	s.ids[s.n], s.nodes[s.n] = pcommon.SpanID{}, nil
+}
+
+// removeIf forgets every span for which drop returns true, calling it once
+// per span in no particular order.
+func (s *spanNodes) removeIf(drop func(pcommon.SpanID, *node) bool) {
+	if s.m != nil {
+		for id, n := range s.m {
+			if drop(id, n) {
+				delete(s.m, id)
+			}
+		}
+		return
+	}
+	// Backwards, so the entry moved into a removed slot was visited.
+	for i := s.n - 1; i >= 0; i-- {
+		if drop(s.ids[i], s.nodes[i]) {
+			s.removeAt(i)
+		}
+	}
+}
+
+// any reports whether some span's node satisfies f.
+func (s *spanNodes) any(f func(*node) bool) bool {
+	if s.m != nil {
+		for _, n := range s.m {
+			if f(n) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < s.n; i++ {
+		if f(s.nodes[i]) {
+			return true
+		}
+	}
+	return false
+}

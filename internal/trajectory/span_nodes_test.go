@@ -1,0 +1,51 @@
+package trajectory
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// TestSpanNodesBehavesLikeAMap runs random operations on spanNodes and on a
+// plain map side by side, across the move from inline entries to a map.
+func TestSpanNodesBehavesLikeAMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for round := 0; round < 200; round++ {
+		var s spanNodes
+		want := map[pcommon.SpanID]*node{}
+		ids := 2 + r.IntN(3*inlineNodes)
+		for op := 0; op < 100; op++ {
+			id := pcommon.SpanID{byte(r.IntN(ids))}
+			switch r.IntN(4) {
+			case 0, 1:
+				n := &node{opened: int64(op)}
+				s.set(id, n)
+				want[id] = n
+			case 2:
+				s.remove(id)
+				delete(want, id)
+			case 3:
+				// Drop the nodes opened at an odd step.
+				s.removeIf(func(got pcommon.SpanID, n *node) bool {
+					require.Same(t, want[got], n)
+					return n.opened%2 == 1
+				})
+				for k, n := range want {
+					if n.opened%2 == 1 {
+						delete(want, k)
+					}
+				}
+			}
+			for k := 0; k < ids; k++ {
+				id := pcommon.SpanID{byte(k)}
+				assert.Same(t, want[id], s.get(id), "round %d op %d span %d", round, op, k)
+			}
+			seen := 0
+			s.any(func(*node) bool { seen++; return false })
+			require.Equal(t, len(want), seen)
+		}
+	}
+}
