@@ -48,9 +48,8 @@ func checkPeerExpectation(profile string, e Expectation, f peerFeatures) error {
 		errs = append(errs, fmt.Errorf("%s: order: invalid value %q, expected one of %q, %q or %q", profile, e.Order, OrderAny, OrderInOrder, OrderExact))
 	}
 	for i, c := range e.Calls {
-		if strings.TrimSpace(c.Name) == "" {
-			errs = append(errs, fmt.Errorf("%s: calls[%d].tool: must not be empty", profile, i))
-		}
+		// An empty tool name is accepted, as the peers accept it (the
+		// processor's configuration rejects it before any scorer is built).
 		if len(c.Matchers) > 0 && !f.matchers {
 			errs = append(errs, fmt.Errorf("%s: calls[%d] (%s): argument matchers are not supported: %s compares arguments by plain equality; write literal args or use the native or mongodb scorer", profile, i, c.Name, profile))
 		}

@@ -166,3 +166,24 @@ func TestProfilesNeverPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestProfilesAcceptAnEmptyToolName: the peers take a tool call named "";
+// so do their profiles (the processor's configuration rejects such a name
+// before any scorer is built).
+func TestProfilesAcceptAnEmptyToolName(t *testing.T) {
+	for _, name := range []string{MongoDBName, MastraToolCallName, MastraTrajectoryName, MastraTrajectoryFullName, DeepEvalName, AgentEvalsName, ADKName, RagasName} {
+		t.Run(name, func(t *testing.T) {
+			s := Settings{Expectation: Expectation{Calls: []ExpectedCall{{Name: "", Args: mustParse(`{}`)}}}, Threshold: 0.5}
+			if name == MastraToolCallName {
+				// "" is falsy in JavaScript: Mastra's own constructor check.
+				_, err := New(name, s)
+				require.ErrorContains(t, err, "Either expectedTool or expectedToolOrder must be provided")
+				return
+			}
+			res := scoreProfile(t, name, s, call("", `{}`))
+			assert.NoError(t, res.Err)
+			assert.GreaterOrEqual(t, res.Score, 0.0)
+			assert.LessOrEqual(t, res.Score, 1.0)
+		})
+	}
+}
