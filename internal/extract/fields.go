@@ -128,12 +128,27 @@ func (f *fields) scan(attrs pcommon.Map) {
 // the whole cost of an ordinary span: a first-byte switch per key.
 func hasGenAIKey(attrs pcommon.Map) bool {
 	for k := range attrs.All() {
-		if marker, _ := classifyKey(k); marker {
-			return true
+		if len(k) >= 3 && markerFirstByte[k[0]] {
+			if marker, _ := classifyKey(k); marker {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// markerPrefixes are the key prefixes that mark a GenAI span (classifyKey's
+// marker cases).
+var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm."}
+
+// markerFirstByte marks the first bytes of markerPrefixes, so the keys of
+// ordinary spans (http.*, url.*, db.*...) are passed over without a call.
+var markerFirstByte = func() (t [256]bool) {
+	for _, p := range markerPrefixes {
+		t[p[0]] = true
+	}
+	return t
+}()
 
 // classifyKey says whether a key marks a GenAI span and whether it may be
 // one of the keys the classifier reads.
