@@ -29,6 +29,13 @@ type Config struct {
 	// SkipTools lists framework-internal tool names that are not real tool
 	// calls. Default: ["(merged tools)", "final_result"].
 	SkipTools []string `mapstructure:"skip_tools"`
+	// LocalRoots scores a run that has no agent span at its local root: a
+	// span (other than a tool or agent span) whose span flags mark its
+	// parent remote, such as a service's server span under a calling
+	// gateway. Turn it on when the calling process's spans do not reach
+	// this collector; leave it off (the default) when they do, so the
+	// calls join the caller's run instead of forming one of their own.
+	LocalRoots bool `mapstructure:"local_roots"`
 	// Limits bound the memory of open trajectories.
 	Limits LimitsConfig `mapstructure:"limits"`
 	// Output says what is written on agent spans.

@@ -32,6 +32,7 @@ func TestLoadConfig(t *testing.T) {
 		ScoreTimeout:   10 * time.Second,
 		EmptyArguments: "empty",
 		SkipTools:      []string{"(merged tools)"},
+		LocalRoots:     true,
 		Limits:         LimitsConfig{MaxOpenTrajectories: 500, MaxCallsPerTrajectory: 64, MaxAge: time.Minute, MaxTrackedTraces: 1000},
 		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200},
 		Rules: []RuleConfig{{

@@ -48,12 +48,39 @@ func localRootTrace(remote bool) ptrace.Traces {
 	return td
 }
 
-// TestLocalRootIsScored: a run with no agent span whose local root has a
-// remote parent is scored on that local root, whether its spans come in one
-// batch or one per batch; without the flags, it waits for the trace root as
-// before.
+// callerSpans is the calling process's part of the trace localRootTrace
+// belongs to: its agent span and the HTTP client span that called the
+// service (the server span's remote parent).
+func callerSpans() ptrace.Traces {
+	td := ptrace.NewTraces()
+	spans := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans()
+	trace := pcommon.TraceID{0xa, 1}
+	client := spans.AppendEmpty()
+	client.SetName("POST")
+	client.SetKind(ptrace.SpanKindClient)
+	client.SetTraceID(trace)
+	client.SetSpanID(pcommon.SpanID{0xee})
+	client.SetParentSpanID(pcommon.SpanID{0xa0})
+	client.SetStartTimestamp(900)
+	client.SetEndTimestamp(9_100)
+	agent := spans.AppendEmpty()
+	agent.SetName("invoke_agent planner")
+	agent.SetTraceID(trace)
+	agent.SetSpanID(pcommon.SpanID{0xa0})
+	agent.SetStartTimestamp(500)
+	agent.SetEndTimestamp(9_500)
+	agent.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
+	agent.Attributes().PutStr("gen_ai.agent.name", "planner")
+	return td
+}
+
+// TestLocalRootIsScored: with local_roots, a run with no agent span whose
+// local root has a remote parent is scored on that local root, whether its
+// spans come in one batch or one per batch; without the flags, or with
+// local_roots off, it waits for its parent.
 func TestLocalRootIsScored(t *testing.T) {
 	cfg := loadConfig(t, filepath.Join("testdata", "golden", "config.yaml"), "paris")
+	cfg.LocalRoots = true
 	t.Run("one batch", func(t *testing.T) {
 		in := []ptrace.Traces{localRootTrace(true)}
 		out := newHarness(t, cfg).run(t, cloneAll(in))
@@ -74,4 +101,25 @@ func TestLocalRootIsScored(t *testing.T) {
 		assertConserved(t, in, out)
 		require.Empty(t, scoredSpans(out), "the parent may still come: the run stays open")
 	})
+	t.Run("local_roots off", func(t *testing.T) {
+		off := loadConfig(t, filepath.Join("testdata", "golden", "config.yaml"), "paris")
+		in := []ptrace.Traces{localRootTrace(true)}
+		out := newHarness(t, off).run(t, cloneAll(in))
+		assertConserved(t, in, out)
+		require.Empty(t, scoredSpans(out), "off by default: the run waits for its caller")
+	})
+}
+
+// TestCallerCollectsARemoteServicesCalls: when the calling process's spans
+// reach the same collector, the service's calls join the caller's run by
+// default (local_roots off), even though the service's top span has a
+// remote parent.
+func TestCallerCollectsARemoteServicesCalls(t *testing.T) {
+	cfg := loadConfig(t, filepath.Join("testdata", "golden", "config.yaml"), "paris")
+	in := []ptrace.Traces{localRootTrace(true), callerSpans()}
+	out := newHarness(t, cfg).run(t, splitSpans(cloneAll(in)))
+	assertConserved(t, in, out)
+	agent := onlyScored(t, out)
+	assert.Equal(t, "invoke_agent planner", agent.Name())
+	assertRule(t, agent, "paris_trip", ruleResult{score: 1, passed: true})
 }

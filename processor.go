@@ -181,7 +181,7 @@ type entry struct {
 	kind   extract.Kind
 	genai  bool
 	// localRoot marks a span other than a tool or agent span whose parent
-	// is remote (see hasRemoteParent).
+	// is remote (see hasRemoteParent), when local_roots is on.
 	localRoot bool
 	// modelStart is a model call's start time (0 for other spans).
 	modelStart pcommon.Timestamp
@@ -287,7 +287,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					end:    span.EndTimestamp(),
 					call:   -1,
 				}
-				e.localRoot = res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
+				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
 				if res.Kind == extract.KindTool {
 					e.call = int32(len(b.calls))
 					b.calls = append(b.calls, res.Call)
@@ -339,7 +339,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 				}
 				b.entries = append(b.entries, entry{
 					ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: span.ParentSpanID(),
-					end: span.EndTimestamp(), call: -1, localRoot: hasRemoteParent(span),
+					end: span.EndTimestamp(), call: -1, localRoot: p.cfg.LocalRoots && hasRemoteParent(span),
 				})
 			}
 		}

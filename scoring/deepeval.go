@@ -47,7 +47,8 @@ func init() { Register(DeepEvalName, newDeepEval) }
 //	compare_dicts(expected, called): == -> 1; else sum over shared keys of 1/|union| when equal, or
 //	          compare_dicts/|union| when both values are dicts (partial credit; lists only count when ==)
 //	strict_mode: score < 1 -> 0. success = score >= threshold; with
-//	threshold None (and no strict_mode, which makes it 1) success is None.
+//	threshold None (and no strict_mode, which makes it 1) success is None,
+//	and the result's pass or fail uses the rule's threshold.
 //
 // Quirks reproduced (each has a test case):
 //

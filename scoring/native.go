@@ -171,6 +171,21 @@ type scoreScratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scoreScratch) }}
 
+// maxPooledMismatches bounds the mismatch buffer a pooled scratch keeps: a
+// scoring that evaluated many failing pairs does not pin its high-water mark.
+const maxPooledMismatches = 256
+
+// releaseMismatches forgets the recorded mismatches once the result has its
+// copy, so the pooled buffer holds no argument values of a finished run.
+func (sc *scoreScratch) releaseMismatches() {
+	if cap(sc.mismatches) > maxPooledMismatches {
+		sc.mismatches = nil
+		return
+	}
+	clear(sc.mismatches)
+	sc.mismatches = sc.mismatches[:0]
+}
+
 func growFloats(b []float64, n int) []float64 {
 	if cap(b) < n {
 		return make([]float64, n)
@@ -596,6 +611,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 			b.Unexpected = append(b.Unexpected, j)
 		}
 	}
+	sc.releaseMismatches()
 	// Paired calls to forbidden tools cannot happen (Validate rejects a
 	// forbidden expected tool), but forbidden sequences span paired calls.
 	b.ForbiddenSequences = findSequences(calls, n.exp.ForbiddenSequences)

@@ -94,6 +94,10 @@ func (p *parser) measure() int {
 			if j := skipSpace(s, i+1); j < len(s) && (s[j] == ']' || s[j] == '}') {
 				n = 0
 			}
+			if depth > maxParseDepth {
+				// The parse fails on this nesting: reserve nothing.
+				return p.unmeasured()
+			}
 			ord := p.containers
 			p.containers++
 			if depth < len(open) {
@@ -115,7 +119,21 @@ func (p *parser) measure() int {
 			}
 		}
 	}
+	if total > len(s) {
+		// Valid JSON takes at least two bytes per slot ("1," or "\"\":1,"
+		// for two), so this text is malformed (",,,," in a container): do
+		// not reserve memory the parse will not use.
+		return p.unmeasured()
+	}
 	return total
+}
+
+// unmeasured drops the counts measure made, for text it found malformed:
+// containers then grow their elements as they are parsed.
+func (p *parser) unmeasured() int {
+	p.containers = 0
+	p.more = nil
+	return 0
 }
 
 // size returns container ord's slot count, growing p.more as needed.
@@ -402,7 +420,8 @@ func (p *parser) strEscaped(start, i int) (string, int, error) {
 						r2 = dec
 						i = j
 					}
-				} else if i+1 >= len(s) {
+				} else if i >= len(s) || (s[i] == '\\' && i+1 >= len(s)) {
+					// The text ends where the low surrogate may follow.
 					return "", i, ErrTruncated
 				}
 				r = r2

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,10 @@ func TestParse(t *testing.T) {
 		{` {"a" : 1.50e1 } `, `{"a":15}`, nil},
 		{`{"a":1,"a":2}`, `{"a":2}`, nil},
 		{`"\u00e9\ud83d\ude00\n"`, `"é😀\n"`, nil},
+		{`"\ud800"`, "\"\uFFFD\"", nil}, // a lone surrogate reads as U+FFFD, as in encoding/json
+		{`["\ud800","x"]`, "[\"\uFFFD\",\"x\"]", nil},
+		{`"\ud800`, ``, ErrTruncated},
+		{`"\ud800\`, ``, ErrTruncated},
 		{`{"query":"a very long que`, ``, ErrTruncated},
 		{`[1,2`, ``, ErrTruncated},
 		{`tru`, ``, ErrTruncated},
@@ -50,6 +55,29 @@ func TestParse(t *testing.T) {
 // TestParseRepeatedKeysInLargeObjects covers objects past dupScanLimit, whose
 // keys are indexed in a map: a repeated key keeps its first position and its
 // last value either way, and nested objects keep their own keys.
+// TestParseHostileInputReservesLittle: text that nests too deep or packs a
+// container with bare commas fails without reserving memory for slots the
+// parse never fills.
+func TestParseHostileInputReservesLittle(t *testing.T) {
+	for name, text := range map[string]string{
+		"deep":   strings.Repeat("[", 1<<16),
+		"commas": "{" + strings.Repeat(",", 1<<16) + "}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := Parse(text)
+			runtime.ReadMemStats(&after)
+			var se *SyntaxError
+			require.ErrorAs(t, err, &se)
+			p := parser{s: text}
+			assert.Zero(t, p.measure(), "no slots reserved")
+			// Reserving a slot per bracket or comma would take megabytes.
+			assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(256<<10))
+		})
+	}
+}
+
 func TestParseRepeatedKeysInLargeObjects(t *testing.T) {
 	var in, want strings.Builder
 	in.WriteString("{")
