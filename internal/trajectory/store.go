@@ -381,16 +381,9 @@ func appendCall(calls []Call, c Call) []Call {
 // trace root: calls attached to it form a trajectory with no agent span,
 // which Link returns.
 func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track bool, now int64) *Trajectory {
-	ts := s.trace(trace, now, track)
-	if ts == nil {
+	ts, n, ok := s.arrive(trace, span, track, now)
+	if !ok {
 		return nil
-	}
-	n := ts.nodes.get(span)
-	if n != nil && n.kind != nodeGroup {
-		return nil // seen before
-	}
-	if n != nil {
-		s.closeGroup(ts)
 	}
 	if parent.IsEmpty() {
 		return s.closeRoot(ts, span, n, true)
@@ -414,18 +407,30 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 // since the spans of other processes' parts of the trace may still be on
 // their way.
 func (s *Store) LocalRoot(trace pcommon.TraceID, span pcommon.SpanID, track bool, now int64) *Trajectory {
-	ts := s.trace(trace, now, track)
-	if ts == nil {
+	ts, n, ok := s.arrive(trace, span, track, now)
+	if !ok {
 		return nil
 	}
-	n := ts.nodes.get(span)
+	return s.closeRoot(ts, span, n, false)
+}
+
+// arrive looks up a span that is neither tool nor agent in its trace,
+// starting to track the trace when track. It reports false when the trace
+// is not tracked or the span was seen before. Otherwise n is the group of
+// calls waiting under the span (nil when none reached it), which arrive
+// closes, as the caller replaces its node.
+func (s *Store) arrive(trace pcommon.TraceID, span pcommon.SpanID, track bool, now int64) (ts *traceState, n *node, ok bool) {
+	if ts = s.trace(trace, now, track); ts == nil {
+		return nil, nil, false
+	}
+	n = ts.nodes.get(span)
 	if n != nil && n.kind != nodeGroup {
-		return nil // seen before
+		return nil, nil, false // seen before
 	}
 	if n != nil {
 		s.closeGroup(ts)
 	}
-	return s.closeRoot(ts, span, n, false)
+	return ts, n, true
 }
 
 // closeRoot closes the root (or local root) span's group n, nil when no call

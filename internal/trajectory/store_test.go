@@ -122,7 +122,7 @@ func TestNonAgentRootClosesARootTrajectory(t *testing.T) {
 func TestLocalRootClosesItsRunWithoutAdoptingOrphans(t *testing.T) {
 	s := NewStore(limits())
 	s.Tool(trace1, sid(3), sid(2), tool("get_weather"), 0)
-	s.Link(trace1, sid(2), sid(1), true, 0)                // the handler under the local root
+	s.Link(trace1, sid(2), sid(1), true, 0)                 // the handler under the local root
 	s.Tool(trace1, sid(5), sid(9), tool("lookup_stock"), 0) // under a span never seen
 	assert.Equal(t, []string{"get_weather"}, names(s.LocalRoot(trace1, sid(1), false, 0)))
 	assert.Equal(t, 1, s.Open(), "the orphan's group stays open")
