@@ -369,15 +369,14 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			if traj != nil || hold {
 				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold})
 			}
-		case e.localRoot:
-			if traj := p.store.LocalRoot(e.trace, e.span, e.genai, now); traj != nil {
-				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
-			}
-			if e.modelStart != 0 {
-				p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
-			}
 		default:
-			if traj := p.store.Link(e.trace, e.span, e.parent, e.genai, now); traj != nil {
+			var traj *trajectory.Trajectory
+			if e.localRoot {
+				traj = p.store.LocalRoot(e.trace, e.span, e.genai, now)
+			} else {
+				traj = p.store.Link(e.trace, e.span, e.parent, e.genai, now)
+			}
+			if traj != nil {
 				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
 			}
 			if e.modelStart != 0 {
