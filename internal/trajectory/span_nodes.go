@@ -1,6 +1,10 @@
 package trajectory
 
-import "go.opentelemetry.io/collector/pdata/pcommon"
+import (
+	"iter"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
 
 // inlineNodes is how many span nodes a trace keeps inline before it moves
 // them into a map. Most traces the store tracks at a time are small (a run's
@@ -95,20 +99,21 @@ func (s *spanNodes) removeIf(drop func(pcommon.SpanID, *node) bool) {
 	}
 }
 
-// any reports whether some span's node satisfies f.
-func (s *spanNodes) any(f func(*node) bool) bool {
-	if s.m != nil {
-		for _, n := range s.m {
-			if f(n) {
-				return true
+// all yields every span's node, in no particular order.
+func (s *spanNodes) all() iter.Seq[*node] {
+	return func(yield func(*node) bool) {
+		if s.m != nil {
+			for _, n := range s.m {
+				if !yield(n) {
+					return
+				}
+			}
+			return
+		}
+		for i := 0; i < s.n; i++ {
+			if !yield(s.nodes[i]) {
+				return
 			}
 		}
-		return false
 	}
-	for i := 0; i < s.n; i++ {
-		if f(s.nodes[i]) {
-			return true
-		}
-	}
-	return false
 }

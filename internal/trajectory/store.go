@@ -636,14 +636,13 @@ func (s *Store) compactGroups() {
 // dropTrace forgets a trace; its open groups and held agents count as
 // evicted for reason.
 func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
-	ts.nodes.any(func(n *node) bool {
+	for n := range ts.nodes.all() {
 		if n.kind == nodeGroup || n.kind == nodeHeld {
 			// A held span is still with the processor, which releases it;
 			// Release then finds nothing and scores an empty run.
 			s.stats.Evicted[reason]++
 		}
-		return false // visit every node
-	})
+	}
 	s.open -= int(ts.open)
 	s.unlink(ts)
 	delete(s.traces, ts.id)
@@ -669,7 +668,12 @@ func (s *Store) Sweep(now int64) int {
 }
 
 func (s *Store) hasHeld(ts *traceState) bool {
-	return ts.nodes.any(func(n *node) bool { return n.kind == nodeHeld })
+	for n := range ts.nodes.all() {
+		if n.kind == nodeHeld {
+			return true
+		}
+	}
+	return false
 }
 
 // Shutdown drops every trace, counting open trajectories as evicted.
