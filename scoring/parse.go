@@ -274,17 +274,11 @@ func (p *parser) number(i int, dst *Value) (int, error) {
 	default:
 		return i, p.errAt(i, "invalid number")
 	}
+	var err error
 	if i < len(s) && s[i] == '.' {
 		isInt = false
-		i++
-		if i >= len(s) {
-			return i, ErrTruncated
-		}
-		if s[i] < '0' || s[i] > '9' {
-			return i, p.errAt(i, "invalid number")
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
+		if i, err = p.digits(i + 1); err != nil {
+			return i, err
 		}
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -293,14 +287,8 @@ func (p *parser) number(i int, dst *Value) (int, error) {
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		if i >= len(s) {
-			return i, ErrTruncated
-		}
-		if s[i] < '0' || s[i] > '9' {
-			return i, p.errAt(i, "invalid number")
-		}
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
+		if i, err = p.digits(i); err != nil {
+			return i, err
 		}
 	}
 	lit := s[start:i]
@@ -319,6 +307,22 @@ func (p *parser) number(i int, dst *Value) (int, error) {
 		}
 	}
 	*dst = Value{kind: KindNumber, num: f, isInt: isInt, str: lit}
+	return i, nil
+}
+
+// digits skips the one or more digits a fraction or an exponent needs,
+// starting at i.
+func (p *parser) digits(i int) (int, error) {
+	s := p.s
+	if i >= len(s) {
+		return i, ErrTruncated
+	}
+	if s[i] < '0' || s[i] > '9' {
+		return i, p.errAt(i, "invalid number")
+	}
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
 	return i, nil
 }
 
