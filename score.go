@@ -71,12 +71,11 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 		return nil
 	}
-	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults, SkipArguments: true}
+	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults, SkipArguments: true, Documents: true}
 	for _, ri := range selected {
-		if p.rules[ri].ReadsArguments() {
-			opts.SkipArguments = false
-			break
-		}
+		r := p.rules[ri]
+		opts.SkipArguments = opts.SkipArguments && !r.ReadsArguments()
+		opts.Documents = opts.Documents && r.NativeOnly()
 	}
 	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, opts), dropped: traj.Dropped}
 	for _, ri := range selected {

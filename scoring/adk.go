@@ -180,6 +180,7 @@ func (a *adk) Name() string { return ADKName }
 
 // Score implements Scorer: the trajectory is one invocation.
 func (a *adk) Score(_ context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	return a.scoreInvocations([][]Call{calls}, [][]ExpectedCall{a.expected}, true)
 }
 

@@ -538,6 +538,7 @@ func (a *agentevals) build(calls []Call) (out, ref *aeTrajectory) {
 
 // Score implements Scorer.
 func (a *agentevals) Score(_ context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	out, ref := a.build(calls)
 	var ok bool
 	var err error

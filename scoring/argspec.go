@@ -39,6 +39,16 @@ type argNode struct {
 	want string
 }
 
+// hasField reports whether an object node checks the member named key.
+func (n *argNode) hasField(key string) bool {
+	for i := range n.fields {
+		if n.fields[i].key == key {
+			return true
+		}
+	}
+	return false
+}
+
 type argField struct {
 	key  string
 	node *argNode
@@ -311,6 +321,11 @@ func (s *argSpec) evaluate(actual Value, t *argTally) float64 {
 		return 1
 	}
 	s.eval(s.root, &actual, t)
+	return s.score(t)
+}
+
+// score turns an evaluation's tally into the call's argument score.
+func (s *argSpec) score(t *argTally) float64 {
 	total := t.total
 	if t.extras > 0 {
 		switch s.extra {
@@ -467,14 +482,7 @@ func (s *argSpec) evalEach(n *argNode, v *Value, t *argTally) {
 func (s *argSpec) countExtras(n *argNode, v *Value, t *argTally) {
 	for i := 0; i < len(v.items); i += 2 {
 		key := v.items[i].str
-		known := false
-		for _, f := range n.fields {
-			if f.key == key {
-				known = true
-				break
-			}
-		}
-		if !known {
+		if !n.hasField(key) {
 			t.extras++
 			if t.record {
 				t.mismatches = append(t.mismatches, ArgMismatch{Path: joinKey(n.path, key), Got: v.items[i+1], kind: mismatchExtra})

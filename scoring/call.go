@@ -31,6 +31,10 @@ type Call struct {
 	Name string
 	// Args holds the parsed arguments, usually an object.
 	Args Value
+	// ArgsDoc, when set, holds the arguments instead of Args: parsed JSON
+	// that the native scorer checks in place, without building a Value
+	// tree. Other scorers read it as the tree [Document.Value] returns.
+	ArgsDoc *Document
 	// ArgsUnknown reports that the arguments were not available. It is
 	// different from a call made without arguments.
 	ArgsUnknown bool
@@ -83,4 +87,41 @@ func NumberCalls(calls []Call) []Call {
 		calls[i].Position = i
 	}
 	return calls
+}
+
+// Arguments returns the call's arguments as a Value, reading ArgsDoc when
+// it is set.
+func (c *Call) Arguments() Value {
+	if c.ArgsDoc != nil {
+		return c.ArgsDoc.Value()
+	}
+	return c.Args
+}
+
+// withArguments returns calls with every ArgsDoc (children's included) read
+// into Args, for scorers that work on Value trees. Calls without documents
+// are returned as they are, without copying.
+func withArguments(calls []Call) []Call {
+	if !hasDocuments(calls) {
+		return calls
+	}
+	out := make([]Call, len(calls))
+	for i := range calls {
+		out[i] = calls[i]
+		if out[i].ArgsDoc != nil {
+			out[i].Args = out[i].ArgsDoc.Value()
+			out[i].ArgsDoc = nil
+		}
+		out[i].Children = withArguments(out[i].Children)
+	}
+	return out
+}
+
+func hasDocuments(calls []Call) bool {
+	for i := range calls {
+		if calls[i].ArgsDoc != nil || hasDocuments(calls[i].Children) {
+			return true
+		}
+	}
+	return false
 }

@@ -217,6 +217,7 @@ func (d *deepeval) ScoreTestCase(ctx context.Context, calls []Call, calledNone, 
 
 // Score implements Scorer.
 func (d *deepeval) Score(_ context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	called := make([]deCall, len(tools))
 	for j := range tools {

@@ -3,6 +3,7 @@ package scoring
 import (
 	"context"
 	"math"
+	"reflect"
 	"regexp"
 	"testing"
 )
@@ -38,7 +39,8 @@ func fuzzScorers(t testing.TB) []Scorer {
 
 // FuzzScore decodes random bytes into a list of calls (names from a small
 // vocabulary, JSON arguments cut from the input) and runs every scorer: no
-// panic, and every score in [0, 1].
+// panic, every score in [0, 1], and the same result when the arguments are
+// given as documents.
 func FuzzScore(f *testing.F) {
 	f.Add([]byte(`{"q":"go","n":3}|{"q":"gone"}|{"symbol":"ZZZZ"}`), uint8(3), uint8(7))
 	f.Add([]byte(`{"filter":{"a":1.0,"b":[1,2]}}|[1,"x",null]|"plain"|{"tags":["a",1]}`), uint8(9), uint8(200))
@@ -46,6 +48,8 @@ func FuzzScore(f *testing.F) {
 	scorers := fuzzScorers(f)
 	f.Fuzz(func(t *testing.T, data []byte, nameSeed, flags uint8) {
 		var calls []Call
+		var docs []Document
+		var dp DocumentParser
 		start := 0
 		for i := 0; i <= len(data) && len(calls) < 12; i++ {
 			if i < len(data) && data[i] != '|' {
@@ -53,10 +57,14 @@ func FuzzScore(f *testing.F) {
 			}
 			k := len(calls)
 			c := Call{Name: fuzzTools[(int(nameSeed)+k*7)%len(fuzzTools)], Position: k}
-			if v, err := Parse(string(data[start:i])); err == nil {
+			text := string(data[start:i])
+			if v, err := Parse(text); err == nil {
 				c.Args = v
+				doc, _ := dp.Parse(text)
+				docs = append(docs, doc)
 			} else {
 				c.ArgsUnknown = true
+				docs = append(docs, Document{})
 			}
 			if flags&(1<<(k%8)) != 0 {
 				c.Status = StatusError
@@ -65,8 +73,19 @@ func FuzzScore(f *testing.F) {
 			calls = append(calls, c)
 			start = i + 1
 		}
+		withDocs := make([]Call, len(calls))
+		for k, c := range calls {
+			if !c.ArgsUnknown {
+				c.Args, c.ArgsDoc = Value{}, &docs[k]
+			}
+			withDocs[k] = c
+		}
 		for _, s := range scorers {
 			res := s.Score(context.Background(), calls)
+			// Every scorer reads arguments given as documents the same.
+			if got := s.Score(context.Background(), withDocs); !reflect.DeepEqual(res, got) {
+				t.Fatalf("%s: documents scored %+v, trees %+v", s.Name(), got, res)
+			}
 			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
 				t.Fatalf("%s: score %v outside [0, 1] for %d calls", s.Name(), res.Score, len(calls))
 			}

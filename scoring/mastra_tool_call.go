@@ -143,6 +143,7 @@ type MastraAgentRun struct {
 
 // Score implements Scorer.
 func (m *mastraToolCall) Score(_ context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	names := make([]string, 0, len(tools))
 	infos := make([]MastraToolCallInfo, 0, len(tools))

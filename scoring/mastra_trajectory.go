@@ -183,6 +183,7 @@ func (m *mastraTrajectory) Name() string { return MastraTrajectoryName }
 
 // Score implements Scorer.
 func (m *mastraTrajectory) Score(ctx context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	return m.ScoreRun(ctx, MastraRun{Steps: calls})
 }
 

@@ -184,6 +184,7 @@ func (m *mastraTrajectoryFull) Name() string { return MastraTrajectoryFullName }
 
 // Score implements Scorer.
 func (m *mastraTrajectoryFull) Score(ctx context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	return m.ScoreRun(ctx, MastraRun{Steps: calls})
 }
 

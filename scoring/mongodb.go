@@ -129,6 +129,7 @@ func (m *mongodb) Name() string { return MongoDBName }
 
 // Score implements Scorer.
 func (m *mongodb) Score(_ context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	exp := m.exp.Calls
 	if len(tools) > MaxCalls {

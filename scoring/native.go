@@ -143,6 +143,9 @@ func (n *native) callScore(e *compiledCall, a *Call, t *argTally) (score float64
 	if a.ArgsUnknown {
 		return 1, true, false
 	}
+	if a.ArgsDoc != nil {
+		return e.spec.evaluateDocument(a.ArgsDoc, t), false, false
+	}
 	return e.spec.evaluate(a.Args, t), false, false
 }
 

@@ -51,7 +51,11 @@ func scoreNative(t *testing.T, exp Expectation, threshold float64, calls ...Call
 	t.Helper()
 	s, err := NewNative(exp, threshold)
 	require.NoError(t, err)
-	return s.Score(context.Background(), NumberCalls(calls))
+	res := s.Score(context.Background(), NumberCalls(calls))
+	// Arguments given as documents, as the processor gives them, are
+	// scored the same.
+	require.Equal(t, res, s.Score(context.Background(), asDocuments(t, NumberCalls(calls))))
+	return res
 }
 
 // TestNativeFixesPeerBugs pins each peer defect listed in §10 of the peer

@@ -239,6 +239,16 @@ func (p *parser) value(i int, dst *Value, depth int) (int, error) {
 }
 
 func (p *parser) literal(i int, word string, v Value, dst *Value) (int, error) {
+	end, err := p.literalEnd(i, word)
+	if err != nil {
+		return end, err
+	}
+	*dst = v
+	return end, nil
+}
+
+// literalEnd checks that word is written at i and returns the index after it.
+func (p *parser) literalEnd(i int, word string) (int, error) {
 	s := p.s
 	end := i + len(word)
 	if end > len(s) {
@@ -250,19 +260,33 @@ func (p *parser) literal(i int, word string, v Value, dst *Value) (int, error) {
 	if s[i:end] != word {
 		return i, p.errAt(i, "invalid literal")
 	}
-	*dst = v
 	return end, nil
 }
 
 func (p *parser) number(i int, dst *Value) (int, error) {
-	s := p.s
 	start := i
+	i, isInt, err := p.numberEnd(i)
+	if err != nil {
+		return i, err
+	}
+	v, ok := numberValue(p.s[start:i], isInt)
+	if !ok {
+		return i, &SyntaxError{Offset: start, Msg: "invalid number"}
+	}
+	*dst = v
+	return i, nil
+}
+
+// numberEnd checks the syntax of the number written at i and returns the
+// index after it, and whether it has neither fraction nor exponent.
+func (p *parser) numberEnd(i int) (int, bool, error) {
+	s := p.s
 	isInt := true
 	if s[i] == '-' {
 		i++
 	}
 	if i >= len(s) {
-		return i, ErrTruncated
+		return i, false, ErrTruncated
 	}
 	switch {
 	case s[i] == '0':
@@ -272,13 +296,13 @@ func (p *parser) number(i int, dst *Value) (int, error) {
 			i++
 		}
 	default:
-		return i, p.errAt(i, "invalid number")
+		return i, false, p.errAt(i, "invalid number")
 	}
 	var err error
 	if i < len(s) && s[i] == '.' {
 		isInt = false
 		if i, err = p.digits(i + 1); err != nil {
-			return i, err
+			return i, false, err
 		}
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -288,14 +312,18 @@ func (p *parser) number(i int, dst *Value) (int, error) {
 			i++
 		}
 		if i, err = p.digits(i); err != nil {
-			return i, err
+			return i, false, err
 		}
 	}
-	lit := s[start:i]
+	return i, isInt, nil
+}
+
+// numberValue converts a number literal whose syntax has been checked;
+// isInt says it has no fraction or exponent.
+func numberValue(lit string, isInt bool) (Value, bool) {
 	if isInt && len(lit) <= 15 {
 		// Up to 15 digits an integer is exact in a float64.
-		*dst = Value{kind: KindNumber, num: smallInt(lit), isInt: true, str: lit}
-		return i, nil
+		return Value{kind: KindNumber, num: smallInt(lit), isInt: true, str: lit}, true
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
@@ -303,11 +331,10 @@ func (p *parser) number(i int, dst *Value) (int, error) {
 		// literal so equality still works on the digits.
 		var ne *strconv.NumError
 		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
-			return i, &SyntaxError{Offset: start, Msg: "invalid number"}
+			return Value{}, false
 		}
 	}
-	*dst = Value{kind: KindNumber, num: f, isInt: isInt, str: lit}
-	return i, nil
+	return Value{kind: KindNumber, num: f, isInt: isInt, str: lit}, true
 }
 
 // digits skips the one or more digits a fraction or an exponent needs,
@@ -365,6 +392,21 @@ func (p *parser) str(i int) (string, int, error) {
 		return p.strEscaped(start, i)
 	}
 	return "", i, &SyntaxError{Offset: i, Msg: "control character in string"}
+}
+
+// strEnd checks the JSON string whose opening quote is at i and returns the
+// index after its closing quote, and whether it is written with escapes.
+func (p *parser) strEnd(i int) (int, bool, error) {
+	s := p.s
+	j := i + 1
+	for j < len(s) && !strStop[s[j]] {
+		j++
+	}
+	if j < len(s) && s[j] == '"' {
+		return j + 1, false, nil
+	}
+	_, j, err := p.str(i)
+	return j, true, err
 }
 
 // strEscaped decodes a string with escapes; start is its first byte, i its

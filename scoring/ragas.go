@@ -154,6 +154,7 @@ var emptyObject = Object()
 
 // Score implements Scorer.
 func (g *ragas) Score(_ context.Context, calls []Call) Result {
+	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	pred := make([]ragasCall, len(tools))
 	for j := range tools {

@@ -202,6 +202,25 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 	return v, ArgumentsKnown
 }
 
+// DecodeArgumentsDocument is [DecodeArguments] for runs whose scorers read
+// documents (the native scorer): known arguments written as a JSON object,
+// the usual case, are indexed in place by dp instead of decoded into a
+// tree. ok is false in every other case, which DecodeArguments decodes.
+func DecodeArgumentsDocument(raw string, enc Encoding, opts DecodeOptions, dp *scoring.DocumentParser) (doc scoring.Document, ok bool) {
+	if enc != EncodingJSON && enc != EncodingJSONOrPython {
+		return scoring.Document{}, false
+	}
+	s := strings.TrimSpace(raw)
+	if len(s) < 2 || s[0] != '{' {
+		return scoring.Document{}, false
+	}
+	doc, err := dp.Parse(s)
+	if err != nil || (!opts.EmptyIsKnown && doc.Len() == 0) {
+		return scoring.Document{}, false
+	}
+	return doc, true
+}
+
 // decodeJSON parses JSON, unwrapping one level of double encoding. Text that
 // is not JSON is tried as a Python literal when python is set, and otherwise
 // kept as a plain string argument.

@@ -110,6 +110,18 @@ func readsArguments(r *Rule) bool {
 	return false
 }
 
+// NativeOnly reports whether the native scorer is the rule's only scorer.
+// It reads arguments in place (scoring.Call.ArgsDoc); every other scorer
+// would decode them into trees again.
+func (r *Rule) NativeOnly() bool {
+	for _, s := range r.Scorers {
+		if s.Name() != scoring.NativeName {
+			return false
+		}
+	}
+	return true
+}
+
 // HasDeferred reports whether any of the rule's scorers is deferred.
 func (r *Rule) HasDeferred() bool {
 	for _, s := range r.Scorers {

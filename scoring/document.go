@@ -1,0 +1,424 @@
+package scoring
+
+import (
+	"math"
+	"strconv"
+)
+
+// Document is JSON text parsed into a flat index of its values, in the order
+// they are written. The native scorer checks arguments against the index in
+// place, without building the Value tree [Parse] builds, so scoring a call
+// allocates nothing for its arguments; other scorers read [Document.Value].
+// A Document is immutable once parsed.
+//
+// Documents hold what a [Call.ArgsDoc] needs: the text stays referenced, so a
+// string without escapes is a substring of it, as with [Parse].
+type Document struct {
+	text string
+	toks []docToken
+	// tree holds the Value of a document the index does not cover: an
+	// object with an escaped or repeated key, or too many keys to check for
+	// repeats. Such a document is read as a tree.
+	tree *Value
+}
+
+// docToken is one value of a document, or one object key. An object's
+// token is followed by its members, each a key token and then the value's
+// tokens; an array's token by its elements' tokens.
+type docToken struct {
+	// start and end delimit the value's text; a string's includes its quotes.
+	start, end int32
+	// next is the index of the token after the value and its contents.
+	next  int32
+	kind  Kind
+	flags uint8
+}
+
+// docToken flags.
+const (
+	tokEscaped uint8 = 1 << iota // a string written with escapes
+	tokInt                       // a number without fraction or exponent
+)
+
+// DocumentParser parses documents whose indexes share one store, so the
+// arguments of a run's calls take a few allocations between them. The zero
+// DocumentParser is ready to use; it is not safe for concurrent use.
+type DocumentParser struct {
+	// free is the store's unused part: empty, with capacity.
+	free []docToken
+}
+
+// Grow makes room for at least tokens more index entries.
+func (dp *DocumentParser) Grow(tokens int) {
+	if cap(dp.free) < tokens {
+		dp.free = make([]docToken, 0, tokens)
+	}
+}
+
+// Parse parses s as [Parse] does: it accepts exactly the texts Parse
+// accepts and returns the same errors for the others.
+func (dp *DocumentParser) Parse(s string) (Document, error) {
+	if len(s) > math.MaxInt32 {
+		v, err := Parse(s)
+		return Document{text: s, tree: &v}, err
+	}
+	p := docParser{parser: parser{s: s}, toks: dp.free}
+	i, err := p.value(skipSpace(s, 0), 0)
+	if err == nil {
+		if i = skipSpace(s, i); i != len(s) {
+			err = &SyntaxError{Offset: i, Msg: "unexpected text after value"}
+		}
+	}
+	if err != nil || p.needTree {
+		dp.free = p.toks[:0]
+		if err != nil {
+			return Document{}, err
+		}
+		v, err := Parse(s)
+		return Document{text: s, tree: &v}, err
+	}
+	n := len(p.toks)
+	dp.free = p.toks[n:n]
+	return Document{text: s, toks: p.toks[:n:n]}, nil
+}
+
+// docParser builds a document's index, checking the text as Parse does; it
+// reuses the parser's string, number and literal readers.
+type docParser struct {
+	parser
+	toks []docToken
+	// needTree is set on text the index does not cover (see Document.tree).
+	needTree bool
+}
+
+func (p *docParser) value(i, depth int) (int, error) {
+	if depth > maxParseDepth {
+		return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
+	}
+	s := p.s
+	if i >= len(s) {
+		return i, ErrTruncated
+	}
+	at := len(p.toks)
+	p.toks = append(p.toks, docToken{})
+	var (
+		tok  = docToken{start: int32(i), next: int32(at + 1)}
+		j    int
+		flag bool
+		err  error
+	)
+	switch c := s[i]; {
+	case c == '"':
+		j, flag, err = p.strEnd(i)
+		tok.kind = KindString
+		if flag {
+			tok.flags = tokEscaped
+		}
+	case c == '{':
+		return p.object(i, at, depth)
+	case c == '[':
+		return p.array(i, at, depth)
+	case c == '-' || (c >= '0' && c <= '9'):
+		j, flag, err = p.numberEnd(i)
+		tok.kind = KindNumber
+		if flag {
+			tok.flags = tokInt
+		}
+	case c == 't':
+		j, err = p.literalEnd(i, "true")
+		tok.kind = KindBool
+	case c == 'f':
+		j, err = p.literalEnd(i, "false")
+		tok.kind = KindBool
+	case c == 'n':
+		j, err = p.literalEnd(i, "null")
+		tok.kind = KindNull
+	default:
+		return i, p.errAt(i, "unexpected character "+strconv.QuoteRune(rune(s[i])))
+	}
+	if err != nil {
+		return j, err
+	}
+	tok.end = int32(j)
+	p.toks[at] = tok
+	return j, nil
+}
+
+// array indexes the array whose '[' is at i; at is its token.
+func (p *docParser) array(i, at, depth int) (int, error) {
+	s := p.s
+	start := i
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		return p.close(at, start, i)
+	}
+	for {
+		var err error
+		if i, err = p.value(skipSpace(s, i), depth+1); err != nil {
+			return i, err
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, ErrTruncated
+		}
+		switch s[i] {
+		case ',':
+			i++
+			continue
+		case ']':
+			return p.close(at, start, i)
+		}
+		return i, p.errAt(i, "expected ',' or ']'")
+	}
+}
+
+// object indexes the object whose '{' is at i; at is its token.
+func (p *docParser) object(i, at, depth int) (int, error) {
+	s := p.s
+	start := i
+	i = skipSpace(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		return p.close(at, start, i)
+	}
+	members := 0
+	for {
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, ErrTruncated
+		}
+		if s[i] != '"' {
+			return i, p.errAt(i, "expected string key")
+		}
+		j, escaped, err := p.strEnd(i)
+		if err != nil {
+			return j, err
+		}
+		if members++; escaped || members > dupScanLimit || p.repeated(at, s[i+1:j-1]) {
+			p.needTree = true
+		}
+		p.toks = append(p.toks, docToken{start: int32(i), end: int32(j), next: int32(len(p.toks) + 1), kind: KindString})
+		i = skipSpace(s, j)
+		if i >= len(s) {
+			return i, ErrTruncated
+		}
+		if s[i] != ':' {
+			return i, p.errAt(i, "expected ':'")
+		}
+		if i, err = p.value(skipSpace(s, i+1), depth+1); err != nil {
+			return i, err
+		}
+		i = skipSpace(s, i)
+		if i >= len(s) {
+			return i, ErrTruncated
+		}
+		switch s[i] {
+		case ',':
+			i++
+			continue
+		case '}':
+			return p.close(at, start, i)
+		}
+		return i, p.errAt(i, "expected ',' or '}'")
+	}
+}
+
+// close completes the container token at, which opened at start and
+// closes at i.
+func (p *docParser) close(at, start, i int) (int, error) {
+	kind := KindArray
+	if p.s[start] == '{' {
+		kind = KindObject
+	}
+	p.toks[at] = docToken{start: int32(start), end: int32(i + 1), next: int32(len(p.toks)), kind: kind}
+	return i + 1, nil
+}
+
+// repeated reports whether the object at token obj, still being indexed,
+// already has a member named key (keys so far are unescaped).
+func (p *docParser) repeated(obj int, key string) bool {
+	for k := obj + 1; k < len(p.toks); k = int(p.toks[k+1].next) {
+		if t := &p.toks[k]; p.s[t.start+1:t.end-1] == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Text returns the document's JSON text.
+func (d *Document) Text() string { return d.text }
+
+// Value returns the document as a Value tree, as [Parse] returns it.
+func (d *Document) Value() Value {
+	if d.tree != nil {
+		return *d.tree
+	}
+	if len(d.toks) == 0 {
+		return Value{}
+	}
+	return d.valueAt(0)
+}
+
+// Kind returns the document's JSON type (undefined for the zero Document).
+func (d *Document) Kind() Kind {
+	if d.tree != nil {
+		return d.tree.kind
+	}
+	if len(d.toks) == 0 {
+		return KindUndefined
+	}
+	return d.toks[0].kind
+}
+
+// Len returns the number of members of an object document or elements of
+// an array document; 0 for other documents.
+func (d *Document) Len() int {
+	if d.tree != nil {
+		return d.tree.Len()
+	}
+	if len(d.toks) == 0 {
+		return 0
+	}
+	n := 0
+	switch d.toks[0].kind {
+	case KindObject:
+		for k := int32(1); k < d.toks[0].next; k = d.toks[k+1].next {
+			n++
+		}
+	case KindArray:
+		for k := int32(1); k < d.toks[0].next; k = d.toks[k].next {
+			n++
+		}
+	}
+	return n
+}
+
+// valueAt returns the value at token i (undefined for i < 0): scalars are
+// built directly, containers parsed from their text.
+func (d *Document) valueAt(i int32) Value {
+	if i < 0 {
+		return Value{}
+	}
+	t := &d.toks[i]
+	switch t.kind {
+	case KindArray, KindObject:
+		v, _ := Parse(d.text[t.start:t.end])
+		return v
+	}
+	return d.scalarAt(i)
+}
+
+// scalarAt returns the scalar value at token i.
+func (d *Document) scalarAt(i int32) Value {
+	t := &d.toks[i]
+	lit := d.text[t.start:t.end]
+	switch t.kind {
+	case KindString:
+		if t.flags&tokEscaped == 0 {
+			return Value{kind: KindString, str: lit[1 : len(lit)-1]}
+		}
+		p := parser{s: lit}
+		str, _, _ := p.str(0)
+		return Value{kind: KindString, str: str}
+	case KindNumber:
+		v, _ := numberValue(lit, t.flags&tokInt != 0)
+		return v
+	case KindBool:
+		return Bool(lit[0] == 't')
+	case KindNull:
+		return Null()
+	}
+	return Value{}
+}
+
+// member returns the token of the value of the object at token obj's member
+// named key, or -1. *cursor is the key token to try first (arguments
+// usually come in the order they are expected in); it is moved past the
+// member found.
+func (d *Document) member(obj int32, key string, cursor *int32) int32 {
+	end := d.toks[obj].next
+	if c := *cursor; c > obj && c < end && d.keyIs(c, key) {
+		*cursor = d.toks[c+1].next
+		return c + 1
+	}
+	for k := obj + 1; k < end; k = d.toks[k+1].next {
+		if d.keyIs(k, key) {
+			*cursor = d.toks[k+1].next
+			return k + 1
+		}
+	}
+	return -1
+}
+
+// keyIs reports whether key token k spells key.
+func (d *Document) keyIs(k int32, key string) bool {
+	t := &d.toks[k]
+	return int(t.end-t.start-2) == len(key) && d.text[t.start+1:t.end-1] == key
+}
+
+// scalarEquals compares the value at token i with a literal of the same
+// scalar kind (a string written without escapes, a number or a boolean);
+// decided is false for any other pair, which the caller compares otherwise.
+func (d *Document) scalarEquals(i int32, lit *Value) (equal, decided bool) {
+	t := &d.toks[i]
+	if t.kind != lit.kind {
+		return false, false
+	}
+	text := d.text[t.start:t.end]
+	switch t.kind {
+	case KindString:
+		if t.flags&tokEscaped != 0 {
+			return false, false
+		}
+		return text[1:len(text)-1] == lit.str, true
+	case KindNumber:
+		if lit.str != "" && text == lit.str {
+			return true, true
+		}
+		v, _ := numberValue(text, t.flags&tokInt != 0)
+		return numbersEqual(&v, lit), true
+	case KindBool:
+		return (text[0] == 't') == lit.b, true
+	}
+	return false, false
+}
+
+// equal reports whether the value at token i equals lit by the typed deep
+// equality of [Equal], comparing in place.
+func (d *Document) equal(i int32, lit *Value) bool {
+	t := &d.toks[i]
+	if t.kind != lit.kind {
+		return false
+	}
+	switch t.kind {
+	case KindArray:
+		n := 0
+		for k := i + 1; k < t.next; k = d.toks[k].next {
+			if n >= len(lit.items) || !d.equal(k, &lit.items[n]) {
+				return false
+			}
+			n++
+		}
+		return n == len(lit.items)
+	case KindObject:
+		members := 0
+		for k := i + 1; k < t.next; k = d.toks[k+1].next {
+			members++
+		}
+		if 2*members != len(lit.items) {
+			return false
+		}
+		cursor := i + 1
+		for li := 0; li < len(lit.items); li += 2 {
+			m := d.member(i, lit.items[li].str, &cursor)
+			if m < 0 || !d.equal(m, &lit.items[li+1]) {
+				return false
+			}
+		}
+		return true
+	}
+	if eq, decided := d.scalarEquals(i, lit); decided {
+		return eq
+	}
+	v := d.scalarAt(i)
+	return equalPtr(&v, lit)
+}
