@@ -74,7 +74,8 @@ func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 // annotate writes a run's results on its agent span: flat attributes under
 // tool_call_accuracy.* (a summary, then one group per rule, from the rule's
 // primary scorer) and one gen_ai.evaluation.result event per rule and scorer.
-// Attributes other than ours are never touched.
+// Lists that would be empty (failed rules, missing and unexpected tools) are
+// left out. Attributes other than ours are never touched.
 func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
 	if cfg.Attributes {
 		annotateAttributes(span.Attributes(), run, rs, outs, cfg.MaxExplanationLength)
@@ -91,7 +92,7 @@ func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOut
 func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, maxLen int) {
 	attrs.EnsureCapacity(attrs.Len() + 5 + attrsPerRule*len(run.evals))
 	names := attrs.PutEmptySlice(attrRules)
-	failed := attrs.PutEmptySlice(attrFailedRules)
+	var failed pcommon.Slice
 	minScore, allPassed, scored := 1.0, true, false
 	for _, ev := range run.evals {
 		if ev.scorer != 0 {
@@ -110,6 +111,9 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 			scored = true
 		}
 		if !passed && res.Outcome != scoring.OutcomeNotEvaluated {
+			if allPassed {
+				failed = attrs.PutEmptySlice(attrFailedRules)
+			}
 			allPassed = false
 			failed.AppendEmpty().SetStr(o.name)
 		}
@@ -140,7 +144,11 @@ func unexpectedNames(b *scoring.Breakdown, calls []scoring.Call) []string {
 	return names
 }
 
+// putStrings writes a list attribute; an empty list is left out.
 func putStrings(attrs pcommon.Map, key string, values []string) {
+	if len(values) == 0 {
+		return
+	}
 	s := attrs.PutEmptySlice(key)
 	s.EnsureCapacity(len(values))
 	for _, v := range values {
