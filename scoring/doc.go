@@ -7,6 +7,11 @@
 // a call-by-call [Breakdown] and, for peer profiles, the peer's own result
 // fields in Result.Details. Scorers are immutable and safe for concurrent use.
 //
+// A call's arguments are a [Value] tree ([Parse] reads JSON text into one),
+// or a [Document] (Call.ArgsDoc): the text plus a flat index, which the native
+// scorer checks in place without building a tree. Every scorer gives the
+// same result for either form.
+//
 // The registered scorers are the native scorer ("native", the default) and
 // one profile per peer scorer, each reproducing that peer's code exactly so
 // that numbers stay comparable with what teams already track.
