@@ -31,8 +31,8 @@ func TestDocumentParseAgreesWithParse(t *testing.T) {
 	texts := []string{
 		`{"city":"Paris","days":3,"filters":{"unit":"celsius","tags":["a","b"]}}`,
 		` [1, -0, 2.5e3, 12345678901234567890, true, false, null, "x\u00e9\n", {}, []] `,
-		`{"a":1,"a":2}`,                      // repeated key: read as a tree
-		`{"k\u0065y":1,"key":2}`,             // escaped key, repeated once decoded
+		`{"a":1,"a":2}`,          // repeated key: read as a tree
+		`{"k\u0065y":1,"key":2}`, // escaped key, repeated once decoded
 		`{"a":{"b":{"c":[{"d":"\ud83d\ude00"}]}}}`,
 		`"just a string"`, `42`, `null`,
 		`{"a":1`, `{"a":`, `[1,2`, `"abc`, `tru`, `{"a" 1}`, `[1 2]`, `{"a":1}x`, `{1:2}`, `-`, `01`, ``,
