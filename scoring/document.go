@@ -150,25 +150,17 @@ func (p *docParser) array(i, at, depth int) (int, error) {
 	start := i
 	i = skipSpace(s, i+1)
 	if i < len(s) && s[i] == ']' {
-		return p.close(at, start, i)
+		return p.close(at, start, i+1, nil)
 	}
 	for {
 		var err error
 		if i, err = p.value(skipSpace(s, i), depth+1); err != nil {
 			return i, err
 		}
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i, ErrTruncated
+		done := false
+		if i, done, err = p.separator(i, ']'); err != nil || done {
+			return p.close(at, start, i, err)
 		}
-		switch s[i] {
-		case ',':
-			i++
-			continue
-		case ']':
-			return p.close(at, start, i)
-		}
-		return i, p.errAt(i, "expected ',' or ']'")
 	}
 }
 
@@ -178,16 +170,13 @@ func (p *docParser) object(i, at, depth int) (int, error) {
 	start := i
 	i = skipSpace(s, i+1)
 	if i < len(s) && s[i] == '}' {
-		return p.close(at, start, i)
+		return p.close(at, start, i+1, nil)
 	}
 	members := 0
 	for {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i, ErrTruncated
-		}
-		if s[i] != '"' {
-			return i, p.errAt(i, "expected string key")
+		var err error
+		if i, err = p.memberKey(i); err != nil {
+			return i, err
 		}
 		j, escaped, err := p.strEnd(i)
 		if err != nil {
@@ -197,40 +186,31 @@ func (p *docParser) object(i, at, depth int) (int, error) {
 			p.needTree = true
 		}
 		p.toks = append(p.toks, docToken{start: int32(i), end: int32(j), next: int32(len(p.toks) + 1), kind: KindString})
-		i = skipSpace(s, j)
-		if i >= len(s) {
-			return i, ErrTruncated
-		}
-		if s[i] != ':' {
-			return i, p.errAt(i, "expected ':'")
-		}
-		if i, err = p.value(skipSpace(s, i+1), depth+1); err != nil {
+		if i, err = p.colon(j); err != nil {
 			return i, err
 		}
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i, ErrTruncated
+		if i, err = p.value(i, depth+1); err != nil {
+			return i, err
 		}
-		switch s[i] {
-		case ',':
-			i++
-			continue
-		case '}':
-			return p.close(at, start, i)
+		done := false
+		if i, done, err = p.separator(i, '}'); err != nil || done {
+			return p.close(at, start, i, err)
 		}
-		return i, p.errAt(i, "expected ',' or '}'")
 	}
 }
 
-// close completes the container token at, which opened at start and
-// closes at i.
-func (p *docParser) close(at, start, i int) (int, error) {
+// close completes the container token at, which opened at start and ends
+// before end; err is passed through.
+func (p *docParser) close(at, start, end int, err error) (int, error) {
+	if err != nil {
+		return end, err
+	}
 	kind := KindArray
 	if p.s[start] == '{' {
 		kind = KindObject
 	}
-	p.toks[at] = docToken{start: int32(start), end: int32(i + 1), next: int32(len(p.toks)), kind: kind}
-	return i + 1, nil
+	p.toks[at] = docToken{start: int32(start), end: int32(end), next: int32(len(p.toks)), kind: kind}
+	return end, nil
 }
 
 // repeated reports whether the object at token obj, still being indexed,

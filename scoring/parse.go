@@ -532,20 +532,58 @@ func (p *parser) array(i int, dst *Value, depth int) (int, error) {
 		if i, err = p.value(i, &items[len(items)-1], depth+1); err != nil {
 			return i, err
 		}
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i, ErrTruncated
-		}
-		switch s[i] {
-		case ',':
-			i++
-			continue
-		case ']':
+		done := false
+		if i, done, err = p.separator(i, ']'); err != nil || done {
 			*dst = Value{kind: KindArray, items: items[:len(items):len(items)]}
-			return i + 1, nil
+			return i, err
 		}
-		return i, p.errAt(i, "expected ',' or ']'")
 	}
+}
+
+// separator reads what follows a container's element at i: a comma, when
+// more elements follow, or the container's closing byte (done). It returns
+// the index after it.
+func (p *parser) separator(i int, closing byte) (next int, done bool, err error) {
+	s := p.s
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return i, false, ErrTruncated
+	}
+	switch s[i] {
+	case ',':
+		return i + 1, false, nil
+	case closing:
+		return i + 1, true, nil
+	}
+	return i, false, p.errAt(i, "expected ',' or '"+string(closing)+"'")
+}
+
+// memberKey checks that an object member's key starts at i, after space,
+// and returns the index of its opening quote.
+func (p *parser) memberKey(i int) (int, error) {
+	s := p.s
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return i, ErrTruncated
+	}
+	if s[i] != '"' {
+		return i, p.errAt(i, "expected string key")
+	}
+	return i, nil
+}
+
+// colon reads the ':' after a member's key, which ends at i, and returns
+// the index of the member's value.
+func (p *parser) colon(i int) (int, error) {
+	s := p.s
+	i = skipSpace(s, i)
+	if i >= len(s) {
+		return i, ErrTruncated
+	}
+	if s[i] != ':' {
+		return i, p.errAt(i, "expected ':'")
+	}
+	return skipSpace(s, i+1), nil
 }
 
 // dupScanLimit is the member count up to which an object's keys are checked
@@ -564,25 +602,17 @@ func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 	}
 	var index map[string]int // key -> position in items, past dupScanLimit
 	for {
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i, ErrTruncated
-		}
-		if s[i] != '"' {
-			return i, p.errAt(i, "expected string key")
+		var err error
+		if i, err = p.memberKey(i); err != nil {
+			return i, err
 		}
 		key, j, err := p.str(i)
 		if err != nil {
 			return j, err
 		}
-		i = skipSpace(s, j)
-		if i >= len(s) {
-			return i, ErrTruncated
+		if i, err = p.colon(j); err != nil {
+			return i, err
 		}
-		if s[i] != ':' {
-			return i, p.errAt(i, "expected ':'")
-		}
-		i = skipSpace(s, i+1)
 		at := len(items)
 		items = append(items, Value{kind: KindString, str: key}, Value{})
 		if i, err = p.value(i, &items[at+1], depth+1); err != nil {
@@ -594,19 +624,11 @@ func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 			items[at], items[at+1] = Value{}, Value{}
 			items = items[:at]
 		}
-		i = skipSpace(s, i)
-		if i >= len(s) {
-			return i, ErrTruncated
-		}
-		switch s[i] {
-		case ',':
-			i++
-			continue
-		case '}':
+		done := false
+		if i, done, err = p.separator(i, '}'); err != nil || done {
 			*dst = Value{kind: KindObject, items: items[:len(items):len(items)]}
-			return i + 1, nil
+			return i, err
 		}
-		return i, p.errAt(i, "expected ',' or '}'")
 	}
 }
 
