@@ -41,8 +41,9 @@ type ruleOutput struct {
 	labels, evalNames []string
 }
 
-// attrsPerRule is how many attributes annotateAttributes writes per rule;
-// eventAttrs how many annotateEvent writes at most.
+// attrsPerRule is how many attributes annotateAttributes writes per rule at
+// most (empty lists are left out); eventAttrs how many annotateEvent writes
+// at most.
 const (
 	attrsPerRule = 7
 	eventAttrs   = 6

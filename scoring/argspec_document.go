@@ -76,8 +76,7 @@ func (s *argSpec) evalDocumentObject(n *argNode, d *Document, i int32, t *argTal
 		return
 	}
 	for k := i + 1; k < d.toks[i].next; k = d.toks[k+1].next {
-		tok := &d.toks[k]
-		if key := d.text[tok.start+1 : tok.end-1]; !n.hasField(key) {
+		if key := d.toks[k].inner(d.text); !n.hasField(key) {
 			t.extras++
 			if t.record {
 				t.mismatches = append(t.mismatches, ArgMismatch{Path: joinKey(n.path, key), Got: d.valueAt(k + 1), kind: mismatchExtra})

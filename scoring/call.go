@@ -108,10 +108,7 @@ func withArguments(calls []Call) []Call {
 	out := make([]Call, len(calls))
 	for i := range calls {
 		out[i] = calls[i]
-		if out[i].ArgsDoc != nil {
-			out[i].Args = out[i].ArgsDoc.Value()
-			out[i].ArgsDoc = nil
-		}
+		out[i].Args, out[i].ArgsDoc = out[i].Arguments(), nil
 		out[i].Children = withArguments(out[i].Children)
 	}
 	return out

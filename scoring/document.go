@@ -34,6 +34,9 @@ type docToken struct {
 	flags uint8
 }
 
+// inner returns a string token's text between its quotes, as written.
+func (t *docToken) inner(text string) string { return text[t.start+1 : t.end-1] }
+
 // docToken flags.
 const (
 	tokEscaped uint8 = 1 << iota // a string written with escapes
@@ -217,7 +220,7 @@ func (p *docParser) close(at, start, end int, err error) (int, error) {
 // already has a member named key (keys so far are unescaped).
 func (p *docParser) repeated(obj int, key string) bool {
 	for k := obj + 1; k < len(p.toks); k = int(p.toks[k+1].next) {
-		if t := &p.toks[k]; p.s[t.start+1:t.end-1] == key {
+		if p.toks[k].inner(p.s) == key {
 			return true
 		}
 	}
@@ -258,16 +261,26 @@ func (d *Document) Len() int {
 	if len(d.toks) == 0 {
 		return 0
 	}
-	n := 0
-	switch d.toks[0].kind {
+	return d.count(0)
+}
+
+// count returns the number of members of the object, or elements of the
+// array, at token i; 0 for a scalar.
+func (d *Document) count(i int32) int {
+	t := &d.toks[i]
+	// An element is one value; a member is a key token, then a value.
+	var step int32
+	switch t.kind {
 	case KindObject:
-		for k := int32(1); k < d.toks[0].next; k = d.toks[k+1].next {
-			n++
-		}
+		step = 1
 	case KindArray:
-		for k := int32(1); k < d.toks[0].next; k = d.toks[k].next {
-			n++
-		}
+		step = 0
+	default:
+		return 0
+	}
+	n := 0
+	for k := i + 1; k < t.next; k = d.toks[k+step].next {
+		n++
 	}
 	return n
 }
@@ -294,7 +307,7 @@ func (d *Document) scalarAt(i int32) Value {
 	switch t.kind {
 	case KindString:
 		if t.flags&tokEscaped == 0 {
-			return Value{kind: KindString, str: lit[1 : len(lit)-1]}
+			return Value{kind: KindString, str: t.inner(d.text)}
 		}
 		p := parser{s: lit}
 		str, _, _ := p.str(0)
@@ -331,8 +344,7 @@ func (d *Document) member(obj int32, key string, cursor *int32) int32 {
 
 // keyIs reports whether key token k spells key.
 func (d *Document) keyIs(k int32, key string) bool {
-	t := &d.toks[k]
-	return int(t.end-t.start-2) == len(key) && d.text[t.start+1:t.end-1] == key
+	return d.toks[k].inner(d.text) == key
 }
 
 // scalarEquals compares the value at token i with a literal of the same
@@ -349,7 +361,7 @@ func (d *Document) scalarEquals(i int32, lit *Value) (equal, decided bool) {
 		if t.flags&tokEscaped != 0 {
 			return false, false
 		}
-		return text[1:len(text)-1] == lit.str, true
+		return t.inner(d.text) == lit.str, true
 	case KindNumber:
 		if lit.str != "" && text == lit.str {
 			return true, true
@@ -380,11 +392,7 @@ func (d *Document) equal(i int32, lit *Value) bool {
 		}
 		return n == len(lit.items)
 	case KindObject:
-		members := 0
-		for k := i + 1; k < t.next; k = d.toks[k+1].next {
-			members++
-		}
-		if 2*members != len(lit.items) {
+		if 2*d.count(i) != len(lit.items) {
 			return false
 		}
 		cursor := i + 1

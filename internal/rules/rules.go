@@ -32,9 +32,10 @@ type Rule struct {
 	// Scorers run in order; the first is the primary scorer.
 	Scorers []Scorer
 	// Threshold is the pass threshold.
-	Threshold float64
-	when      *ottl.ConditionSequence[*ottlspan.TransformContext]
-	readsArgs bool
+	Threshold  float64
+	when       *ottl.ConditionSequence[*ottlspan.TransformContext]
+	readsArgs  bool
+	nativeOnly bool
 }
 
 // Spec is what a rule is compiled from.
@@ -50,6 +51,7 @@ type Spec struct {
 // paths (span.attributes[...], resource.attributes[...]).
 func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
 	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold}
+	r.nativeOnly = nativeOnly(r)
 	r.readsArgs = readsArguments(r)
 	if len(spec.When) == 0 {
 		return r, nil
@@ -97,10 +99,8 @@ func (r *Rule) Calls(calls []scoring.Call) []scoring.Call {
 func (r *Rule) ReadsArguments() bool { return r.readsArgs }
 
 func readsArguments(r *Rule) bool {
-	for _, s := range r.Scorers {
-		if s.Name() != scoring.NativeName {
-			return true
-		}
+	if !r.nativeOnly {
+		return true
 	}
 	for _, c := range r.Expectation.Calls {
 		if !c.Args.IsUndefined() || len(c.Matchers) > 0 {
@@ -113,7 +113,9 @@ func readsArguments(r *Rule) bool {
 // NativeOnly reports whether the native scorer is the rule's only scorer.
 // It reads arguments in place (scoring.Call.ArgsDoc); every other scorer
 // would decode them into trees again.
-func (r *Rule) NativeOnly() bool {
+func (r *Rule) NativeOnly() bool { return r.nativeOnly }
+
+func nativeOnly(r *Rule) bool {
 	for _, s := range r.Scorers {
 		if s.Name() != scoring.NativeName {
 			return false
