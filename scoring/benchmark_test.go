@@ -123,7 +123,8 @@ func BenchmarkProfiles(b *testing.B) {
 	}
 }
 
-// BenchmarkParse measures decoding one tool call's arguments, beside
+// BenchmarkParse measures decoding one tool call's arguments, as a tree and
+// as a document (whose store is reused, as a run's calls share one), beside
 // encoding/json decoding the same text into an interface{} as a baseline.
 func BenchmarkParse(b *testing.B) {
 	docs := []struct{ name, text string }{
@@ -136,6 +137,17 @@ func BenchmarkParse(b *testing.B) {
 			b.SetBytes(int64(len(d.text)))
 			for b.Loop() {
 				if _, err := Parse(d.text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(d.name+"/document", func(b *testing.B) {
+			var dp DocumentParser
+			b.ReportAllocs()
+			b.SetBytes(int64(len(d.text)))
+			for b.Loop() {
+				dp.Grow(len(d.text)/4 + 1)
+				if _, err := dp.Parse(d.text); err != nil {
 					b.Fatal(err)
 				}
 			}

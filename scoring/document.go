@@ -47,25 +47,51 @@ const (
 // arguments of a run's calls take a few allocations between them. The zero
 // DocumentParser is ready to use; it is not safe for concurrent use.
 type DocumentParser struct {
-	// free is the store's unused part: empty, with capacity.
-	free []docToken
+	// store is the memory Reset reuses; free is the unused part of the
+	// store documents are being indexed in: empty, with capacity.
+	store, free []docToken
 }
 
 // Grow makes room for at least tokens more index entries.
 func (dp *DocumentParser) Grow(tokens int) {
 	if cap(dp.free) < tokens {
-		dp.free = make([]docToken, 0, tokens)
+		dp.store = make([]docToken, 0, tokens)
+		dp.free = dp.store
 	}
 }
 
+// Reset makes the parser's store free again, for the next set of
+// documents, which then take no allocation if Grow was told their size.
+// The documents parsed before share that store: they must no longer be
+// used.
+func (dp *DocumentParser) Reset() { dp.free = dp.store[:0] }
+
+// keep records what is left of the store after a parse that used toks,
+// which began as dp.free: when the parse outgrew the store, toks is a new
+// store, which Reset reuses if it is the larger.
+func (dp *DocumentParser) keep(toks []docToken, used int) {
+	if cap(toks) != cap(dp.free) && cap(toks) > cap(dp.store) {
+		dp.store = toks[:0]
+	}
+	dp.free = toks[used:used]
+}
+
 // Parse parses s as [Parse] does: it accepts exactly the texts Parse
-// accepts and returns the same errors for the others.
+// accepts and returns the same errors for the others. The text is indexed
+// in one pass (docScan); text that pass does not cover is read again by the
+// checking parser.
 func (dp *DocumentParser) Parse(s string) (Document, error) {
 	if len(s) > math.MaxInt32 {
 		v, err := Parse(s)
 		return Document{text: s, tree: &v}, err
 	}
-	p := docParser{parser: parser{s: s}, toks: dp.free}
+	scan := docScan{parser: parser{s: s}, toks: dp.free}
+	if scan.run() {
+		n := len(scan.toks)
+		dp.keep(scan.toks, n)
+		return Document{text: s, toks: scan.toks[:n:n]}, nil
+	}
+	p := docParser{parser: parser{s: s}, toks: scan.toks[:0]}
 	i, err := p.value(skipSpace(s, 0), 0)
 	if err == nil {
 		if i = skipSpace(s, i); i != len(s) {
@@ -73,7 +99,7 @@ func (dp *DocumentParser) Parse(s string) (Document, error) {
 		}
 	}
 	if err != nil || p.needTree {
-		dp.free = p.toks[:0]
+		dp.keep(p.toks, 0)
 		if err != nil {
 			return Document{}, err
 		}
@@ -81,7 +107,7 @@ func (dp *DocumentParser) Parse(s string) (Document, error) {
 		return Document{text: s, tree: &v}, err
 	}
 	n := len(p.toks)
-	dp.free = p.toks[n:n]
+	dp.keep(p.toks, n)
 	return Document{text: s, toks: p.toks[:n:n]}, nil
 }
 

@@ -59,11 +59,58 @@ func checkDocumentAgrees(t *testing.T, s string) {
 		return
 	}
 	require.NoError(t, err, "%q", s)
+	checkScanAgrees(t, s)
 	got := doc.Value()
 	require.True(t, Equal(want, got), "%q: %s vs %s", s, want.JSON(), got.JSON())
 	require.Equal(t, want.JSON(), got.JSON(), "%q", s)
 	require.Equal(t, want.Kind(), doc.Kind())
 	require.Equal(t, want.Len(), doc.Len())
+}
+
+// checkScanAgrees checks that, when the one-pass scan covers s, it indexes
+// s exactly as the checking parser does.
+func checkScanAgrees(t *testing.T, s string) {
+	t.Helper()
+	scan := docScan{parser: parser{s: s}}
+	if !scan.run() {
+		return
+	}
+	p := docParser{parser: parser{s: s}}
+	end, err := p.value(skipSpace(s, 0), 0)
+	require.NoError(t, err, "%q: the scan accepted text the parser rejects", s)
+	require.Equal(t, len(s), skipSpace(s, end), "%q: the scan accepted text after the value", s)
+	require.False(t, p.needTree, "%q: the scan covered text the index does not", s)
+	require.Equal(t, p.toks, scan.toks, "%q", s)
+}
+
+// TestDocumentScanCoverage lists texts the one-pass scan must cover and
+// texts it must leave to the checking parser.
+func TestDocumentScanCoverage(t *testing.T) {
+	covered := []string{
+		`{"city":"Paris","days":3,"filters":{"unit":"celsius","tags":["a","b"]}}`,
+		" {\n\t\"a\" : [ 1 , -2.5e-3 , true , false , null , { } , [ ] ] } ",
+		`[]`, `{}`, `"x"`, `0`, `[[[[1]]]]`, `{"a":{"b":{"c":{}}}}`,
+		"{\"é\":\"ü\",\"k\":\"\x7f\xff\"}", // DEL and invalid UTF-8 are not escapes
+		`{"body":"a\nb \"q\" \\ \/ \b\f\r\t","u":"\u00e9\ud83d\ude00\ud83d\uDFFF"}`,
+	}
+	for _, s := range covered {
+		scan := docScan{parser: parser{s: s}}
+		require.True(t, scan.run(), "%q", s)
+		checkScanAgrees(t, s)
+	}
+	left := []string{
+		`{"a\n":1}`,                                   // an escaped key
+		`{"a":1,"a":2}`,                               // a repeated key
+		`"\x"`, `"\u12"`, `"\u00e9`, `"\ud83d`, `"a\`, // bad or unended escapes
+		`{"a":1`, `[1,]`, `{"a" 1}`, `{"a":1}}`, `01`, `-`, `tru`, `nul`, `{1:2}`, `[1 2]`, ``, ` `,
+		strings.Repeat("[", scanDepth+1) + strings.Repeat("]", scanDepth+1), // deeper than the scan goes
+		`{"m0":0,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9,"m10":10,"m11":11,"m12":12,"m13":13,"m14":14,"m15":15,"m16":16}`,
+	}
+	for _, s := range left {
+		scan := docScan{parser: parser{s: s}}
+		require.False(t, scan.run(), "%q", s)
+		checkDocumentAgrees(t, s)
+	}
 }
 
 // TestDocumentStoreIsShared parses several documents into one store and
@@ -81,6 +128,41 @@ func TestDocumentStoreIsShared(t *testing.T) {
 	for i, s := range texts {
 		require.Equal(t, mustParse(s).JSON(), docs[i].Value().JSON(), s)
 	}
+}
+
+// TestDocumentParserResetReusesStore checks that documents read back whole
+// however the store grew, and that after Reset a set of documents Grow was
+// told the size of is indexed in the same memory, whichever parse (the
+// scan, the checking parser) indexed them.
+func TestDocumentParserResetReusesStore(t *testing.T) {
+	var dp DocumentParser
+	texts := []string{`{"a":[1,2,3],"b":{"c":"d"}}`, `{"e":"\u0066","g":[true,null]}`, `{"h":1,"h":2}`}
+	const tokens = 11 + 7
+	parseAll := func() {
+		docs := make([]Document, len(texts))
+		for i, s := range texts {
+			var err error
+			docs[i], err = dp.Parse(s)
+			require.NoError(t, err)
+		}
+		for i, s := range texts {
+			require.Equal(t, mustParse(s).JSON(), docs[i].Value().JSON(), s)
+		}
+	}
+	dp.Grow(2)
+	parseAll() // outgrows the store of 2 tokens
+	dp.Reset()
+	parseAll()
+	allocs := testing.AllocsPerRun(20, func() {
+		dp.Reset()
+		dp.Grow(tokens)
+		for _, s := range texts[:2] {
+			if _, err := dp.Parse(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	require.Zero(t, allocs)
 }
 
 // TestNativeReadsDocumentsAsTrees scores the same calls from trees and from
