@@ -27,6 +27,14 @@ import (
 // keep start-time order (the scorer treats calls of one turn as unordered
 // among themselves). Ties break on end time, then arrival order.
 func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
+	turns := make([]int, len(calls))
+	orderInto(calls, agent, models, turns)
+	return turns
+}
+
+// orderInto is [Order] writing the turns into turns, which has a slot per
+// call.
+func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns []int) {
 	slices.SortStableFunc(calls, func(a, b Call) int {
 		switch {
 		case a.Start != b.Start:
@@ -36,7 +44,6 @@ func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
 		}
 		return 0
 	})
-	turns := make([]int, len(calls))
 	turn := 0
 	// stepTurn maps a step span, or a (parent, model call) pair, to its
 	// turn; direct children track the end of the current overlapping run.
@@ -75,7 +82,13 @@ func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
 		turns[i] = directTurn
 	}
 	// Renumber turns by first appearance so they increase along the order.
-	remap := make([]int, turn+1)
+	var small [32]int
+	var remap []int
+	if turn < len(small) {
+		remap = small[:turn+1]
+	} else {
+		remap = make([]int, turn+1)
+	}
 	next := 0
 	for i, t := range turns {
 		if remap[t] == 0 {
@@ -84,7 +97,6 @@ func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
 		}
 		turns[i] = remap[t]
 	}
-	return turns
 }
 
 // turnKey identifies a turn of grouped calls: their parent span and, when

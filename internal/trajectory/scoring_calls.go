@@ -19,6 +19,24 @@ type ScoringOptions struct {
 	// Documents gives arguments written as JSON objects as documents
 	// (scoring.Call.ArgsDoc), which the native scorer reads in place.
 	Documents bool
+	// Scratch, when set, holds the calls returned and their documents, so
+	// that scoring run after run reuses the same memory. The calls are then
+	// valid only until the next ScoringCalls with the same Scratch.
+	Scratch *Scratch
+}
+
+// Scratch is working memory for [ScoringCalls], reused from run to run. The
+// zero Scratch is ready to use; it is not safe for concurrent use.
+type Scratch struct {
+	calls []scoring.Call
+	docs  documents
+}
+
+// Clear drops the references the last run's calls hold (names, argument
+// text), keeping the memory.
+func (s *Scratch) Clear() {
+	clear(s.calls[:cap(s.calls)])
+	clear(s.docs.store[:cap(s.docs.store)])
 }
 
 // ScoringCalls decodes a trajectory's calls for the scorers: in scoring order
@@ -26,9 +44,22 @@ type ScoringOptions struct {
 // parsed when kept, status, tool type ("mcp" or "function") and, when asked,
 // duration.
 func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) []scoring.Call {
-	turns := Order(traj.Calls, agent, traj.Models)
-	out := make([]scoring.Call, len(traj.Calls))
-	var docs documents
+	var small [16]int
+	var turns []int
+	if n := len(traj.Calls); n <= len(small) {
+		turns = small[:n]
+	} else {
+		turns = make([]int, n)
+	}
+	orderInto(traj.Calls, agent, traj.Models, turns)
+	scratch := opts.Scratch
+	if scratch == nil {
+		scratch = new(Scratch)
+	}
+	out := resize(scratch.calls, len(traj.Calls))
+	scratch.calls = out
+	docs := &scratch.docs
+	docs.docs = nil
 	if opts.Documents && !opts.SkipArguments {
 		docs.init(traj.Calls)
 	}
@@ -77,18 +108,31 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 // share one store.
 type documents struct {
 	parser scoring.DocumentParser
-	docs   []scoring.Document
+	// docs are the run's documents (nil when arguments are not given as
+	// documents); store is the memory they reuse.
+	docs, store []scoring.Document
 }
 
-// init prepares documents for the calls.
+// init prepares documents for the calls, reusing the memory of the last
+// run's.
 func (d *documents) init(calls []Call) {
-	d.docs = make([]scoring.Document, len(calls))
+	d.docs = resize(d.store, len(calls))
+	d.store = d.docs
 	size := 0
 	for i := range calls {
 		size += len(calls[i].Args)
 	}
 	// A JSON value or key takes about five bytes of text.
+	d.parser.Reset()
 	d.parser.Grow(size/4 + len(calls))
+}
+
+// resize returns s with length n, reusing its memory when it has room.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // parse indexes call i's arguments as document i, reporting whether they

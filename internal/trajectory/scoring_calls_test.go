@@ -35,3 +35,44 @@ func TestScoringCallsDecodesArgumentsUnlessSkipped(t *testing.T) {
 	}
 	assert.Equal(t, scoring.StatusOK, skipped[0].Status)
 }
+
+// TestScoringCallsReusesScratch checks that calls decoded into a Scratch
+// equal those decoded without one, run after run (a shorter run after a
+// longer one included), that a run in steady state allocates nothing, and
+// that Clear drops what the calls referenced.
+func TestScoringCallsReusesScratch(t *testing.T) {
+	long := &Trajectory{Calls: []Call{
+		{Name: "get_weather", Args: `{"city":"Paris","days":3}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
+		{Name: "get_time", Args: `{"tz":"CET"`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 2},
+		{Name: "book", Args: `{"seats":[1,2],"note":"a\nb"}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 3},
+	}}
+	short := &Trajectory{Calls: []Call{
+		{Name: "search", Args: `{"q":"x","q":"y"}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
+	}}
+	var scratch Scratch
+	for _, traj := range []*Trajectory{long, short, long} {
+		fresh := ScoringCalls(traj, sid(1), ScoringOptions{Documents: true})
+		reused := ScoringCalls(traj, sid(1), ScoringOptions{Documents: true, Scratch: &scratch})
+		require.Len(t, reused, len(fresh))
+		for i := range fresh {
+			assert.Equal(t, fresh[i].Name, reused[i].Name)
+			assert.Equal(t, fresh[i].ArgsUnknown, reused[i].ArgsUnknown)
+			assert.Equal(t, fresh[i].Arguments().JSON(), reused[i].Arguments().JSON())
+		}
+	}
+	// Arguments that are not complete JSON are decoded as before, which
+	// allocates; complete ones take nothing.
+	valid := &Trajectory{Calls: []Call{long.Calls[0], long.Calls[2]}}
+	allocs := testing.AllocsPerRun(20, func() {
+		ScoringCalls(valid, sid(1), ScoringOptions{Documents: true, Scratch: &scratch})
+	})
+	assert.Zero(t, allocs)
+	scratch.Clear()
+	for _, c := range scratch.calls[:cap(scratch.calls)] {
+		assert.Empty(t, c.Name)
+		assert.Nil(t, c.ArgsDoc)
+	}
+	for _, d := range scratch.docs.store[:cap(scratch.docs.store)] {
+		assert.Empty(t, d.Text())
+	}
+}
