@@ -109,7 +109,7 @@ func (p *tcaProcessor) releaseDue(ctx context.Context, all bool) {
 	counts.store = st
 	for _, t := range trajs {
 		rs, ss, span := t.h.heldSpan()
-		if deferred := p.score(ctx, rs, ss, span, t.h.span, t.traj, counts); deferred != nil {
+		if deferred := p.score(ctx, rs, ss, span, t.h.span, t.traj, counts, nil); deferred != nil {
 			t.h.deferred = deferred
 			p.runDeferred(t.h)
 			continue

@@ -192,13 +192,18 @@ type batch struct {
 	entries []entry
 	calls   []extract.Call
 	order   []int
+	runs    []closedRun
+	// scratch holds the calls of the run being scored.
+	scratch trajectory.Scratch
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
 
 func (b *batch) reset() {
 	clear(b.calls) // drop references to span strings
-	b.entries, b.calls, b.order = b.entries[:0], b.calls[:0], b.order[:0]
+	clear(b.runs)
+	b.scratch.Clear()
+	b.entries, b.calls, b.order, b.runs = b.entries[:0], b.calls[:0], b.order[:0], b.runs[:0]
 }
 
 // closedRun is an agent run (or a trace root's calls) ready to score.
@@ -247,7 +252,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 			held = append(held, p.newHeldRun(run.ref, rs, ss, span))
 			continue
 		}
-		if deferred := p.score(ctx, rs, ss, span, run.agent, run.traj, counts); deferred != nil {
+		if deferred := p.score(ctx, rs, ss, span, run.agent, run.traj, counts, &b.scratch); deferred != nil {
 			h := p.newHeldRun(run.ref, rs, ss, span)
 			h.deferred = deferred
 			held = append(held, h)
@@ -354,7 +359,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
 	b.order = applyOrder(b.entries, b.order)
-	var runs []closedRun
+	runs := b.runs[:0]
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
@@ -386,6 +391,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	}
 	counts.store = p.store.TakeStats()
 	p.publishSizes()
+	b.runs = runs
 	return runs
 }
 

@@ -53,15 +53,17 @@ func needsResults(rs []*rules.Rule) bool {
 
 // score scores one closed run on its span. Synchronous scorers run at once
 // and the span is annotated; when a selected rule has deferred scorers the
-// run is returned unannotated, to be finished off the hot path.
-func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, agent pcommon.SpanID, traj *trajectory.Trajectory, counts *batchCounts) *scoredRun {
+// run is returned unannotated, to be finished off the hot path. scratch, if
+// not nil, is memory for the run's calls, used when the run is finished here.
+func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, agent pcommon.SpanID, traj *trajectory.Trajectory, counts *batchCounts, scratch *trajectory.Scratch) *scoredRun {
 	if traj == nil {
 		traj = &trajectory.Trajectory{}
 	}
 	if traj.IsWrapper() {
 		return nil
 	}
-	selected := p.selectRules(ctx, rs, ss, span)
+	var selectedBuf [8]int
+	selected := p.selectRules(ctx, rs, ss, span, selectedBuf[:0])
 	if len(selected) == 0 {
 		if len(traj.Calls) > 0 {
 			counts.noRule++
@@ -71,13 +73,19 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 		return nil
 	}
-	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults, SkipArguments: true, Documents: true}
+	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults, SkipArguments: true, Documents: true, Scratch: scratch}
+	evals := 0
 	for _, ri := range selected {
 		r := p.rules[ri]
 		opts.SkipArguments = opts.SkipArguments && !r.ReadsArguments()
 		opts.Documents = opts.Documents && r.NativeOnly()
+		if r.HasDeferred() {
+			// The run outlives this call: its calls get their own memory.
+			opts.Scratch = nil
+		}
+		evals += len(r.Scorers)
 	}
-	run := &scoredRun{calls: trajectory.ScoringCalls(traj, agent, opts), dropped: traj.Dropped}
+	run := scoredRun{calls: trajectory.ScoringCalls(traj, agent, opts), dropped: traj.Dropped, evals: make([]evaluation, 0, evals)}
 	for _, ri := range selected {
 		calls := p.rules[ri].Calls(run.calls)
 		for si, s := range p.rules[ri].Scorers {
@@ -89,9 +97,10 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 	}
 	if len(run.pending) > 0 {
-		return run
+		deferred := run
+		return &deferred
 	}
-	p.finish(span, run, counts)
+	p.finish(span, &run, counts)
 	return nil
 }
 
@@ -136,10 +145,9 @@ func (p *tcaProcessor) count(span ptrace.Span, ev evaluation, run *scoredRun, co
 	c[statusHallucinated] += int64(len(b.Hallucinated))
 }
 
-// selectRules returns the indexes of the rules that apply to the run whose
-// agent (or root) span is span.
-func (p *tcaProcessor) selectRules(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span) []int {
-	var selected []int
+// selectRules appends to selected the indexes of the rules that apply to
+// the run whose agent (or root) span is span.
+func (p *tcaProcessor) selectRules(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, selected []int) []int {
 	var tCtx *ottlspan.TransformContext
 	for i, r := range p.rules {
 		if tCtx == nil {

@@ -2,6 +2,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -44,61 +45,62 @@ const numOutcomes = 4
 // at creation, so the hot path allocates nothing for them.
 type telemetry struct {
 	tb        *metadata.TelemetryBuilder
-	plain     metric.MeasurementOption
-	eval      [][][numOutcomes]metric.MeasurementOption // [rule][scorer][outcome]
-	score     [][]metric.MeasurementOption              // [rule][scorer]
-	calls     [][numCallStatuses]metric.MeasurementOption
-	extracted map[extract.Convention][2]metric.MeasurementOption // [known, unknown]
-	evicted   [len(evictReasonNames)]metric.MeasurementOption
-	dropped   metric.MeasurementOption
+	plain     measureOpts
+	eval      [][][numOutcomes]measureOpts // [rule][scorer][outcome]
+	score     [][]measureOpts              // [rule][scorer]
+	calls     [][numCallStatuses]measureOpts
+	extracted [extract.NumConventions][2]measureOpts // [known, unknown]
+	evicted   [len(evictReasonNames)]measureOpts
+	dropped   measureOpts
 
 	open, held atomic.Int64
+	// countsPool recycles batchCounts (see newCounts).
+	countsPool sync.Pool
 }
 
 func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*telemetry, error) {
 	proc := attribute.String("processor", id)
 	t := &telemetry{
-		tb:        tb,
-		plain:     metric.WithAttributeSet(attribute.NewSet(proc)),
-		extracted: make(map[extract.Convention][2]metric.MeasurementOption),
-		dropped:   metric.WithAttributeSet(attribute.NewSet(proc, attribute.String("reason", "max_calls_per_trajectory"))),
+		tb:      tb,
+		plain:   newMeasureOpts(proc),
+		dropped: newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
 	}
 	for _, r := range rs {
-		evals := make([][numOutcomes]metric.MeasurementOption, len(r.Scorers))
-		scores := make([]metric.MeasurementOption, len(r.Scorers))
+		evals := make([][numOutcomes]measureOpts, len(r.Scorers))
+		scores := make([]measureOpts, len(r.Scorers))
 		for si, s := range r.Scorers {
 			ra, sa := attribute.String("rule", r.Name), attribute.String("scorer", s.Label)
-			scores[si] = metric.WithAttributeSet(attribute.NewSet(proc, ra, sa))
+			scores[si] = newMeasureOpts(proc, ra, sa)
 			for o := 0; o < numOutcomes; o++ {
-				evals[si][o] = metric.WithAttributeSet(attribute.NewSet(proc, ra, sa, attribute.String("outcome", scoring.Outcome(o).String())))
+				evals[si][o] = newMeasureOpts(proc, ra, sa, attribute.String("outcome", scoring.Outcome(o).String()))
 			}
 		}
 		t.eval = append(t.eval, evals)
 		t.score = append(t.score, scores)
-		var cs [numCallStatuses]metric.MeasurementOption
+		var cs [numCallStatuses]measureOpts
 		for st := range cs {
-			cs[st] = metric.WithAttributeSet(attribute.NewSet(proc, attribute.String("rule", r.Name), attribute.String("status", callStatusNames[st])))
+			cs[st] = newMeasureOpts(proc, attribute.String("rule", r.Name), attribute.String("status", callStatusNames[st]))
 		}
 		t.calls = append(t.calls, cs)
 	}
 	for _, c := range extract.Conventions() {
 		conv := attribute.String("convention", c.String())
-		t.extracted[c] = [2]metric.MeasurementOption{
-			metric.WithAttributeSet(attribute.NewSet(proc, conv, attribute.String("arguments", "known"))),
-			metric.WithAttributeSet(attribute.NewSet(proc, conv, attribute.String("arguments", "unknown"))),
+		t.extracted[c] = [2]measureOpts{
+			newMeasureOpts(proc, conv, attribute.String("arguments", "known")),
+			newMeasureOpts(proc, conv, attribute.String("arguments", "unknown")),
 		}
 	}
 	for r, name := range evictReasonNames {
-		t.evicted[r] = metric.WithAttributeSet(attribute.NewSet(proc, attribute.String("reason", name)))
+		t.evicted[r] = newMeasureOpts(proc, attribute.String("reason", name))
 	}
 	if err := tb.RegisterProcessorToolCallAccuracyOpenTrajectoriesCallback(func(_ context.Context, o metric.Int64Observer) error {
-		o.Observe(t.open.Load(), t.plain)
+		o.Observe(t.open.Load(), t.plain.observe...)
 		return nil
 	}); err != nil {
 		return nil, err
 	}
 	if err := tb.RegisterProcessorToolCallAccuracyHeldSpansCallback(func(_ context.Context, o metric.Int64Observer) error {
-		o.Observe(t.held.Load(), t.plain)
+		o.Observe(t.held.Load(), t.plain.observe...)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -106,12 +108,27 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 	return t, nil
 }
 
+// measureOpts is one attribute set as the option lists the instruments
+// take, built once, so that recording passes an existing slice and
+// allocates nothing.
+type measureOpts struct {
+	add     []metric.AddOption
+	record  []metric.RecordOption
+	observe []metric.ObserveOption
+}
+
+func newMeasureOpts(attrs ...attribute.KeyValue) measureOpts {
+	o := metric.WithAttributeSet(attribute.NewSet(attrs...))
+	return measureOpts{add: []metric.AddOption{o}, record: []metric.RecordOption{o}, observe: []metric.ObserveOption{o}}
+}
+
 // batchCounts accumulates one batch's counts, recorded with one call per
-// non-zero series.
+// non-zero series. Counts are pooled: take them with newCounts, and record
+// hands them back.
 type batchCounts struct {
 	eval       [][][numOutcomes]int64
 	calls      [][numCallStatuses]int64
-	extracted  map[extract.Convention]*[2]int64
+	extracted  [extract.NumConventions][2]int64 // [known, unknown]
 	noRule     int64
 	store      trajectory.Stats
 	scoreCalls []scoreSample
@@ -122,7 +139,11 @@ type scoreSample struct {
 	value        float64
 }
 
+// newCounts returns zeroed counts shaped for the processor's rules.
 func (t *telemetry) newCounts() *batchCounts {
+	if c, ok := t.countsPool.Get().(*batchCounts); ok {
+		return c
+	}
 	c := &batchCounts{eval: make([][][numOutcomes]int64, len(t.eval)), calls: make([][numCallStatuses]int64, len(t.calls))}
 	for i := range t.eval {
 		c.eval[i] = make([][numOutcomes]int64, len(t.eval[i]))
@@ -130,71 +151,76 @@ func (t *telemetry) newCounts() *batchCounts {
 	return c
 }
 
-func (c *batchCounts) addExtracted(conv extract.Convention, known bool) {
-	if c.extracted == nil {
-		c.extracted = make(map[extract.Convention]*[2]int64, 4)
+// reset zeroes the counts for reuse.
+func (c *batchCounts) reset() {
+	for i := range c.eval {
+		clear(c.eval[i])
 	}
-	n := c.extracted[conv]
-	if n == nil {
-		n = new([2]int64)
-		c.extracted[conv] = n
+	clear(c.calls)
+	c.extracted = [extract.NumConventions][2]int64{}
+	c.noRule, c.store, c.scoreCalls = 0, trajectory.Stats{}, c.scoreCalls[:0]
+}
+
+func (c *batchCounts) addExtracted(conv extract.Convention, known bool) {
+	if conv >= extract.NumConventions {
+		return
 	}
 	if known {
-		n[0]++
+		c.extracted[conv][0]++
 	} else {
-		n[1]++
+		c.extracted[conv][1]++
 	}
 }
 
-// record adds a batch's counts to the instruments.
+// record adds a batch's counts to the instruments and returns them to the
+// pool: c must not be used afterwards.
 func (t *telemetry) record(ctx context.Context, c *batchCounts) {
 	tb := t.tb
 	for ri := range c.eval {
 		for si := range c.eval[ri] {
 			for o, n := range c.eval[ri][si] {
 				if n > 0 {
-					tb.ProcessorToolCallAccuracyEvaluations.Add(ctx, n, t.eval[ri][si][o])
+					tb.ProcessorToolCallAccuracyEvaluations.Add(ctx, n, t.eval[ri][si][o].add...)
 				}
 			}
 		}
 		for st, n := range c.calls[ri] {
 			if n > 0 {
-				tb.ProcessorToolCallAccuracyToolCalls.Add(ctx, n, t.calls[ri][st])
+				tb.ProcessorToolCallAccuracyToolCalls.Add(ctx, n, t.calls[ri][st].add...)
 			}
 		}
 	}
 	for _, s := range c.scoreCalls {
-		tb.ProcessorToolCallAccuracyScore.Record(ctx, s.value, t.score[s.rule][s.scorer])
+		tb.ProcessorToolCallAccuracyScore.Record(ctx, s.value, t.score[s.rule][s.scorer].record...)
 	}
 	for conv, n := range c.extracted {
-		opts, ok := t.extracted[conv]
-		if !ok {
-			continue
-		}
+		opts := t.extracted[conv]
 		if n[0] > 0 {
-			tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n[0], opts[0])
+			tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n[0], opts[0].add...)
 		}
 		if n[1] > 0 {
-			tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n[1], opts[1])
+			tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n[1], opts[1].add...)
 		}
 	}
 	if c.noRule > 0 {
-		tb.ProcessorToolCallAccuracyRunsWithoutRule.Add(ctx, c.noRule, t.plain)
+		tb.ProcessorToolCallAccuracyRunsWithoutRule.Add(ctx, c.noRule, t.plain.add...)
 	}
 	t.recordStore(ctx, c.store)
+	c.reset()
+	t.countsPool.Put(c)
 }
 
 func (t *telemetry) recordStore(ctx context.Context, st trajectory.Stats) {
 	tb := t.tb
 	for r, n := range st.Evicted {
 		if n > 0 {
-			tb.ProcessorToolCallAccuracyEvictedTrajectories.Add(ctx, n, t.evicted[r])
+			tb.ProcessorToolCallAccuracyEvictedTrajectories.Add(ctx, n, t.evicted[r].add...)
 		}
 	}
 	if st.Late > 0 {
-		tb.ProcessorToolCallAccuracyLateSpans.Add(ctx, st.Late, t.plain)
+		tb.ProcessorToolCallAccuracyLateSpans.Add(ctx, st.Late, t.plain.add...)
 	}
 	if st.Dropped > 0 {
-		tb.ProcessorToolCallAccuracyDroppedCalls.Add(ctx, st.Dropped, t.dropped)
+		tb.ProcessorToolCallAccuracyDroppedCalls.Add(ctx, st.Dropped, t.dropped.add...)
 	}
 }

@@ -46,17 +46,18 @@ const (
 	ConventionADK
 	ConventionStrands
 	ConventionMastra
-	numConventions
+	// NumConventions is how many conventions there are.
+	NumConventions
 )
 
-var conventionNames = [numConventions]string{
+var conventionNames = [NumConventions]string{
 	"gen_ai", "mcp", "openinference", "openllmetry", "vercel_ai", "genkit",
 	"spring_ai", "pydantic_ai", "google_adk", "strands", "mastra",
 }
 
 // String returns the convention's name, the metric attribute value.
 func (c Convention) String() string {
-	if c < numConventions {
+	if c < NumConventions {
 		return conventionNames[c]
 	}
 	return "unknown"
@@ -64,7 +65,7 @@ func (c Convention) String() string {
 
 // Conventions lists every convention.
 func Conventions() []Convention {
-	out := make([]Convention, numConventions)
+	out := make([]Convention, NumConventions)
 	for i := range out {
 		out[i] = Convention(i)
 	}
