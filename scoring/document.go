@@ -78,20 +78,20 @@ func (dp *DocumentParser) keep(toks []docToken, used int) {
 
 // Parse parses s as [Parse] does: it accepts exactly the texts Parse
 // accepts and returns the same errors for the others. The text is indexed
-// in one pass (docScan); text that pass does not cover is read again by the
-// checking parser.
+// in one pass (scanDocument); text that pass does not cover is read again
+// by the checking parser.
 func (dp *DocumentParser) Parse(s string) (Document, error) {
 	if len(s) > math.MaxInt32 {
 		v, err := Parse(s)
 		return Document{text: s, tree: &v}, err
 	}
-	scan := docScan{parser: parser{s: s}, toks: dp.free}
-	if scan.run() {
-		n := len(scan.toks)
-		dp.keep(scan.toks, n)
-		return Document{text: s, toks: scan.toks[:n:n]}, nil
+	toks, ok := scanDocument(s, dp.free)
+	if ok {
+		n := len(toks)
+		dp.keep(toks, n)
+		return Document{text: s, toks: toks[:n:n]}, nil
 	}
-	p := docParser{parser: parser{s: s}, toks: scan.toks[:0]}
+	p := docParser{parser: parser{s: s}, toks: toks[:0]}
 	i, err := p.value(skipSpace(s, 0), 0)
 	if err == nil {
 		if i = skipSpace(s, i); i != len(s) {

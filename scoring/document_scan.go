@@ -1,124 +1,222 @@
 package scoring
 
-// scanDepth is how deeply the one-pass scan nests containers; deeper text
-// is left to the checking parser.
+import "math/bits"
+
+// scanDepth is how deeply scanDocument nests containers; deeper text is
+// left to the checking parser.
 const scanDepth = 32
 
-// docScan indexes a document in one pass, without recursion. It covers the
-// documents arguments are in practice: well-formed, nested less than
-// scanDepth, every key written without escapes and unique, at most
-// dupScanLimit members per object. It gives up on anything else, malformed text included, and the
-// checking parser (docParser) then reads the text and reports the error
-// Parse reports; on the text it covers, it builds the same tokens.
-type docScan struct {
-	parser // its number reader
-	toks   []docToken
-	// open holds the tokens of the containers being read, innermost last;
-	// members counts the members read so far of each open object.
-	open    [scanDepth]int32
-	members [scanDepth]uint8
-	depth   int
-}
-
-// run indexes the text, reporting whether the scan covers it.
-func (d *docScan) run() bool {
-	s := d.s
+// scanDocument indexes s in one pass, appending its tokens to toks. It
+// covers the documents arguments are in practice: well formed, nested less
+// than scanDepth, every key written without escapes and unique, at most
+// dupScanLimit members per object. On anything else, malformed text
+// included, it gives up (ok false) and the checking parser (docParser) reads
+// the text and reports the error Parse reports; on the text it covers, it
+// builds the same tokens.
+//
+// It is one loop over the text, holding its state in locals: a value starts
+// at i at the top of the loop (after a member's key, read first when
+// wantKey is set); what follows the value (closing brackets, then a comma
+// or the end) is read at the bottom.
+func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
+	var (
+		// open holds the tokens of the containers being read, innermost
+		// last; for an object, keys is a set of its keys' hashes (see
+		// keyBit) and members how many it has so far.
+		open    [scanDepth]int32
+		keys    [scanDepth]uint64
+		members [scanDepth]uint8
+		depth   int
+		wantKey bool
+		num     = parser{s: s} // for its number reader
+	)
 	i := skipSpace(s, 0)
 	for {
+		if wantKey {
+			if i >= len(s) || s[i] != '"' {
+				return toks, false
+			}
+			j := keyEnd(s, i+1)
+			if j >= len(s) || s[j] != '"' {
+				return toks, false // an escaped key, or no key
+			}
+			key, top := s[i+1:j], depth-1
+			if members[top]++; members[top] > dupScanLimit {
+				return toks, false
+			}
+			if bit := keyBit(key); keys[top]&bit == 0 {
+				keys[top] |= bit
+			} else if repeatedKey(s, toks, open[top], key) {
+				return toks, false
+			}
+			toks = append(toks, docToken{start: int32(i), end: int32(j + 1), next: int32(len(toks) + 1), kind: KindString})
+			i = skipSpace(s, j+1)
+			if i >= len(s) || s[i] != ':' {
+				return toks, false
+			}
+			i = skipSpace(s, i+1)
+			wantKey = false
+		}
+
 		// A value starts at i.
 		if i >= len(s) {
-			return false
+			return toks, false
 		}
-		var ok bool
-		if c := s[i]; c == '{' || c == '[' {
-			var opened bool
-			if i, opened, ok = d.openContainer(i, c); !ok {
-				return false
+		at := int32(len(toks))
+		tok := docToken{start: int32(i), next: at + 1}
+		switch c := s[i]; {
+		case c == '{' || c == '[':
+			if depth == scanDepth {
+				return toks, false
 			}
-			if opened {
-				continue // its first element or member's value follows
+			kind, closing := KindArray, byte(']')
+			if c == '{' {
+				kind, closing = KindObject, '}'
 			}
-		} else if i, ok = d.scalar(i); !ok {
-			return false
+			j := skipSpace(s, i+1)
+			if j < len(s) && s[j] == closing {
+				tok.kind, tok.end = kind, int32(j+1)
+				break // empty: indexed whole, like a scalar
+			}
+			toks = append(toks, docToken{start: int32(i), kind: kind})
+			open[depth], keys[depth], members[depth] = at, 0, 0
+			depth++
+			i, wantKey = j, kind == KindObject
+			continue
+		case c == '"':
+			j := plainStrEnd(s, i+1)
+			if j < len(s) && s[j] == '"' {
+				j++
+			} else if j, ok = escapedStrEnd(s, j); ok {
+				tok.flags = tokEscaped
+			} else {
+				return toks, false
+			}
+			tok.kind, tok.end = KindString, int32(j)
+		case c == '-' || (c >= '0' && c <= '9'):
+			j, isInt, err := num.numberEnd(i)
+			if err != nil {
+				return toks, false
+			}
+			tok.kind, tok.end = KindNumber, int32(j)
+			if isInt {
+				tok.flags = tokInt
+			}
+		default:
+			kind, n := literalAt(s, i)
+			if n == 0 {
+				return toks, false
+			}
+			tok.kind, tok.end = kind, int32(i+n)
 		}
-		var more bool
-		if i, more, ok = d.afterValue(i); !ok || !more {
-			return ok
+		toks = append(toks, tok)
+		i = int(tok.end)
+
+		// After a value: close containers, then a comma leads to the next
+		// element or member, or the text ends.
+		for {
+			i = skipSpace(s, i)
+			if depth == 0 {
+				return toks, i == len(s)
+			}
+			if i >= len(s) {
+				return toks, false
+			}
+			top := open[depth-1]
+			obj := toks[top].kind == KindObject
+			c := s[i]
+			if c == ',' {
+				i, wantKey = skipSpace(s, i+1), obj
+				break
+			}
+			if (c == '}' && obj) || (c == ']' && !obj) {
+				toks[top].end, toks[top].next = int32(i+1), int32(len(toks))
+				depth--
+				i++
+				continue
+			}
+			return toks, false
 		}
 	}
 }
 
-// scalar indexes the string, number, boolean or null at i.
-func (d *docScan) scalar(i int) (int, bool) {
-	s := d.s
-	at := int32(len(d.toks))
-	tok := docToken{start: int32(i), next: at + 1}
-	switch c := s[i]; {
-	case c == '"':
-		j, escaped, ok := d.strEnd(i)
-		if !ok {
-			return j, false
+// plainStrEnd returns the index of the first byte from j that ends a run
+// of plain string text: a quote, a backslash, a control character or the
+// end of s. It reads eight bytes at a time, for values; keys, short, are
+// read by keyEnd.
+func plainStrEnd(s string, j int) int {
+	for ; j+8 <= len(s); j += 8 {
+		w := s[j : j+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if m := stopBytes(x); m != 0 {
+			return j + bits.TrailingZeros64(m)/8
 		}
-		tok.kind, tok.end = KindString, int32(j)
-		if escaped {
-			tok.flags = tokEscaped
-		}
-	case c == '-' || (c >= '0' && c <= '9'):
-		j, isInt, err := d.numberEnd(i)
-		if err != nil {
-			return j, false
-		}
-		tok.kind, tok.end = KindNumber, int32(j)
-		if isInt {
-			tok.flags = tokInt
-		}
-	default:
-		kind, n := literalAt(s, i)
-		if n == 0 {
-			return i, false
-		}
-		tok.kind, tok.end = kind, int32(i+n)
 	}
-	d.toks = append(d.toks, tok)
-	return int(tok.end), true
+	for j < len(s) && !strStop[s[j]] {
+		j++
+	}
+	return j
 }
 
-// strEnd returns the index after the string whose quote is at i, and
-// whether it is written with escapes. It checks escapes as Parse decodes
-// them: a character escape, or \u and four hex digits (a surrogate without
-// its pair decodes to U+FFFD, so any four are valid).
-func (d *docScan) strEnd(i int) (end int, escaped, ok bool) {
-	s := d.s
-	j := i + 1
+// keyEnd is plainStrEnd reading a byte at a time, which is faster for the
+// few bytes of a key.
+func keyEnd(s string, j int) int {
+	for j < len(s) && !strStop[s[j]] {
+		j++
+	}
+	return j
+}
+
+// Byte-wise constants for stopBytes.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// stopBytes marks, with its high bit, each byte of x (eight bytes of text,
+// the first lowest) that is a quote, a backslash or a control character.
+// A byte above a marked one may be marked wrongly (a borrow carries into
+// it); the lowest mark is always right, and only it is used.
+func stopBytes(x uint64) uint64 {
+	quote := x ^ (lowBits * '"')
+	backslash := x ^ (lowBits * '\\')
+	zero := func(v uint64) uint64 { return (v - lowBits) & ^v & highBits }
+	return zero(quote) | zero(backslash) | (x-lowBits*0x20)&^x&highBits
+}
+
+// escapedStrEnd returns the index after the string whose plain text stops
+// at j, checking escapes as Parse decodes them: a character escape, or \u
+// and four hex digits (a surrogate without its pair decodes to U+FFFD, so
+// any four are valid). ok is false for a bad escape, a control character or
+// a string the text ends in.
+func escapedStrEnd(s string, j int) (end int, ok bool) {
 	for {
-		for j < len(s) && !strStop[s[j]] {
-			j++
-		}
 		if j >= len(s) {
-			return j, escaped, false
+			return j, false
 		}
 		switch s[j] {
 		case '"':
-			return j + 1, escaped, true
+			return j + 1, true
 		case '\\':
 		default:
-			return j, escaped, false // a control character
+			return j, false // a control character
 		}
-		escaped = true
 		if j+1 >= len(s) {
-			return j, escaped, false
+			return j, false
 		}
 		switch s[j+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			j += 2
 		case 'u':
 			if j+6 > len(s) || !isHex(s[j+2]) || !isHex(s[j+3]) || !isHex(s[j+4]) || !isHex(s[j+5]) {
-				return j, escaped, false
+				return j, false
 			}
 			j += 6
 		default:
-			return j, escaped, false
+			return j, false
 		}
+		j = plainStrEnd(s, j)
 	}
 }
 
@@ -137,96 +235,21 @@ func literalAt(s string, i int) (Kind, int) {
 	return KindUndefined, 0
 }
 
-// openContainer reads the opening of the object or array whose bracket c
-// is at i. An empty container is indexed whole; otherwise it is opened
-// (opened set) and the index of its first value returned, after the first
-// key for an object.
-func (d *docScan) openContainer(i int, c byte) (next int, opened, ok bool) {
-	if d.depth == scanDepth {
-		return i, false, false
+// keyBit hashes a key to one of 64 bits, so that most keys of an object
+// are known to be new without comparing them with the others.
+func keyBit(key string) uint64 {
+	h := uint(len(key))
+	if len(key) > 0 {
+		h = h*31 + uint(key[0])*7 + uint(key[len(key)-1])
 	}
-	kind, closing := KindArray, byte(']')
-	if c == '{' {
-		kind, closing = KindObject, '}'
-	}
-	at := int32(len(d.toks))
-	s := d.s
-	j := skipSpace(s, i+1)
-	if j < len(s) && s[j] == closing {
-		d.toks = append(d.toks, docToken{start: int32(i), end: int32(j + 1), next: at + 1, kind: kind})
-		return j + 1, false, true
-	}
-	d.toks = append(d.toks, docToken{start: int32(i), kind: kind})
-	d.open[d.depth], d.members[d.depth] = at, 0
-	d.depth++
-	if kind == KindArray {
-		return j, true, true
-	}
-	j, ok = d.key(j)
-	return j, true, ok
+	return 1 << (h & 63)
 }
 
-// afterValue reads what follows a value ending at i: the separators and
-// closing brackets up to the next value, whose index it returns with more
-// set, or the end of the text.
-func (d *docScan) afterValue(i int) (next int, more, ok bool) {
-	s := d.s
-	for {
-		i = skipSpace(s, i)
-		if d.depth == 0 {
-			return i, false, i == len(s)
-		}
-		if i >= len(s) {
-			return i, false, false
-		}
-		top := d.open[d.depth-1]
-		obj := d.toks[top].kind == KindObject
-		switch c := s[i]; {
-		case c == ',':
-			i = skipSpace(s, i+1)
-			if obj {
-				i, ok = d.key(i)
-				return i, ok, ok
-			}
-			return i, true, true
-		case (c == '}' && obj) || (c == ']' && !obj):
-			d.toks[top].end, d.toks[top].next = int32(i+1), int32(len(d.toks))
-			d.depth--
-			i++
-		default:
-			return i, false, false
-		}
-	}
-}
-
-// key reads the key at i of the innermost open object and the colon after
-// it, returning the index of the member's value.
-func (d *docScan) key(i int) (int, bool) {
-	s := d.s
-	if i >= len(s) || s[i] != '"' {
-		return i, false
-	}
-	j, escaped, ok := d.strEnd(i)
-	if !ok || escaped {
-		return j, false
-	}
-	obj := d.open[d.depth-1]
-	if d.members[d.depth-1]++; d.members[d.depth-1] > dupScanLimit || d.repeated(obj, s[i+1:j-1]) {
-		return j, false
-	}
-	d.toks = append(d.toks, docToken{start: int32(i), end: int32(j), next: int32(len(d.toks) + 1), kind: KindString})
-	j = skipSpace(s, j)
-	if j >= len(s) || s[j] != ':' {
-		return j, false
-	}
-	return skipSpace(s, j+1), true
-}
-
-// repeated reports whether the open object at token obj already has a
-// member named key.
-func (d *docScan) repeated(obj int32, key string) bool {
-	for k := obj + 1; int(k) < len(d.toks); k = d.toks[k+1].next {
-		if d.toks[k].inner(d.s) == key {
+// repeatedKey reports whether the object at token obj, still being
+// indexed, already has a member named key.
+func repeatedKey(s string, toks []docToken, obj int32, key string) bool {
+	for k := obj + 1; int(k) < len(toks); k = toks[k+1].next {
+		if toks[k].inner(s) == key {
 			return true
 		}
 	}
