@@ -193,13 +193,11 @@ func (t *telemetry) record(ctx context.Context, c *batchCounts) {
 	for _, s := range c.scoreCalls {
 		tb.ProcessorToolCallAccuracyScore.Record(ctx, s.value, t.score[s.rule][s.scorer].record...)
 	}
-	for conv, n := range c.extracted {
-		opts := t.extracted[conv]
-		if n[0] > 0 {
-			tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n[0], opts[0].add...)
-		}
-		if n[1] > 0 {
-			tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n[1], opts[1].add...)
+	for conv := range c.extracted {
+		for k, n := range c.extracted[conv] {
+			if n > 0 {
+				tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n, t.extracted[conv][k].add...)
+			}
 		}
 	}
 	if c.noRule > 0 {

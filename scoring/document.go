@@ -381,7 +381,6 @@ func (d *Document) scalarEquals(i int32, lit *Value) (equal, decided bool) {
 	if t.kind != lit.kind {
 		return false, false
 	}
-	text := d.text[t.start:t.end]
 	switch t.kind {
 	case KindString:
 		if t.flags&tokEscaped != 0 {
@@ -389,13 +388,14 @@ func (d *Document) scalarEquals(i int32, lit *Value) (equal, decided bool) {
 		}
 		return t.inner(d.text) == lit.str, true
 	case KindNumber:
+		text := d.text[t.start:t.end]
 		if lit.str != "" && text == lit.str {
 			return true, true
 		}
 		v, _ := numberValue(text, t.flags&tokInt != 0)
 		return numbersEqual(&v, lit), true
 	case KindBool:
-		return (text[0] == 't') == lit.b, true
+		return (d.text[t.start] == 't') == lit.b, true
 	}
 	return false, false
 }
@@ -411,7 +411,15 @@ func (d *Document) equal(i int32, lit *Value) bool {
 	case KindArray:
 		n := 0
 		for k := i + 1; k < t.next; k = d.toks[k].next {
-			if n >= len(lit.items) || !d.equal(k, &lit.items[n]) {
+			if n >= len(lit.items) {
+				return false
+			}
+			// Scalar elements, the common case, are compared here.
+			eq, decided := d.scalarEquals(k, &lit.items[n])
+			if !decided {
+				eq = d.equal(k, &lit.items[n])
+			}
+			if !eq {
 				return false
 			}
 			n++
