@@ -131,7 +131,13 @@ func TestDocumentScanCoverage(t *testing.T) {
 func TestDocumentStoreIsShared(t *testing.T) {
 	var dp DocumentParser
 	dp.Grow(4)
-	texts := []string{`{"a":[1,2,3]}`, `{"b":{"c":"d"}}`, `[true]`, `{"e":1,"e":2}`, `{"f":"g"}`}
+	parseAllAgree(t, &dp, []string{`{"a":[1,2,3]}`, `{"b":{"c":"d"}}`, `[true]`, `{"e":1,"e":2}`, `{"f":"g"}`})
+}
+
+// parseAllAgree parses every text with dp, then checks that each document,
+// once all share the store, reads back as Parse reads its text.
+func parseAllAgree(t *testing.T, dp *DocumentParser, texts []string) {
+	t.Helper()
 	docs := make([]Document, len(texts))
 	for i, s := range texts {
 		var err error
@@ -151,21 +157,10 @@ func TestDocumentParserResetReusesStore(t *testing.T) {
 	var dp DocumentParser
 	texts := []string{`{"a":[1,2,3],"b":{"c":"d"}}`, `{"e":"\u0066","g":[true,null]}`, `{"h":1,"h":2}`}
 	const tokens = 11 + 7
-	parseAll := func() {
-		docs := make([]Document, len(texts))
-		for i, s := range texts {
-			var err error
-			docs[i], err = dp.Parse(s)
-			require.NoError(t, err)
-		}
-		for i, s := range texts {
-			require.Equal(t, mustParse(s).JSON(), docs[i].Value().JSON(), s)
-		}
-	}
 	dp.Grow(2)
-	parseAll() // outgrows the store of 2 tokens
+	parseAllAgree(t, &dp, texts) // outgrows the store of 2 tokens
 	dp.Reset()
-	parseAll()
+	parseAllAgree(t, &dp, texts)
 	allocs := testing.AllocsPerRun(20, func() {
 		dp.Reset()
 		dp.Grow(tokens)

@@ -82,13 +82,8 @@ func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns [
 		turns[i] = directTurn
 	}
 	// Renumber turns by first appearance so they increase along the order.
-	var small [32]int
-	var remap []int
-	if turn < len(small) {
-		remap = small[:turn+1]
-	} else {
-		remap = make([]int, turn+1)
-	}
+	var small [32]int // remap must start zeroed, as small and make are
+	remap := resize(small[:0], turn+1)
 	next := 0
 	for i, t := range turns {
 		if remap[t] == 0 {

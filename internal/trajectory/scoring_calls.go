@@ -45,12 +45,7 @@ func (s *Scratch) Clear() {
 // duration.
 func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) []scoring.Call {
 	var small [16]int
-	var turns []int
-	if n := len(traj.Calls); n <= len(small) {
-		turns = small[:n]
-	} else {
-		turns = make([]int, n)
-	}
+	turns := resize(small[:0], len(traj.Calls))
 	orderInto(traj.Calls, agent, traj.Models, turns)
 	scratch := opts.Scratch
 	if scratch == nil {
@@ -127,7 +122,8 @@ func (d *documents) init(calls []Call) {
 	d.parser.Grow(size/4 + len(calls))
 }
 
-// resize returns s with length n, reusing its memory when it has room.
+// resize returns s with length n, reusing its memory (a stack buffer, the
+// last run's) when it has room; new memory is zeroed, reused memory is not.
 func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
