@@ -150,6 +150,10 @@ func (p *tcaProcessor) count(span ptrace.Span, ev evaluation, run *scoredRun, co
 func (p *tcaProcessor) selectRules(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, selected []int) []int {
 	var tCtx *ottlspan.TransformContext
 	for i, r := range p.rules {
+		if r.Unconditional() {
+			selected = append(selected, i)
+			continue
+		}
 		if tCtx == nil {
 			tCtx = ottlspan.NewTransformContext(rs, ss, span)
 		}

@@ -85,6 +85,10 @@ func (r *Rule) Applies(ctx context.Context, tCtx *ottlspan.TransformContext) boo
 	return err == nil && ok
 }
 
+// Unconditional reports whether the rule has no `when` conditions: it
+// applies to every run, and Applies needs no transform context for it.
+func (r *Rule) Unconditional() bool { return r.when == nil }
+
 // Calls returns the run's calls as the rule's scorers see them: the calls
 // of each model turn follow the expectation's order (see
 // [scoring.AlignTurns]).
