@@ -36,7 +36,7 @@ func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
 			if i >= len(s) || s[i] != '"' {
 				return toks, false
 			}
-			j := keyEnd(s, i+1)
+			j := plainRunEnd(s, i+1)
 			if j >= len(s) || s[j] != '"' {
 				return toks, false // an escaped key, or no key
 			}
@@ -143,7 +143,7 @@ func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
 // plainStrEnd returns the index of the first byte from j that ends a run
 // of plain string text: a quote, a backslash, a control character or the
 // end of s. It reads eight bytes at a time, for values; keys, short, are
-// read by keyEnd.
+// read by plainRunEnd.
 func plainStrEnd(s string, j int) int {
 	for ; j+8 <= len(s); j += 8 {
 		w := s[j : j+8]
@@ -153,15 +153,12 @@ func plainStrEnd(s string, j int) int {
 			return j + bits.TrailingZeros64(m)/8
 		}
 	}
-	for j < len(s) && !strStop[s[j]] {
-		j++
-	}
-	return j
+	return plainRunEnd(s, j)
 }
 
-// keyEnd is plainStrEnd reading a byte at a time, which is faster for the
-// few bytes of a key.
-func keyEnd(s string, j int) int {
+// plainRunEnd is plainStrEnd reading a byte at a time, which is faster for
+// the few bytes of a key; both parsers read strings with it.
+func plainRunEnd(s string, j int) int {
 	for j < len(s) && !strStop[s[j]] {
 		j++
 	}

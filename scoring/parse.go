@@ -379,9 +379,7 @@ func (p *parser) str(i int) (string, int, error) {
 	s := p.s
 	i++ // opening quote
 	start := i
-	for i < len(s) && !strStop[s[i]] {
-		i++
-	}
+	i = plainRunEnd(s, i)
 	if i >= len(s) {
 		return "", i, ErrTruncated
 	}
@@ -398,10 +396,7 @@ func (p *parser) str(i int) (string, int, error) {
 // index after its closing quote, and whether it is written with escapes.
 func (p *parser) strEnd(i int) (int, bool, error) {
 	s := p.s
-	j := i + 1
-	for j < len(s) && !strStop[s[j]] {
-		j++
-	}
+	j := plainRunEnd(s, i+1)
 	if j < len(s) && s[j] == '"' {
 		return j + 1, false, nil
 	}
@@ -417,9 +412,7 @@ func (p *parser) strEscaped(start, i int) (string, int, error) {
 	buf = append(buf, s[start:i]...)
 	for i < len(s) {
 		run := i
-		for i < len(s) && !strStop[s[i]] {
-			i++
-		}
+		i = plainRunEnd(s, i)
 		buf = append(buf, s[run:i]...)
 		if i >= len(s) {
 			break
