@@ -5,6 +5,7 @@ package rules // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/i
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
@@ -32,10 +33,11 @@ type Rule struct {
 	// Scorers run in order; the first is the primary scorer.
 	Scorers []Scorer
 	// Threshold is the pass threshold.
-	Threshold  float64
-	when       *ottl.ConditionSequence[*ottlspan.TransformContext]
-	readsArgs  bool
-	nativeOnly bool
+	Threshold   float64
+	when        *ottl.ConditionSequence[*ottlspan.TransformContext]
+	readsArgs   bool
+	nativeOnly  bool
+	hasDeferred bool
 }
 
 // Spec is what a rule is compiled from.
@@ -53,6 +55,7 @@ func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
 	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold}
 	r.nativeOnly = nativeOnly(r)
 	r.readsArgs = readsArguments(r)
+	r.hasDeferred = slices.ContainsFunc(r.Scorers, func(s Scorer) bool { return s.Deferred })
 	if len(spec.When) == 0 {
 		return r, nil
 	}
@@ -129,11 +132,4 @@ func nativeOnly(r *Rule) bool {
 }
 
 // HasDeferred reports whether any of the rule's scorers is deferred.
-func (r *Rule) HasDeferred() bool {
-	for _, s := range r.Scorers {
-		if s.Deferred {
-			return true
-		}
-	}
-	return false
-}
+func (r *Rule) HasDeferred() bool { return r.hasDeferred }
