@@ -28,7 +28,6 @@ func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
 		members [scanDepth]uint8
 		depth   int
 		wantKey bool
-		num     = parser{s: s} // for its number reader
 	)
 	i := skipSpace(s, 0)
 	for {
@@ -94,8 +93,8 @@ func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
 			}
 			tok.kind, tok.end = KindString, int32(j)
 		case c == '-' || (c >= '0' && c <= '9'):
-			j, isInt, err := num.numberEnd(i)
-			if err != nil {
+			j, isInt, ok := numberEnd(s, i)
+			if !ok {
 				return toks, false
 			}
 			tok.kind, tok.end = KindNumber, int32(j)

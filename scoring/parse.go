@@ -280,13 +280,23 @@ func (p *parser) number(i int, dst *Value) (int, error) {
 // numberEnd checks the syntax of the number written at i and returns the
 // index after it, and whether it has neither fraction nor exponent.
 func (p *parser) numberEnd(i int) (int, bool, error) {
-	s := p.s
-	isInt := true
+	j, isInt, ok := numberEnd(p.s, i)
+	if !ok {
+		return j, false, p.errAt(j, "invalid number")
+	}
+	return j, isInt, nil
+}
+
+// numberEnd returns the index after the number written at i and whether it
+// is an integer (no fraction or exponent); ok is false when the syntax
+// breaks, at the returned index (past the end: the text is truncated).
+func numberEnd(s string, i int) (end int, isInt, ok bool) {
+	isInt = true
 	if s[i] == '-' {
 		i++
 	}
 	if i >= len(s) {
-		return i, false, ErrTruncated
+		return i, false, false
 	}
 	switch {
 	case s[i] == '0':
@@ -296,13 +306,12 @@ func (p *parser) numberEnd(i int) (int, bool, error) {
 			i++
 		}
 	default:
-		return i, false, p.errAt(i, "invalid number")
+		return i, false, false
 	}
-	var err error
 	if i < len(s) && s[i] == '.' {
 		isInt = false
-		if i, err = p.digits(i + 1); err != nil {
-			return i, false, err
+		if i, ok = digitsEnd(s, i+1); !ok {
+			return i, false, false
 		}
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
@@ -311,11 +320,11 @@ func (p *parser) numberEnd(i int) (int, bool, error) {
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		if i, err = p.digits(i); err != nil {
-			return i, false, err
+		if i, ok = digitsEnd(s, i); !ok {
+			return i, false, false
 		}
 	}
-	return i, isInt, nil
+	return i, isInt, true
 }
 
 // numberValue converts a number literal whose syntax has been checked;
@@ -337,20 +346,16 @@ func numberValue(lit string, isInt bool) (Value, bool) {
 	return Value{kind: KindNumber, num: f, isInt: isInt, str: lit}, true
 }
 
-// digits skips the one or more digits a fraction or an exponent needs,
-// starting at i.
-func (p *parser) digits(i int) (int, error) {
-	s := p.s
-	if i >= len(s) {
-		return i, ErrTruncated
-	}
-	if s[i] < '0' || s[i] > '9' {
-		return i, p.errAt(i, "invalid number")
+// digitsEnd skips the one or more digits a fraction or an exponent needs,
+// starting at i; ok is false if there are none.
+func digitsEnd(s string, i int) (end int, ok bool) {
+	if i >= len(s) || s[i] < '0' || s[i] > '9' {
+		return i, false
 	}
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
 	}
-	return i, nil
+	return i, true
 }
 
 // smallInt converts a validated integer literal of at most 15 digits.
