@@ -2,6 +2,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"context"
+	"slices"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -74,7 +75,7 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		return nil
 	}
 	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults, SkipArguments: true, Documents: true, Scratch: scratch}
-	evals := 0
+	nevals := 0
 	for _, ri := range selected {
 		r := p.rules[ri]
 		opts.SkipArguments = opts.SkipArguments && !r.ReadsArguments()
@@ -83,23 +84,33 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 			// The run outlives this call: its calls get their own memory.
 			opts.Scratch = nil
 		}
-		evals += len(r.Scorers)
+		nevals += len(r.Scorers)
 	}
-	run := scoredRun{calls: trajectory.ScoringCalls(traj, agent, opts), dropped: traj.Dropped, evals: make([]evaluation, 0, evals)}
+	// The evaluations of a run finished here live in this frame. They are
+	// kept apart from the calls, which the scorers are handed, until the
+	// run is finished, so that escape analysis keeps evalBuf on the stack.
+	var evalBuf [4]evaluation
+	evals := evalBuf[:0]
+	if nevals > len(evalBuf) {
+		evals = make([]evaluation, 0, nevals)
+	}
+	calls := trajectory.ScoringCalls(traj, agent, opts)
+	var pending [][2]int
 	for _, ri := range selected {
-		calls := p.rules[ri].Calls(run.calls)
+		ruleCalls := p.rules[ri].Calls(calls)
 		for si, s := range p.rules[ri].Scorers {
 			if s.Deferred {
-				run.pending = append(run.pending, [2]int{ri, si})
+				pending = append(pending, [2]int{ri, si})
 				continue
 			}
-			run.evals = append(run.evals, evaluation{rule: ri, scorer: si, result: s.Score(ctx, calls), calls: calls})
+			evals = append(evals, evaluation{rule: ri, scorer: si, result: s.Score(ctx, ruleCalls), calls: ruleCalls})
 		}
 	}
-	if len(run.pending) > 0 {
-		deferred := run
-		return &deferred
+	if len(pending) > 0 {
+		// The run outlives this frame: its evaluations move to the heap.
+		return &scoredRun{calls: calls, dropped: traj.Dropped, evals: slices.Clone(evals), pending: pending}
 	}
+	run := scoredRun{calls: calls, dropped: traj.Dropped, evals: evals}
 	p.finish(span, &run, counts)
 	return nil
 }
