@@ -241,11 +241,13 @@ func BenchmarkAgentSpanScored(b *testing.B) {
 				n := min(chunk, b.N-done)
 				b.StopTimer()
 				for k := 0; k < n; k++ {
+					// The processor does not change tool spans, so one batch
+					// serves every run under a new trace id; copying it per
+					// run made garbage whose collection fell in the timed
+					// region.
 					next++
-					t := ptrace.NewTraces()
-					tools.CopyTo(t)
-					setTrace(t, traceID(next))
-					_ = p.ConsumeTraces(ctx, t)
+					setTrace(tools, traceID(next))
+					_ = p.ConsumeTraces(ctx, tools)
 					agents[k] = ptrace.NewTraces()
 					agent.CopyTo(agents[k])
 					setTrace(agents[k], traceID(next))
@@ -255,7 +257,21 @@ func BenchmarkAgentSpanScored(b *testing.B) {
 					_ = p.ConsumeTraces(ctx, agents[k])
 				}
 			}
+			b.StopTimer()
+			if mode != "baseline" {
+				requirePassed(b, agents[0])
+			}
 		})
+	}
+}
+
+// requirePassed fails the benchmark unless the agent span of td was scored
+// and passed, so that a broken setup cannot time a run that was not scored.
+func requirePassed(b *testing.B, td ptrace.Traces) {
+	b.Helper()
+	span := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	if v, ok := span.Attributes().Get(attrPassed); !ok || !v.Bool() {
+		b.Fatalf("the agent span was not scored as passing: %v", span.Attributes().AsRaw())
 	}
 }
 
