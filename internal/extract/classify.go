@@ -103,6 +103,9 @@ func (f *fields) agentConvention(span ptrace.Span, scope pcommon.Instrumentation
 // [name]", a span without attributes) and the GenAI convention's
 // "invoke_agent {name}" when the operation attribute is missing.
 func isAgentSpanName(name string) bool {
+	if len(name) < len("agent run") || (name[0] != 'a' && name[0] != 'i') {
+		return false // every ordinary span's name, at the cost of a byte test
+	}
 	return name == "agent run" || strings.HasPrefix(name, "agent_run [") || strings.HasPrefix(name, "invoke_agent ")
 }
 
