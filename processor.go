@@ -277,7 +277,14 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 		for si, ss := range rs.ScopeSpans().All() {
 			scope := ss.Scope()
 			for pi, span := range ss.Spans().All() {
-				res := extract.Classify(span, scope, &p.extractOpts)
+				ordinary := extract.Ordinary(span)
+				if ordinary && !tracked {
+					continue
+				}
+				var res extract.Result
+				if !ordinary {
+					res = extract.Classify(span, scope, &p.extractOpts)
+				}
 				if !res.GenAI && !tracked {
 					continue
 				}

@@ -167,6 +167,14 @@ func (o *Options) skips(name string) bool {
 	return false
 }
 
+// Ordinary reports whether span is certainly not a GenAI span: no key of
+// its attributes marks one and its name is no agent span's. Classify returns
+// the zero Result for exactly these spans; a caller that passes over most
+// spans checks this first and builds no Result for them.
+func Ordinary(span ptrace.Span) bool {
+	return !hasGenAIKey(span.Attributes()) && !isAgentSpanName(span.Name())
+}
+
 // Classify reports what role span plays and, for a tool span, extracts the
 // call. scope is the span's instrumentation scope.
 func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options) Result {
