@@ -109,15 +109,12 @@ type fields struct {
 	set uint64
 }
 
-// scan reads the attributes the classifier uses from attrs, in one pass. A
-// key is looked up only when its prefix belongs to a GenAI convention, so
-// ordinary keys (http.*, db.*, server.*) cost a byte comparison or two.
+// scan reads the attributes the classifier uses from attrs, in one pass.
+// Each key costs one fieldTable lookup: a slot picked from its length and
+// three bytes, and one comparison.
 func (f *fields) scan(attrs pcommon.Map) {
 	for k, v := range attrs.All() {
-		if _, candidate := classifyKey(k); !candidate {
-			continue
-		}
-		if id, ok := fieldIDs[k]; ok {
+		if id, ok := fieldTab.lookup(k); ok {
 			f.v[id] = v
 			f.set |= 1 << id
 		}
@@ -129,7 +126,7 @@ func (f *fields) scan(attrs pcommon.Map) {
 func hasGenAIKey(attrs pcommon.Map) bool {
 	for k := range attrs.All() {
 		if len(k) >= 3 && mayStartMarker(k) {
-			if marker, _ := classifyKey(k); marker {
+			if isMarkerKey(k) {
 				return true
 			}
 		}
@@ -137,8 +134,8 @@ func hasGenAIKey(attrs pcommon.Map) bool {
 	return false
 }
 
-// markerPrefixes are the key prefixes that mark a GenAI span (classifyKey's
-// marker cases).
+// markerPrefixes are the key prefixes that mark a GenAI span (isMarkerKey's
+// cases).
 var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm."}
 
 // markerStarts holds, for each first byte of markerPrefixes, the second
@@ -153,48 +150,33 @@ var markerStarts = func() (t [256]uint64) {
 }()
 
 // mayStartMarker reports whether the first two bytes of k (at least two
-// long) begin a marker prefix; a false positive only costs a classifyKey
+// long) begin a marker prefix; a false positive only costs an isMarkerKey
 // call.
 func mayStartMarker(k string) bool { return markerStarts[k[0]]>>(k[1]&63)&1 != 0 }
 
-// classifyKey says whether a key marks a GenAI span and whether it may be
-// one of the keys the classifier reads.
-func classifyKey(k string) (marker, candidate bool) {
+// isMarkerKey reports whether a key marks a GenAI span: it starts with one
+// of markerPrefixes.
+func isMarkerKey(k string) bool {
 	if len(k) < 3 {
-		return false, false
+		return false
 	}
 	switch k[0] {
 	case 'g':
-		m := strings.HasPrefix(k, "gen_ai.") || strings.HasPrefix(k, "gcp.vertex.agent.") || strings.HasPrefix(k, "genkit:")
-		return m, m
+		return strings.HasPrefix(k, "gen_ai.") || strings.HasPrefix(k, "gcp.vertex.agent.") || strings.HasPrefix(k, "genkit:")
 	case 'o':
-		if strings.HasPrefix(k, "openinference.") {
-			return true, true
-		}
-		return false, strings.HasPrefix(k, "output.")
+		return strings.HasPrefix(k, "openinference.")
 	case 't':
-		if strings.HasPrefix(k, "traceloop.") {
-			return true, true
-		}
-		return false, strings.HasPrefix(k, "tool")
-	case 'i':
-		return false, strings.HasPrefix(k, "input.")
+		return strings.HasPrefix(k, "traceloop.")
 	case 'a':
-		m := strings.HasPrefix(k, "ai.")
-		return m, m
+		return strings.HasPrefix(k, "ai.")
 	case 'm':
-		m := strings.HasPrefix(k, "mcp.") || strings.HasPrefix(k, "mastra.")
-		return m, m || k == "metadata"
+		return strings.HasPrefix(k, "mcp.") || strings.HasPrefix(k, "mastra.")
 	case 's':
-		m := strings.HasPrefix(k, "spring.ai.")
-		return m, m
+		return strings.HasPrefix(k, "spring.ai.")
 	case 'l':
-		m := strings.HasPrefix(k, "llm.")
-		return m, m && k == "llm.request.type"
-	case 'e':
-		return false, k == "error.type"
+		return strings.HasPrefix(k, "llm.")
 	}
-	return false, false
+	return false
 }
 
 func (f *fields) has(id fieldID) bool { return f.set&(1<<id) != 0 }

@@ -6,15 +6,15 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// TestMarkerKeys checks that the two-byte filter in front of classifyKey
+// TestMarkerKeys checks that the two-byte filter in front of isMarkerKey
 // lets every marker key through and that markerPrefixes lists exactly the
-// prefixes classifyKey treats as markers: a key made of any first (or
+// prefixes isMarkerKey treats as markers: a key made of any first (or
 // second) byte and the rest of a marker prefix is a marker only when it is
 // that prefix, and the filter never stops a marker.
 func TestMarkerKeys(t *testing.T) {
 	for _, p := range markerPrefixes {
 		k := p + "name"
-		marker, _ := classifyKey(k)
+		marker := isMarkerKey(k)
 		assert.True(t, marker, "%q marks a GenAI span", k)
 		assert.True(t, mayStartMarker(k), "%q passes the two-byte filter", k)
 		for b := 0; b < 256; b++ {
@@ -28,16 +28,16 @@ func TestMarkerKeys(t *testing.T) {
 					isPrefix = true
 				}
 			}
-			marker, _ := classifyKey(other)
+			marker := isMarkerKey(other)
 			assert.Equal(t, isPrefix, marker, "%q", other)
 			second := k[:1] + string([]byte{byte(b)}) + k[2:]
-			if m, _ := classifyKey(second); m {
+			if isMarkerKey(second) {
 				assert.True(t, mayStartMarker(second), "%q passes the two-byte filter", second)
 			}
 		}
 	}
 	for _, k := range []string{"http.request.method", "url.path", "server.address", "network.protocol.version", "user_agent.original", "db.system"} {
-		marker, _ := classifyKey(k)
+		marker := isMarkerKey(k)
 		assert.False(t, marker, k)
 		assert.False(t, mayStartMarker(k), "%q is passed over without a call", k)
 	}
@@ -57,4 +57,30 @@ func TestIsAgentSpanName(t *testing.T) {
 	} {
 		assert.Equal(t, want, isAgentSpanName(name), "%q", name)
 	}
+}
+
+// TestFieldTable checks that the table finds every key's field, through a
+// multiplier (not the map fallback), and nothing for other keys, including
+// keys one byte away from a field's.
+func TestFieldTable(t *testing.T) {
+	assert.NotZero(t, fieldTab.mul, "a multiplier separates every key")
+	for k, want := range fieldIDs {
+		id, ok := fieldTab.lookup(k)
+		assert.True(t, ok, k)
+		assert.Equal(t, want, id, k)
+		for _, other := range []string{k[:len(k)-1], k + "x", "x" + k[1:], k[:len(k)-1] + "x"} {
+			if _, isField := fieldIDs[other]; !isField {
+				_, ok := fieldTab.lookup(other)
+				assert.False(t, ok, other)
+			}
+		}
+	}
+	for _, k := range []string{"", "a", "gen_ai.agent.name", "http.route"} {
+		_, ok := fieldTab.lookup(k)
+		assert.False(t, ok, k)
+	}
+	fallback := &fieldTable{}
+	id, ok := fallback.lookup("gen_ai.tool.name")
+	assert.True(t, ok)
+	assert.Equal(t, fToolName, id)
 }
