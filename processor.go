@@ -92,10 +92,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 			MaxTrackedTraces:      cfg.Limits.MaxTrackedTraces,
 		}),
 	}
-	p.extractOpts.SkipTools = make(map[string]struct{}, len(cfg.SkipTools))
-	for _, n := range cfg.SkipTools {
-		p.extractOpts.SkipTools[n] = struct{}{}
-	}
+	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
 	p.keepResults = needsResults(compiled)
 	for _, o := range opts {
 		o(p)

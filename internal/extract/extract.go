@@ -9,6 +9,7 @@
 package extract // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 
 import (
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -142,8 +143,9 @@ type Result struct {
 type Options struct {
 	// SkipTools lists framework-internal tool names that are not tool calls
 	// (ADK's "(merged tools)" wrapper, Pydantic AI's "final_result" output
-	// tool). Such spans are treated as plain GenAI spans.
-	SkipTools map[string]struct{}
+	// tool). Such spans are treated as plain GenAI spans. The list is short
+	// and read for every tool span, so it is scanned rather than hashed.
+	SkipTools []string
 }
 
 // DefaultSkipTools are the framework-internal tool names skipped by default.
@@ -157,12 +159,11 @@ func (o *Options) skips(name string) bool {
 	if name == "" {
 		return true
 	}
-	if _, skip := o.SkipTools[name]; skip {
+	if slices.Contains(o.SkipTools, name) {
 		return true
 	}
 	if rest, ok := strings.CutPrefix(name, "final_result_"); ok && rest != "" {
-		_, skip := o.SkipTools["final_result"]
-		return skip
+		return slices.Contains(o.SkipTools, "final_result")
 	}
 	return false
 }

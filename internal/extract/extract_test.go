@@ -30,10 +30,7 @@ type summary struct {
 }
 
 func summarize(t *testing.T, path string) summary {
-	opts := &Options{SkipTools: map[string]struct{}{}}
-	for _, n := range DefaultSkipTools() {
-		opts.SkipTools[n] = struct{}{}
-	}
+	opts := &Options{SkipTools: DefaultSkipTools()}
 	var s summary
 	for _, td := range readTraces(t, path) {
 		for _, rs := range td.ResourceSpans().All() {
@@ -275,10 +272,7 @@ func classifyOne(t *testing.T, scope string, fill func(s ptrace.Span)) Result {
 	ss.Scope().SetName(scope)
 	s := ss.Spans().AppendEmpty()
 	fill(s)
-	opts := &Options{SkipTools: map[string]struct{}{}}
-	for _, n := range DefaultSkipTools() {
-		opts.SkipTools[n] = struct{}{}
-	}
+	opts := &Options{SkipTools: DefaultSkipTools()}
 	return Classify(s, ss.Scope(), opts)
 }
 
