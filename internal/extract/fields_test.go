@@ -84,3 +84,22 @@ func TestFieldTable(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, fToolName, id)
 }
+
+// FuzzFieldTable checks the table against the map it replaces, for any key.
+func FuzzFieldTable(f *testing.F) {
+	for k := range fieldIDs {
+		f.Add(k)
+	}
+	f.Add("")
+	f.Add("gen_ai.tool.nam")
+	f.Fuzz(func(t *testing.T, k string) {
+		want, wantOK := fieldIDs[k]
+		id, ok := fieldTab.lookup(k)
+		if ok != wantOK || id != want {
+			t.Fatalf("lookup(%q) = %d, %v; the map has %d, %v", k, id, ok, want, wantOK)
+		}
+		if isMarkerKey(k) && len(k) >= 3 && !mayStartMarker(k) {
+			t.Fatalf("%q is a marker the two-byte filter stops", k)
+		}
+	})
+}
