@@ -559,29 +559,27 @@ func (p *parser) separator(i int, closing byte) (next int, done bool, err error)
 // memberKey checks that an object member's key starts at i, after space,
 // and returns the index of its opening quote.
 func (p *parser) memberKey(i int) (int, error) {
-	s := p.s
-	i = skipSpace(s, i)
-	if i >= len(s) {
-		return i, ErrTruncated
-	}
-	if s[i] != '"' {
-		return i, p.errAt(i, "expected string key")
-	}
-	return i, nil
+	return p.expect(i, '"', "expected string key")
 }
 
 // colon reads the ':' after a member's key, which ends at i, and returns
 // the index of the member's value.
 func (p *parser) colon(i int) (int, error) {
-	s := p.s
-	i = skipSpace(s, i)
-	if i >= len(s) {
-		return i, ErrTruncated
+	i, err := p.expect(i, ':', "expected ':'")
+	if err != nil {
+		return i, err
 	}
-	if s[i] != ':' {
-		return i, p.errAt(i, "expected ':'")
+	return skipSpace(p.s, i+1), nil
+}
+
+// expect returns the index of c, the next byte after space from i, or an
+// error with msg (ErrTruncated if the text ends first).
+func (p *parser) expect(i int, c byte, msg string) (int, error) {
+	i = skipSpace(p.s, i)
+	if i >= len(p.s) || p.s[i] != c {
+		return i, p.errAt(i, msg)
 	}
-	return skipSpace(s, i+1), nil
+	return i, nil
 }
 
 // dupScanLimit is the member count up to which an object's keys are checked
