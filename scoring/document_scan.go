@@ -93,8 +93,8 @@ func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
 			}
 			tok.kind, tok.end = KindString, int32(j)
 		case c == '-' || (c >= '0' && c <= '9'):
-			j, isInt, ok := numberEnd(s, i)
-			if !ok {
+			j, isInt, valid := numberEnd(s, i)
+			if !valid {
 				return toks, false
 			}
 			tok.kind, tok.end = KindNumber, int32(j)
