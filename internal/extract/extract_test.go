@@ -37,6 +37,9 @@ func summarize(t *testing.T, path string) summary {
 			for _, ss := range rs.ScopeSpans().All() {
 				for _, span := range ss.Spans().All() {
 					res := Classify(span, ss.Scope(), opts)
+					if Ordinary(span) == res.GenAI {
+						t.Errorf("%s: span %q: Ordinary is %v but Classify says GenAI %v", path, span.Name(), Ordinary(span), res.GenAI)
+					}
 					switch res.Kind {
 					case KindTool:
 						c := res.Call
