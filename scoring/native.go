@@ -79,6 +79,9 @@ type native struct {
 	forbidden  map[string]struct{}
 	available  map[string]struct{}
 	threshold  float64
+	// allMatched[k] explains a run that matched all of its k expected
+	// calls and did nothing else (see explain).
+	allMatched []string
 }
 
 var _ Scorer = (*native)(nil)
@@ -121,6 +124,7 @@ func newNative(s Settings) (Scorer, error) {
 		forbidden:  toSet(s.Expectation.ForbiddenTools),
 		available:  toSet(s.Expectation.AvailableTools),
 		threshold:  s.Threshold,
+		allMatched: allMatchedExplanations(len(calls)),
 	}, nil
 }
 
@@ -704,17 +708,43 @@ func orderScore(pairs []Pair) float64 {
 	return float64(len(tails)) / float64(len(pairs))
 }
 
-// explain writes the short explanation of a native result.
+// explain returns the short explanation of a native result. A run that
+// matched every expected call and did nothing else, the common case, gets
+// a string built when the scorer was; others are written by explanation.
 func (n *native) explain(res *Result, calls []Call, ne int) string {
+	if k := len(res.Breakdown.Pairs); ne > 0 && k < len(n.allMatched) && cleanMatch(res) {
+		return n.allMatched[k]
+	}
+	return n.explanation(res, calls, ne)
+}
+
+// cleanMatch reports whether res's explanation is its header alone. A
+// score of 1 means every pair matched fully, nothing required is missing or
+// out of order, and nothing forbidden or hallucinated was called; what a
+// score of 1 still allows, and the explanation reports, is an optional call
+// out of order, an unexpected call the policy lets through, and a pair
+// whose arguments were unavailable.
+func cleanMatch(res *Result) bool {
+	b := &res.Breakdown
+	return res.Score == 1 && len(b.OutOfOrder) == 0 && len(b.Unexpected) == 0 && b.ArgumentsUnavailable == 0
+}
+
+// allMatchedExplanations returns, for k from 0 to calls, the explanation of
+// a run that matched all of its k expected calls and did nothing else (k is
+// 0 when every expected call is optional and none was made).
+func allMatchedExplanations(calls int) []string {
+	out := make([]string, calls+1)
+	for k := range out {
+		out[k] = "score 1: " + itoa(k) + " of " + itoa(k) + " expected calls matched"
+	}
+	return out
+}
+
+// explanation writes the short explanation of a native result.
+func (n *native) explanation(res *Result, calls []Call, ne int) string {
 	b := &res.Breakdown
 	var sb strings.Builder
 	sb.Grow(160)
-	required := 0
-	for i := range n.calls {
-		if !n.calls[i].optional {
-			required++
-		}
-	}
 	full := 0
 	for _, p := range b.Pairs {
 		if p.Score >= 1 {

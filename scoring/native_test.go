@@ -55,7 +55,39 @@ func scoreNative(t *testing.T, exp Expectation, threshold float64, calls ...Call
 	// Arguments given as documents, as the processor gives them, are
 	// scored the same.
 	require.Equal(t, res, s.Score(context.Background(), asDocuments(t, NumberCalls(calls))))
+	// The explanation of a clean match is kept ready (explain); it must
+	// read as the one written for the result.
+	n := s.(*native)
+	require.Equal(t, n.explanation(&res, calls, len(n.calls)), res.Explanation)
 	return res
+}
+
+// TestNativeCleanMatchExplanation checks that a run matching every expected
+// call, and nothing else, is explained without building a string.
+func TestNativeCleanMatchExplanation(t *testing.T) {
+	exp := Expectation{Calls: []ExpectedCall{want("a", `{"x":1}`), want("b", ""), optional(want("c", ""))}}
+	s, err := NewNative(exp, 1)
+	require.NoError(t, err)
+	calls := NumberCalls([]Call{call("a", `{"x":1}`), call("b", "")})
+	res := s.Score(context.Background(), calls)
+	require.Equal(t, "score 1: 2 of 2 expected calls matched", res.Explanation)
+	n := s.(*native)
+	allocs := testing.AllocsPerRun(20, func() { _ = n.explain(&res, calls, len(n.calls)) })
+	assert.Zero(t, allocs)
+
+	// What a score of 1 still allows is explained in full (scoreNative
+	// checks the text against the one written for the result).
+	inOrder := Expectation{Order: OrderInOrder, Calls: []ExpectedCall{want("a", ""), optional(want("b", ""))}}
+	res = scoreNative(t, inOrder, 1, call("b", ""), call("a", ""))
+	assert.Equal(t, "score 1: 1 of 2 expected calls matched; out of order b", res.Explanation)
+	res = scoreNative(t, Expectation{Calls: []ExpectedCall{want("a", "")}}, 1, call("a", ""), call("z", ""))
+	assert.Equal(t, "score 1: 1 of 1 expected calls matched; unexpected z", res.Explanation)
+	unknown := call("a", "")
+	unknown.ArgsUnknown = true
+	res = scoreNative(t, Expectation{Calls: []ExpectedCall{want("a", `{"x":1}`)}}, 1, unknown)
+	assert.Equal(t, "score 1: 1 of 1 expected calls matched; arguments unavailable for 1 call (judged by name and order)", res.Explanation)
+	res = scoreNative(t, Expectation{Calls: []ExpectedCall{optional(want("a", ""))}}, 1)
+	assert.Equal(t, "score 1: 0 of 0 expected calls matched", res.Explanation)
 }
 
 // TestNativeFixesPeerBugs pins each peer defect listed in §10 of the peer
