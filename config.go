@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/confmap"
@@ -27,7 +28,9 @@ type Config struct {
 	// capture is known to be on).
 	EmptyArguments string `mapstructure:"empty_arguments"`
 	// SkipTools lists framework-internal tool names that are not real tool
-	// calls. Default: ["(merged tools)", "final_result"].
+	// calls; an entry ending in "*" names every tool that starts with what
+	// comes before it. Default: ["(merged tools)", "final_result",
+	// "handoff to *"].
 	SkipTools []string `mapstructure:"skip_tools"`
 	// LocalRoots scores a run that has no agent span at its local root: a
 	// span (other than a tool or agent span) whose span flags mark its
@@ -205,6 +208,11 @@ func (cfg *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("empty_arguments: invalid value %q, expected \"unknown\" or \"empty\"", cfg.EmptyArguments))
 	}
+	for i, name := range cfg.SkipTools {
+		if err := validateSkipTool(name); err != nil {
+			errs = append(errs, fmt.Errorf("skip_tools[%d]: %w", i, err))
+		}
+	}
 	if cfg.Wait < 0 {
 		errs = append(errs, fmt.Errorf("wait: %v must not be negative", cfg.Wait))
 	}
@@ -244,6 +252,19 @@ func validateRule(r *RuleConfig) error {
 	}
 	if _, err := compileRule(r, nopTelemetry()); err != nil {
 		return fmt.Errorf("rule %q: %w", r.Name, err)
+	}
+	return nil
+}
+
+// validateSkipTool checks a skip_tools entry: a name, or a prefix and a
+// final "*"; a "*" alone would skip every tool span.
+func validateSkipTool(name string) error {
+	prefix, _ := strings.CutSuffix(name, "*")
+	switch {
+	case name == "*":
+		return errors.New(`"*" would skip every tool`)
+	case strings.Contains(prefix, "*"):
+		return fmt.Errorf("%q: \"*\" may only end an entry", name)
 	}
 	return nil
 }

@@ -89,6 +89,8 @@ func TestConfigValidationErrors(t *testing.T) {
 		{"bad_policy", `extra_calls: invalid value "sometimes", expected one of "allow", "penalize" or "fail"`},
 		{"bad_path", `rules[0]: rule "weather": expect.calls[0].match: path "items[x]": invalid index "x"`},
 		{"bad_empty_arguments", `empty_arguments: invalid value "maybe", expected "unknown" or "empty"`},
+		{"bad_skip_tools", `skip_tools[1]: "*" would skip every tool`},
+		{"bad_skip_tools", `skip_tools[2]: "handoff * to": "*" may only end an entry`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"/"+tt.err[:min(len(tt.err), 40)], func(t *testing.T) {

@@ -289,6 +289,25 @@ func TestGoldenTraces(t *testing.T) {
 			// workflow span around the agent is a wrapper, not scored.
 			"weather_agent.agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
 		}},
+		{"captures/constructed-openinference-openai-agents-handoff.json", "paris", map[string]map[string]ruleResult{
+			// The handoff is a TOOL span under OpenInference, not a call:
+			// each agent holds its own calls, and nothing is unexpected.
+			"triage_agent": {"paris_trip": {score: 0.5, missing: []string{"lookup_stock"}}, "stock_must_succeed": {score: 0, missing: []string{"lookup_stock"}, unexpected: []string{"get_weather"}}},
+			"stock_agent":  {"paris_trip": {score: 0.5, missing: []string{"get_weather"}}, "stock_must_succeed": {score: 0}},
+		}},
+		{"captures/constructed-openinference-hidden-inputs.json", "paris", map[string]map[string]ruleResult{
+			// OPENINFERENCE_HIDE_INPUTS: arguments unknown, judged by name.
+			"weather_agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-openllmetry-positional.json", "paris", map[string]map[string]ruleResult{
+			// Decorated tools called with positional arguments: no names
+			// to check, so judged by name.
+			"weather_agent.agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-strands-langfuse.json", "paris", map[string]map[string]ruleResult{
+			// Strands' Langfuse mode: the messages are span attributes.
+			"invoke_agent weather": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
 		{"captures/constructed-mcp.json", "paris", map[string]map[string]ruleResult{
 			// Three records of each call (execute_tool, MCP client, MCP
 			// server) count once.

@@ -89,16 +89,26 @@ func eventArguments(span ptrace.Span, c *Call) {
 				c.Result = valueText(v)
 			}
 		case "gen_ai.client.inference.operation.details":
-			if v, ok := attrs.Get("gen_ai.input.messages"); ok && need {
-				if args, found := toolCallPartArguments(valueText(v), c.Name); found {
-					c.Args, c.Encoding, need = args, EncodingJSON, false
-				}
-			}
-			if v, ok := attrs.Get("gen_ai.output.messages"); ok && c.Result == "" {
-				c.Result = valueText(v)
-			}
+			need = messageArguments(attrs, c, need)
 		}
 	}
+}
+
+// messageArguments fills c's arguments from the tool_call part of the GenAI
+// input messages in attrs (when need is set) and its result from the output
+// messages, as Strands Agents records them in its latest-semconv mode: on
+// an event, or, in its Langfuse mode, on the span itself. It returns
+// whether arguments are still needed.
+func messageArguments(attrs pcommon.Map, c *Call, need bool) bool {
+	if v, ok := attrs.Get("gen_ai.input.messages"); ok && need {
+		if args, found := toolCallPartArguments(valueText(v), c.Name); found {
+			c.Args, c.Encoding, need = args, EncodingJSON, false
+		}
+	}
+	if v, ok := attrs.Get("gen_ai.output.messages"); ok && c.Result == "" {
+		c.Result = valueText(v)
+	}
+	return need
 }
 
 // toolCallPartArguments finds the arguments of the tool_call part named name
@@ -129,6 +139,18 @@ func toolCallPartArguments(messages, name string) (string, bool) {
 	return "", false
 }
 
+// isPlaceholder reports whether trimmed argument text is a placeholder that
+// stands in for arguments not recorded: ADK's "<not specified>", "N/A",
+// null, Python's None, or OpenInference's "__REDACTED__" (what
+// OPENINFERENCE_HIDE_INPUTS writes in input.value).
+func isPlaceholder(s string) bool {
+	switch s {
+	case "", "N/A", "<not specified>", "null", "None", "__REDACTED__":
+		return true
+	}
+	return false
+}
+
 // ArgumentState says what decoding arguments found.
 type ArgumentState uint8
 
@@ -138,11 +160,15 @@ const (
 	ArgumentsKnown ArgumentState = iota
 	// ArgumentsAbsent means no arguments were recorded (content capture off).
 	ArgumentsAbsent
-	// ArgumentsPlaceholder means a placeholder such as "{}", "N/A" or
-	// "<not specified>" stood in for them.
+	// ArgumentsPlaceholder means a placeholder such as "{}", "N/A",
+	// "<not specified>" or "__REDACTED__" stood in for them.
 	ArgumentsPlaceholder
 	// ArgumentsTruncated means the text ended inside a JSON value.
 	ArgumentsTruncated
+	// ArgumentsPositional means they were recorded by position, without
+	// the parameters' names (an OpenLLMetry decorator called with
+	// positional arguments), so they cannot be checked by name.
+	ArgumentsPositional
 )
 
 // DecodeOptions tune argument decoding.
@@ -160,8 +186,7 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		return scoring.Value{}, ArgumentsAbsent
 	}
 	s := strings.TrimSpace(raw)
-	switch s {
-	case "", "N/A", "<not specified>", "null", "None":
+	if isPlaceholder(s) {
 		return scoring.Value{}, ArgumentsPlaceholder
 	}
 	var v scoring.Value
@@ -173,7 +198,9 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		if state != ArgumentsKnown {
 			return w, state
 		}
-		v = unwrapTraceloop(w)
+		if v, state = unwrapTraceloop(w); state != ArgumentsKnown {
+			return scoring.Value{}, state
+		}
 	case EncodingLangChainWrapper:
 		w, state := decodeJSON(s, false)
 		if state != ArgumentsKnown {
@@ -298,46 +325,48 @@ func looksLikeJSON(s string) bool {
 // unwrapTraceloop extracts the real arguments from OpenLLMetry wrappers:
 // {"args": [...], "kwargs": {...}} from decorators, and
 // {"input_str": ..., "inputs": {...}} from the LangChain instrumentation.
-func unwrapTraceloop(w scoring.Value) scoring.Value {
+// A decorator's keyword arguments are the arguments; positional ones carry
+// no parameter names (ArgumentsPositional), except a JavaScript tool's
+// single argument, which is the arguments object (or its JSON text).
+func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 	if w.Kind() != scoring.KindObject {
-		return w
+		return w, ArgumentsKnown
 	}
 	if isLangChainWrapper(w) {
-		return unwrapLangChain(w)
+		return unwrapLangChain(w), ArgumentsKnown
 	}
 	if in, ok := w.Get("inputs"); ok && in.Kind() == scoring.KindObject {
-		return in
+		return in, ArgumentsKnown
 	}
 	kwargs, hasKW := w.Get("kwargs")
 	args, hasArgs := w.Get("args")
 	if !hasKW && !hasArgs {
 		if in, ok := w.Get("input_str"); ok {
 			v, _ := decodeJSON(in.StringValue(), true)
-			return v
+			return v, ArgumentsKnown
 		}
-		return w
+		return w, ArgumentsKnown
 	}
-	if kwargs.Kind() == scoring.KindObject && kwargs.Len() > 0 {
-		return kwargs
-	}
-	if args.Kind() == scoring.KindArray {
-		switch args.Len() {
-		case 0:
-			return scoring.Object()
-		case 1:
+	if args.Kind() == scoring.KindArray && args.Len() > 0 {
+		if args.Len() == 1 && kwargs.Len() == 0 {
 			a := args.Index(0)
 			if a.Kind() == scoring.KindString {
-				v, _ := decodeJSON(a.StringValue(), false)
-				return v
+				a, _ = decodeJSON(a.StringValue(), false)
 			}
-			return a
+			if a.Kind() == scoring.KindObject {
+				return a, ArgumentsKnown
+			}
 		}
-		return args
+		return scoring.Value{}, ArgumentsPositional
 	}
 	if hasKW {
-		return kwargs
+		return kwargs, ArgumentsKnown
 	}
-	return w
+	if args.Kind() == scoring.KindArray {
+		// No positional and no keyword arguments: called without any.
+		return scoring.Object(), ArgumentsKnown
+	}
+	return w, ArgumentsKnown
 }
 
 // DecodeResult parses a raw tool result: JSON when it parses (one level of
@@ -373,10 +402,10 @@ func ArgumentsLikelyKnown(raw string, enc Encoding, opts DecodeOptions) bool {
 		return false
 	}
 	s := strings.TrimSpace(raw)
-	switch s {
-	case "", "N/A", "<not specified>", "null", "None":
+	if isPlaceholder(s) {
 		return false
-	case "{}":
+	}
+	if s == "{}" {
 		return opts.EmptyIsKnown
 	}
 	if enc == EncodingText {

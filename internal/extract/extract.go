@@ -143,24 +143,37 @@ type Result struct {
 type Options struct {
 	// SkipTools lists framework-internal tool names that are not tool calls
 	// (ADK's "(merged tools)" wrapper, Pydantic AI's "final_result" output
-	// tool). Such spans are treated as plain GenAI spans. The list is short
-	// and read for every tool span, so it is scanned rather than hashed.
+	// tool). An entry ending in "*" names every tool whose name starts with
+	// what comes before it. Such spans are treated as plain GenAI spans.
+	// The list is short and read for every tool span, so it is scanned
+	// rather than hashed.
 	SkipTools []string
 }
 
-// DefaultSkipTools are the framework-internal tool names skipped by default.
-func DefaultSkipTools() []string { return []string{"(merged tools)", "final_result"} }
+// DefaultSkipTools are the framework-internal tool names skipped by default:
+// ADK's merged-tools wrapper, Pydantic AI's output tool, and the handoff
+// spans OpenInference records as TOOL spans for the OpenAI Agents SDK
+// ("handoff to <agent>"; the other conventions give handoffs no tool span).
+func DefaultSkipTools() []string {
+	return []string{"(merged tools)", "final_result", "handoff to *"}
+}
 
 // skips reports whether a tool span named name is not a tool call: it has no
-// name, or the name is in SkipTools. Pydantic AI names the output tool of
-// each of several output types final_result_<Type>, so when "final_result"
-// is skipped those are too.
+// name, or SkipTools names it. Pydantic AI names the output tool of each of
+// several output types final_result_<Type>, so when "final_result" is
+// skipped those are too.
 func (o *Options) skips(name string) bool {
 	if name == "" {
 		return true
 	}
-	if slices.Contains(o.SkipTools, name) {
-		return true
+	for _, e := range o.SkipTools {
+		if prefix, wild := strings.CutSuffix(e, "*"); wild {
+			if strings.HasPrefix(name, prefix) {
+				return true
+			}
+		} else if e == name {
+			return true
+		}
 	}
 	if rest, ok := strings.CutPrefix(name, "final_result_"); ok && rest != "" {
 		return slices.Contains(o.SkipTools, "final_result")
@@ -201,8 +214,14 @@ func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Option
 		if span.Status().Code() == ptrace.StatusCodeError || f.has(fErrorType) {
 			res.Call.Failed = true
 		}
-		if span.Events().Len() > 0 && !ArgumentsLikelyKnown(res.Call.Args, res.Call.Encoding, DecodeOptions{}) {
-			eventArguments(span, &res.Call)
+		if !ArgumentsLikelyKnown(res.Call.Args, res.Call.Encoding, DecodeOptions{}) {
+			// Arguments recorded outside the tool attributes (Strands).
+			if span.Events().Len() > 0 {
+				eventArguments(span, &res.Call)
+			}
+			if !ArgumentsLikelyKnown(res.Call.Args, res.Call.Encoding, DecodeOptions{}) {
+				messageArguments(attrs, &res.Call, true)
+			}
 		}
 	}
 	res.GenAI = true

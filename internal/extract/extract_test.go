@@ -196,6 +196,14 @@ func TestDecodeArguments(t *testing.T) {
 		{"python repr", `{'a': 3, 'b': True, 'c': None, 'd': [1, 'x']}`, EncodingJSONOrPython, DecodeOptions{}, `{"a":3,"b":true,"c":null,"d":[1,"x"]}`, ArgumentsKnown},
 		{"traceloop kwargs", `{"args": [], "kwargs": {"location": "Seattle, WA"}}`, EncodingTraceloop, DecodeOptions{}, `{"location":"Seattle, WA"}`, ArgumentsKnown},
 		{"traceloop js args string", `{"args":["{\"city\":\"Paris\"}"]}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+		{"traceloop js args object", `{"args":[{"city":"Paris"}],"kwargs":{}}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+		{"traceloop positional", `{"args": ["Paris", "celsius"], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+		{"traceloop one positional string", `{"args": ["ZZZZ"], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+		{"traceloop one positional number", `{"args": [3]}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+		{"traceloop positional and keyword", `{"args": ["Paris"], "kwargs": {"unit": "celsius"}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+		{"traceloop no arguments", `{"args": [], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
+		{"traceloop no arguments, no kwargs", `{"args": []}`, EncodingTraceloop, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
+		{"openinference hidden inputs", `__REDACTED__`, EncodingJSONOrPython, DecodeOptions{}, ``, ArgumentsPlaceholder},
 		{"traceloop langchain inputs", `{"input_str": "{'a': 3}", "inputs": {"a": 3}, "tags": []}`, EncodingTraceloop, DecodeOptions{}, `{"a":3}`, ArgumentsKnown},
 		{"text", `ZZZZ`, EncodingText, DecodeOptions{}, `"ZZZZ"`, ArgumentsKnown},
 	}
@@ -390,7 +398,49 @@ func TestClassifySpanShapes(t *testing.T) {
 		assert.Equal(t, ArgumentsKnown, st)
 		assert.Equal(t, `{}`, v.JSON())
 	})
-	for name, skipped := range map[string]bool{"final_result": true, "final_result_Weather": true, "final_result_": false, "final_results": false, "(merged tools)": true} {
+	t.Run("OpenInference handoff span is not a tool call", func(t *testing.T) {
+		// openinference-instrumentation-openai-agents: a TOOL span per
+		// handoff, input.value the agent handing off, output.value the one
+		// taking over.
+		r := classifyOne(t, "openinference.instrumentation.openai_agents", func(s ptrace.Span) {
+			s.SetName("handoff to stock_agent")
+			s.Attributes().PutStr("openinference.span.kind", "TOOL")
+			s.Attributes().PutStr("tool.name", "handoff to stock_agent")
+			s.Attributes().PutStr("input.value", "triage_agent")
+			s.Attributes().PutStr("output.value", "stock_agent")
+		})
+		assert.NotEqual(t, KindTool, r.Kind)
+		assert.True(t, r.GenAI)
+	})
+	t.Run("OpenInference hidden inputs are unknown arguments", func(t *testing.T) {
+		r := classifyOne(t, "openinference.instrumentation.openai_agents", func(s ptrace.Span) {
+			s.SetName("get_weather")
+			s.Attributes().PutStr("openinference.span.kind", "TOOL")
+			s.Attributes().PutStr("tool.name", "get_weather")
+			s.Attributes().PutStr("input.value", "__REDACTED__")
+		})
+		require.Equal(t, KindTool, r.Kind)
+		_, st := DecodeArguments(r.Call.Args, r.Call.Encoding, DecodeOptions{})
+		assert.Equal(t, ArgumentsPlaceholder, st)
+	})
+	t.Run("Strands messages as span attributes (Langfuse mode)", func(t *testing.T) {
+		r := classifyOne(t, "strands.telemetry.tracer", func(s ptrace.Span) {
+			s.SetName("execute_tool get_weather")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "get_weather")
+			a.PutStr("gen_ai.tool.call.id", "tooluse_1")
+			a.PutStr("gen_ai.input.messages", `[{"role":"tool","parts":[{"type":"tool_call","name":"get_weather","id":"tooluse_1","arguments":{"city":"Paris","unit":"celsius"}}]}]`)
+			a.PutStr("gen_ai.output.messages", `[{"role":"tool","parts":[{"type":"tool_call_response","id":"tooluse_1","response":[{"text":"ok"}]}]}]`)
+		})
+		require.Equal(t, KindTool, r.Kind)
+		assert.Equal(t, `{"city":"Paris","unit":"celsius"}`, args(r))
+		assert.Contains(t, r.Call.Result, "tool_call_response")
+	})
+	for name, skipped := range map[string]bool{
+		"final_result": true, "final_result_Weather": true, "final_result_": false, "final_results": false, "(merged tools)": true,
+		"handoff to stock_agent": true, "handoff": false, "handoff_to_agent": false,
+	} {
 		t.Run("skip "+name, func(t *testing.T) {
 			r := classifyOne(t, "pydantic-ai", func(s ptrace.Span) {
 				s.SetName("execute_tool " + name)
