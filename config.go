@@ -30,7 +30,7 @@ type Config struct {
 	// SkipTools lists framework-internal tool names that are not real tool
 	// calls; an entry ending in "*" names every tool that starts with what
 	// comes before it. Default: ["(merged tools)", "final_result",
-	// "handoff to *"].
+	// "final_answer", "handoff to *"].
 	SkipTools []string `mapstructure:"skip_tools"`
 	// LocalRoots scores a run that has no agent span at its local root: a
 	// span (other than a tool or agent span) whose span flags mark its

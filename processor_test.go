@@ -308,6 +308,22 @@ func TestGoldenTraces(t *testing.T) {
 			// Strands' Langfuse mode: the messages are span attributes.
 			"invoke_agent weather": {"paris_trip": pass, "stock_must_succeed": stockErr},
 		}},
+		{"captures/constructed-openinference-smolagents.json", "paris", map[string]map[string]ruleResult{
+			// smolagents: input.value is the Python call record; the
+			// final_answer tool ends the run and is not a call (this run
+			// gave no unit).
+			"ToolCallingAgent.run": {"paris_trip": {score: 0.75}, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-google-adk-python-2025-tool-raised.json", "paris", map[string]map[string]ruleResult{
+			// The tool that raised left only its span name and error status
+			// (its arguments unknown; this run gave no unit).
+			"agent_run [weather_agent]": {"paris_trip": {score: 0.75}, "stock_must_succeed": stockErr},
+		}},
+		{"captures/constructed-pydantic-ai-v2.json", "paris", map[string]map[string]ruleResult{
+			// Format 2: "running tool" spans also marked execute_tool, the
+			// arguments in tool_arguments (this run gave no unit).
+			"agent run": {"paris_trip": {score: 0.75}, "stock_must_succeed": stockErr},
+		}},
 		{"captures/constructed-mcp.json", "paris", map[string]map[string]ruleResult{
 			// Three records of each call (execute_tool, MCP client, MCP
 			// server) count once.

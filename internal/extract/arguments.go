@@ -216,6 +216,11 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		if state != ArgumentsKnown {
 			return v, state
 		}
+		if isCallWrapper(v) {
+			if v, state = unwrapTraceloop(v); state != ArgumentsKnown {
+				return scoring.Value{}, state
+			}
+		}
 	default:
 		var state ArgumentState
 		v, state = decodeJSON(s, false)
@@ -240,6 +245,9 @@ func DecodeArgumentsDocument(raw string, enc Encoding, opts DecodeOptions, dp *s
 	s := strings.TrimSpace(raw)
 	if len(s) < 2 || s[0] != '{' {
 		return scoring.Document{}, false
+	}
+	if enc == EncodingJSONOrPython && strings.Contains(s, `"kwargs"`) {
+		return scoring.Document{}, false // maybe a call record (isCallWrapper)
 	}
 	doc, err := dp.Parse(s)
 	if err != nil || (!opts.EmptyIsKnown && doc.Len() == 0) {
@@ -322,9 +330,31 @@ func looksLikeJSON(s string) bool {
 	return strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")
 }
 
+// isCallWrapper reports the {"args": [...], "kwargs": {...}} record of a
+// Python call that OpenInference's smolagents instrumentation writes in
+// input.value (with smolagents' own sanitize_inputs_outputs flag beside
+// them), rather than the tool's arguments.
+func isCallWrapper(v scoring.Value) bool {
+	if v.Kind() != scoring.KindObject {
+		return false
+	}
+	args, hasArgs := v.Get("args")
+	kwargs, hasKW := v.Get("kwargs")
+	if !hasArgs || !hasKW || args.Kind() != scoring.KindArray || kwargs.Kind() != scoring.KindObject {
+		return false
+	}
+	_, sanitize := v.Get("sanitize_inputs_outputs")
+	n := 2
+	if sanitize {
+		n++
+	}
+	return v.Len() == n
+}
+
 // unwrapTraceloop extracts the real arguments from OpenLLMetry wrappers:
-// {"args": [...], "kwargs": {...}} from decorators, and
-// {"input_str": ..., "inputs": {...}} from the LangChain instrumentation.
+// {"args": [...], "kwargs": {...}} from decorators,
+// {"input_str": ..., "inputs": {...}} from the LangChain instrumentation and
+// {"tool_name": ..., "arguments": {...}} from the MCP instrumentation.
 // A decorator's keyword arguments are the arguments; positional ones carry
 // no parameter names (ArgumentsPositional), except a JavaScript tool's
 // single argument, which is the arguments object (or its JSON text).
@@ -337,6 +367,15 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 	}
 	if in, ok := w.Get("inputs"); ok && in.Kind() == scoring.KindObject {
 		return in, ArgumentsKnown
+	}
+	if _, ok := w.Get("tool_name"); ok && w.Len() == 2 {
+		// The MCP instrumentation's {"tool_name", "arguments"} record.
+		if a, ok := w.Get("arguments"); ok {
+			if a.Kind() == scoring.KindString {
+				a, _ = decodeJSON(a.StringValue(), false)
+			}
+			return a, ArgumentsKnown
+		}
 	}
 	kwargs, hasKW := w.Get("kwargs")
 	args, hasArgs := w.Get("args")

@@ -195,7 +195,7 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 			break
 		}
 	}
-	for _, id := range []fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult} {
+	for _, id := range []fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult, fPydanticResponse} {
 		if f.has(id) {
 			c.Result, _ = f.raw(id, EncodingJSON)
 			break
@@ -230,6 +230,9 @@ var argumentSources = [...]struct {
 	{fTLEntityInput, EncodingTraceloop},
 	{fAIToolArgs, EncodingJSON},
 	{fSpringToolArgs, EncodingJSON},
+	// Pydantic AI's format 2 names its tool span "running tool" but
+	// also marks it execute_tool.
+	{fPydanticArgs, EncodingJSON},
 }
 
 // mcpTool reads an MCP tools/call client or server span (semconv >= 1.39).

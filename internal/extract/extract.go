@@ -151,11 +151,12 @@ type Options struct {
 }
 
 // DefaultSkipTools are the framework-internal tool names skipped by default:
-// ADK's merged-tools wrapper, Pydantic AI's output tool, and the handoff
+// ADK's merged-tools wrapper, Pydantic AI's and smolagents' tools that end
+// a run with its answer, and the handoff
 // spans OpenInference records as TOOL spans for the OpenAI Agents SDK
 // ("handoff to <agent>"; the other conventions give handoffs no tool span).
 func DefaultSkipTools() []string {
-	return []string{"(merged tools)", "final_result", "handoff to *"}
+	return []string{"(merged tools)", "final_result", "final_answer", "handoff to *"}
 }
 
 // skips reports whether a tool span named name is not a tool call: it has no
@@ -181,12 +182,46 @@ func (o *Options) skips(name string) bool {
 	return false
 }
 
+// bareToolSpanName returns the tool of a span named as the GenAI
+// conventions name tool executions, "execute_tool {tool}".
+func bareToolSpanName(name string) (string, bool) {
+	if len(name) <= len("execute_tool ") || name[0] != 'e' {
+		return "", false // every ordinary span's name, at the cost of a byte test
+	}
+	return strings.CutPrefix(name, "execute_tool ")
+}
+
+// bareToolCall is the call of a tool span known by its name alone: Google
+// ADK (2025) sets a tool span's attributes after the tool returns, so a
+// tool that raised leaves only the name and an error status. Its arguments
+// are unknown.
+func bareToolCall(span ptrace.Span, scope pcommon.InstrumentationScope, name string, opts *Options) Result {
+	conv := scopeConvention(scope)
+	if opts.skips(name) {
+		return Result{GenAI: true, Convention: conv}
+	}
+	c := Call{
+		Name: name, Convention: conv,
+		Start: uint64(span.StartTimestamp()), End: uint64(span.EndTimestamp()),
+		Failed: span.Status().Code() == ptrace.StatusCodeError,
+	}
+	return Result{Kind: KindTool, GenAI: true, Convention: conv, Call: c}
+}
+
 // Ordinary reports whether span is certainly not a GenAI span: no key of
-// its attributes marks one and its name is no agent span's. Classify returns
+// its attributes marks one and its name is no agent or tool span's. Classify returns
 // the zero Result for exactly these spans; a caller that passes over most
 // spans checks this first and builds no Result for them.
 func Ordinary(span ptrace.Span) bool {
-	return !hasGenAIKey(span.Attributes()) && !isAgentSpanName(span.Name())
+	if hasGenAIKey(span.Attributes()) {
+		return false
+	}
+	name := span.Name()
+	if isAgentSpanName(name) {
+		return false
+	}
+	_, tool := bareToolSpanName(name)
+	return !tool
 }
 
 // Classify reports what role span plays and, for a tool span, extracts the
@@ -194,11 +229,14 @@ func Ordinary(span ptrace.Span) bool {
 func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options) Result {
 	attrs := span.Attributes()
 	if !hasGenAIKey(attrs) {
-		// No GenAI attribute at all: only agent spans known by their name
-		// alone can match (Google ADK's 2025 agent_run spans carry no
-		// attributes).
+		// No GenAI attribute at all: only spans known by their name alone
+		// can match (Google ADK's 2025 agent_run spans carry no
+		// attributes, nor its execute_tool spans of tools that raised).
 		if isAgentSpanName(span.Name()) {
 			return Result{Kind: KindAgent, GenAI: true, Convention: scopeConvention(scope)}
+		}
+		if name, ok := bareToolSpanName(span.Name()); ok {
+			return bareToolCall(span, scope, name, opts)
 		}
 		return Result{}
 	}

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // readTraces reads an OTLP/JSON trace file (file-exporter framing).
@@ -175,39 +176,48 @@ func TestClassifyTraces(t *testing.T) {
 	}
 }
 
+// decodeCases are argument texts with what DecodeArguments makes of them.
+var decodeCases = []struct {
+	name  string
+	raw   string
+	enc   Encoding
+	opts  DecodeOptions
+	want  string
+	state ArgumentState
+}{
+	{"json", `{"a":1}`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
+	{"double encoded", `"{\"a\":1}"`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
+	{"plain string argument", `"Mexico City"`, EncodingJSON, DecodeOptions{}, `"Mexico City"`, ArgumentsKnown},
+	{"empty object is a placeholder", `{}`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+	{"empty object when capture is on", `{}`, EncodingJSON, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
+	{"not specified", `<not specified>`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+	{"N/A", `N/A`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+	{"truncated", `{"query":"a very long que`, EncodingJSON, DecodeOptions{}, ``, ArgumentsTruncated},
+	{"absent", ``, EncodingAbsent, DecodeOptions{}, ``, ArgumentsAbsent},
+	{"python repr", `{'a': 3, 'b': True, 'c': None, 'd': [1, 'x']}`, EncodingJSONOrPython, DecodeOptions{}, `{"a":3,"b":true,"c":null,"d":[1,"x"]}`, ArgumentsKnown},
+	{"traceloop kwargs", `{"args": [], "kwargs": {"location": "Seattle, WA"}}`, EncodingTraceloop, DecodeOptions{}, `{"location":"Seattle, WA"}`, ArgumentsKnown},
+	{"traceloop js args string", `{"args":["{\"city\":\"Paris\"}"]}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+	{"traceloop js args object", `{"args":[{"city":"Paris"}],"kwargs":{}}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+	{"traceloop positional", `{"args": ["Paris", "celsius"], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+	{"traceloop one positional string", `{"args": ["ZZZZ"], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+	{"traceloop one positional number", `{"args": [3]}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+	{"traceloop positional and keyword", `{"args": ["Paris"], "kwargs": {"unit": "celsius"}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
+	{"traceloop no arguments", `{"args": [], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
+	{"traceloop no arguments, no kwargs", `{"args": []}`, EncodingTraceloop, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
+	{"openinference hidden inputs", `__REDACTED__`, EncodingJSONOrPython, DecodeOptions{}, ``, ArgumentsPlaceholder},
+	{"smolagents call record", `{"args": [], "sanitize_inputs_outputs": true, "kwargs": {"city": "Paris"}}`, EncodingJSONOrPython, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+	{"smolagents positional call", `{"args": ["Paris"], "sanitize_inputs_outputs": false, "kwargs": {}}`, EncodingJSONOrPython, DecodeOptions{}, ``, ArgumentsPositional},
+	{"arguments named kwargs", `{"kwargs": {"a": 1}, "b": 2}`, EncodingJSONOrPython, DecodeOptions{}, `{"kwargs":{"a":1},"b":2}`, ArgumentsKnown},
+	{"arguments named args and kwargs", `{"args": [1], "kwargs": {"a": 1}, "c": 3}`, EncodingJSONOrPython, DecodeOptions{}, `{"args":[1],"kwargs":{"a":1},"c":3}`, ArgumentsKnown},
+	{"traceloop langchain inputs", `{"input_str": "{'a': 3}", "inputs": {"a": 3}, "tags": []}`, EncodingTraceloop, DecodeOptions{}, `{"a":3}`, ArgumentsKnown},
+	{"text", `ZZZZ`, EncodingText, DecodeOptions{}, `"ZZZZ"`, ArgumentsKnown},
+	{"traceloop mcp record", `{"tool_name": "get_weather", "arguments": {"city": "Paris"}}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+	{"traceloop mcp record, arguments as text", `{"tool_name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
+	{"traceloop arguments named tool_name", `{"tool_name": "x", "limit": 3}`, EncodingTraceloop, DecodeOptions{}, `{"tool_name":"x","limit":3}`, ArgumentsKnown},
+}
+
 func TestDecodeArguments(t *testing.T) {
-	tests := []struct {
-		name  string
-		raw   string
-		enc   Encoding
-		opts  DecodeOptions
-		want  string
-		state ArgumentState
-	}{
-		{"json", `{"a":1}`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
-		{"double encoded", `"{\"a\":1}"`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
-		{"plain string argument", `"Mexico City"`, EncodingJSON, DecodeOptions{}, `"Mexico City"`, ArgumentsKnown},
-		{"empty object is a placeholder", `{}`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
-		{"empty object when capture is on", `{}`, EncodingJSON, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
-		{"not specified", `<not specified>`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
-		{"N/A", `N/A`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
-		{"truncated", `{"query":"a very long que`, EncodingJSON, DecodeOptions{}, ``, ArgumentsTruncated},
-		{"absent", ``, EncodingAbsent, DecodeOptions{}, ``, ArgumentsAbsent},
-		{"python repr", `{'a': 3, 'b': True, 'c': None, 'd': [1, 'x']}`, EncodingJSONOrPython, DecodeOptions{}, `{"a":3,"b":true,"c":null,"d":[1,"x"]}`, ArgumentsKnown},
-		{"traceloop kwargs", `{"args": [], "kwargs": {"location": "Seattle, WA"}}`, EncodingTraceloop, DecodeOptions{}, `{"location":"Seattle, WA"}`, ArgumentsKnown},
-		{"traceloop js args string", `{"args":["{\"city\":\"Paris\"}"]}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
-		{"traceloop js args object", `{"args":[{"city":"Paris"}],"kwargs":{}}`, EncodingTraceloop, DecodeOptions{}, `{"city":"Paris"}`, ArgumentsKnown},
-		{"traceloop positional", `{"args": ["Paris", "celsius"], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
-		{"traceloop one positional string", `{"args": ["ZZZZ"], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
-		{"traceloop one positional number", `{"args": [3]}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
-		{"traceloop positional and keyword", `{"args": ["Paris"], "kwargs": {"unit": "celsius"}}`, EncodingTraceloop, DecodeOptions{}, ``, ArgumentsPositional},
-		{"traceloop no arguments", `{"args": [], "kwargs": {}}`, EncodingTraceloop, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
-		{"traceloop no arguments, no kwargs", `{"args": []}`, EncodingTraceloop, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
-		{"openinference hidden inputs", `__REDACTED__`, EncodingJSONOrPython, DecodeOptions{}, ``, ArgumentsPlaceholder},
-		{"traceloop langchain inputs", `{"input_str": "{'a': 3}", "inputs": {"a": 3}, "tags": []}`, EncodingTraceloop, DecodeOptions{}, `{"a":3}`, ArgumentsKnown},
-		{"text", `ZZZZ`, EncodingText, DecodeOptions{}, `"ZZZZ"`, ArgumentsKnown},
-	}
-	for _, tt := range tests {
+	for _, tt := range decodeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			v, st := DecodeArguments(tt.raw, tt.enc, tt.opts)
 			assert.Equal(t, tt.state, st)
@@ -216,6 +226,27 @@ func TestDecodeArguments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDecodeArgumentsDocument checks that the document path, which the
+// native scorer reads, takes only texts that decode to known arguments, and
+// indexes them as the same value.
+func TestDecodeArgumentsDocument(t *testing.T) {
+	var dp scoring.DocumentParser
+	taken := 0
+	for _, tt := range decodeCases {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, ok := DecodeArgumentsDocument(tt.raw, tt.enc, tt.opts, &dp)
+			if !ok {
+				return
+			}
+			taken++
+			require.Equal(t, ArgumentsKnown, tt.state)
+			v := doc.Value()
+			assert.Equal(t, tt.want, v.JSON())
+		})
+	}
+	assert.Positive(t, taken)
 }
 
 func TestNameFromSpanName(t *testing.T) {
@@ -398,6 +429,30 @@ func TestClassifySpanShapes(t *testing.T) {
 		assert.Equal(t, ArgumentsKnown, st)
 		assert.Equal(t, `{}`, v.JSON())
 	})
+	t.Run("ADK execute_tool span of a tool that raised has no attributes", func(t *testing.T) {
+		r := classifyOne(t, "gcp.vertex.agent", func(s ptrace.Span) {
+			s.SetName("execute_tool lookup_stock")
+			s.Status().SetCode(ptrace.StatusCodeError)
+		})
+		require.Equal(t, KindTool, r.Kind)
+		assert.Equal(t, "lookup_stock", r.Call.Name)
+		assert.True(t, r.Call.Failed)
+		assert.Equal(t, ConventionADK, r.Convention)
+		assert.Equal(t, "?", args(r))
+	})
+	t.Run("Pydantic AI format 2 running tool marked execute_tool", func(t *testing.T) {
+		r := classifyOne(t, "pydantic-ai", func(s ptrace.Span) {
+			s.SetName("running tool")
+			a := s.Attributes()
+			a.PutStr("gen_ai.operation.name", "execute_tool")
+			a.PutStr("gen_ai.tool.name", "get_weather")
+			a.PutStr("tool_arguments", `{"city":"Paris"}`)
+			a.PutStr("tool_response", `sunny`)
+		})
+		require.Equal(t, KindTool, r.Kind)
+		assert.Equal(t, `{"city":"Paris"}`, args(r))
+		assert.Equal(t, "sunny", r.Call.Result)
+	})
 	t.Run("OpenInference handoff span is not a tool call", func(t *testing.T) {
 		// openinference-instrumentation-openai-agents: a TOOL span per
 		// handoff, input.value the agent handing off, output.value the one
@@ -439,7 +494,7 @@ func TestClassifySpanShapes(t *testing.T) {
 	})
 	for name, skipped := range map[string]bool{
 		"final_result": true, "final_result_Weather": true, "final_result_": false, "final_results": false, "(merged tools)": true,
-		"handoff to stock_agent": true, "handoff": false, "handoff_to_agent": false,
+		"handoff to stock_agent": true, "handoff": false, "handoff_to_agent": false, "final_answer": true,
 	} {
 		t.Run("skip "+name, func(t *testing.T) {
 			r := classifyOne(t, "pydantic-ai", func(s ptrace.Span) {
