@@ -166,8 +166,9 @@ const (
 	// ArgumentsTruncated means the text ended inside a JSON value.
 	ArgumentsTruncated
 	// ArgumentsPositional means they were recorded by position, without
-	// the parameters' names (an OpenLLMetry decorator called with
-	// positional arguments), so they cannot be checked by name.
+	// the parameters' names (a Python call record from an OpenLLMetry
+	// decorator or OpenInference's smolagents instrumentation), so they
+	// cannot be checked by name.
 	ArgumentsPositional
 )
 
@@ -435,7 +436,8 @@ func DecodeResult(raw string, conv Convention) (scoring.Value, bool) {
 // ArgumentsLikelyKnown tells, without parsing, whether DecodeArguments will
 // probably find arguments: they are present, not a placeholder, and JSON
 // objects and arrays are closed. It feeds the extracted-calls metric, which
-// is recorded for every tool span; scoring decodes for real.
+// is recorded for every tool span; scoring decodes for real (and finds,
+// for one, that a call record holds positional arguments).
 func ArgumentsLikelyKnown(raw string, enc Encoding, opts DecodeOptions) bool {
 	if enc == EncodingAbsent {
 		return false
