@@ -72,8 +72,9 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value) {
 // Agents records them: gen_ai.tool.message (content) and gen_ai.choice
 // (message) in its default mode, or the tool_call part of
 // gen_ai.client.inference.operation.details in its latest-semconv mode.
+// Classify calls it only when the tool attributes gave no arguments.
 func eventArguments(span ptrace.Span, c *Call) {
-	need := !ArgumentsLikelyKnown(c.Args, c.Encoding, DecodeOptions{})
+	need := true
 	for _, ev := range span.Events().All() {
 		attrs := ev.Attributes()
 		switch ev.Name() {
