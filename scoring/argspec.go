@@ -37,16 +37,25 @@ type argNode struct {
 	checks int
 	// want describes what the node expects, for mismatch reports.
 	want string
+	// plainText, for the one-pass check on text (evaluateText): every key
+	// of an object node, every string of a literal, is written in JSON as
+	// its bytes between quotes (no quote, backslash or control character),
+	// and a literal holds no object.
+	plainText bool
 }
 
 // hasField reports whether an object node checks the member named key.
-func (n *argNode) hasField(key string) bool {
+func (n *argNode) hasField(key string) bool { return n.fieldIndex(key) >= 0 }
+
+// fieldIndex returns the index of the object node's check of the member
+// named key, or -1.
+func (n *argNode) fieldIndex(key string) int {
 	for i := range n.fields {
 		if n.fields[i].key == key {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 type argField struct {
@@ -201,8 +210,10 @@ func countChecks(n *argNode) int {
 	switch n.kind {
 	case nodeObject:
 		n.checks = 0
+		n.plainText = true
 		for _, f := range n.fields {
 			n.checks += countChecks(f.node)
+			n.plainText = n.plainText && isPlainString(f.key)
 		}
 	case nodeArray:
 		n.checks = 0
@@ -221,9 +232,33 @@ func countChecks(n *argNode) int {
 		}
 	default:
 		n.checks = 1
+		n.plainText = n.kind == nodeLiteral && isPlainLiteral(&n.lit)
 	}
 	return n.checks
 }
+
+// isPlainLiteral reports whether v is a scalar or an array of scalars whose
+// strings are plain (isPlainString).
+func isPlainLiteral(v *Value) bool {
+	switch v.kind {
+	case KindString:
+		return isPlainString(v.str)
+	case KindArray:
+		for i := range v.items {
+			if k := v.items[i].kind; k == KindArray || k == KindObject || !isPlainLiteral(&v.items[i]) {
+				return false
+			}
+		}
+		return true
+	case KindObject:
+		return false
+	}
+	return true
+}
+
+// isPlainString reports whether s is written in JSON as its own bytes
+// between quotes.
+func isPlainString(s string) bool { return plainRunEnd(s, 0) == len(s) }
 
 // mismatchKind says which kind of argument check failed.
 type mismatchKind uint8
@@ -306,6 +341,11 @@ type argTally struct {
 	// record turns on mismatch collection (the second, reporting pass).
 	record     bool
 	mismatches []ArgMismatch
+	// parser, when set, indexes deferred documents the one-pass check
+	// does not cover; its store is reused from evaluation to evaluation.
+	parser *DocumentParser
+	// invalid reports a deferred document that is not JSON.
+	invalid bool
 }
 
 func (t *argTally) miss(n *argNode, got *Value, kind mismatchKind) {

@@ -8,6 +8,17 @@ func (s *argSpec) evaluateDocument(d *Document, t *argTally) float64 {
 	if s.root == nil {
 		return 1
 	}
+	if d.deferred {
+		if score, ok := s.evaluateText(d.text, t); ok {
+			return score
+		}
+		indexed, err := t.index(d.text)
+		if err != nil {
+			t.invalid = true
+			return 0
+		}
+		d = &indexed
+	}
 	if d.tree != nil || len(d.toks) == 0 {
 		return s.evaluate(d.Value(), t)
 	}
@@ -83,4 +94,14 @@ func (s *argSpec) evalDocumentObject(n *argNode, d *Document, i int32, t *argTal
 			}
 		}
 	}
+}
+
+// index indexes deferred document text with the tally's parser, whose
+// store the index reuses until the next call, or with a parser of its own.
+func (t *argTally) index(text string) (Document, error) {
+	if t.parser == nil {
+		return new(DocumentParser).Parse(text)
+	}
+	t.parser.Reset()
+	return t.parser.Parse(text)
 }

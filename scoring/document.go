@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"errors"
 	"math"
 	"strconv"
 )
@@ -20,7 +21,23 @@ type Document struct {
 	// object with an escaped or repeated key, or too many keys to check for
 	// repeats. Such a document is read as a tree.
 	tree *Value
+	// deferred marks a document not parsed yet (see [DeferredDocument]):
+	// toks and tree are nil.
+	deferred bool
 }
+
+// ErrInvalidDocument is the error of a native scorer's result when a
+// deferred document it had to read is not JSON. The caller that deferred
+// the parse scores the calls again with their arguments decoded.
+var ErrInvalidDocument = errors.New("deferred arguments are not JSON")
+
+// DeferredDocument returns the document of s without parsing it. The
+// native scorer checks the arguments on the text in one pass when the
+// check is a plain comparison that passes, and indexes the text for the
+// other checks; other readers get the tree [Parse] builds. Text that is
+// not JSON is found when it is read: the native scorer then returns
+// [ErrInvalidDocument], and [Document.Value] the undefined value.
+func DeferredDocument(s string) Document { return Document{text: s, deferred: true} }
 
 // docToken is one value of a document, or one object key. An object's
 // token is followed by its members, each a key token and then the value's
@@ -258,6 +275,10 @@ func (d *Document) Text() string { return d.text }
 
 // Value returns the document as a Value tree, as [Parse] returns it.
 func (d *Document) Value() Value {
+	if d.deferred {
+		v, _ := Parse(d.text)
+		return v
+	}
 	if d.tree != nil {
 		return *d.tree
 	}
@@ -269,6 +290,9 @@ func (d *Document) Value() Value {
 
 // Kind returns the document's JSON type (undefined for the zero Document).
 func (d *Document) Kind() Kind {
+	if d.deferred {
+		return textKind(d.text)
+	}
 	if d.tree != nil {
 		return d.tree.kind
 	}
@@ -281,6 +305,10 @@ func (d *Document) Kind() Kind {
 // Len returns the number of members of an object document or elements of
 // an array document; 0 for other documents.
 func (d *Document) Len() int {
+	if d.deferred {
+		v := d.Value()
+		return v.Len()
+	}
 	if d.tree != nil {
 		return d.tree.Len()
 	}
@@ -288,6 +316,28 @@ func (d *Document) Len() int {
 		return 0
 	}
 	return d.count(0)
+}
+
+// textKind returns the JSON type of text Parse accepts, from its first
+// byte.
+func textKind(s string) Kind {
+	i := skipSpace(s, 0)
+	if i >= len(s) {
+		return KindUndefined
+	}
+	switch c := s[i]; c {
+	case '{':
+		return KindObject
+	case '[':
+		return KindArray
+	case '"':
+		return KindString
+	case 't', 'f':
+		return KindBool
+	case 'n':
+		return KindNull
+	}
+	return KindNumber
 }
 
 // count returns the number of members of the object, or elements of the
@@ -377,7 +427,11 @@ func (d *Document) keyIs(k int32, key string) bool {
 // scalar kind (a string written without escapes, a number or a boolean);
 // decided is false for any other pair, which the caller compares otherwise.
 func (d *Document) scalarEquals(i int32, lit *Value) (equal, decided bool) {
-	t := &d.toks[i]
+	return tokenEquals(d.text, &d.toks[i], lit)
+}
+
+// tokenEquals is [Document.scalarEquals] for token t of text.
+func tokenEquals(text string, t *docToken, lit *Value) (equal, decided bool) {
 	if t.kind != lit.kind {
 		return false, false
 	}
@@ -386,16 +440,16 @@ func (d *Document) scalarEquals(i int32, lit *Value) (equal, decided bool) {
 		if t.flags&tokEscaped != 0 {
 			return false, false
 		}
-		return t.inner(d.text) == lit.str, true
+		return t.inner(text) == lit.str, true
 	case KindNumber:
-		text := d.text[t.start:t.end]
-		if lit.str != "" && text == lit.str {
+		num := text[t.start:t.end]
+		if lit.str != "" && num == lit.str {
 			return true, true
 		}
-		v, _ := numberValue(text, t.flags&tokInt != 0)
+		v, _ := numberValue(num, t.flags&tokInt != 0)
 		return numbersEqual(&v, lit), true
 	case KindBool:
-		return (d.text[t.start] == 't') == lit.b, true
+		return (text[t.start] == 't') == lit.b, true
 	}
 	return false, false
 }

@@ -82,31 +82,10 @@ func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
 			depth++
 			i, wantKey = j, kind == KindObject
 			continue
-		case c == '"':
-			j := plainStrEnd(s, i+1)
-			if j < len(s) && s[j] == '"' {
-				j++
-			} else if j, ok = escapedStrEnd(s, j); ok {
-				tok.flags = tokEscaped
-			} else {
-				return toks, false
-			}
-			tok.kind, tok.end = KindString, int32(j)
-		case c == '-' || (c >= '0' && c <= '9'):
-			j, isInt, valid := numberEnd(s, i)
-			if !valid {
-				return toks, false
-			}
-			tok.kind, tok.end = KindNumber, int32(j)
-			if isInt {
-				tok.flags = tokInt
-			}
 		default:
-			kind, n := literalAt(s, i)
-			if n == 0 {
+			if !scalarToken(s, i, &tok) {
 				return toks, false
 			}
-			tok.kind, tok.end = kind, int32(i+n)
 		}
 		toks = append(toks, tok)
 		i = int(tok.end)
@@ -137,6 +116,40 @@ func scanDocument(s string, toks []docToken) (_ []docToken, ok bool) {
 			return toks, false
 		}
 	}
+}
+
+// scalarToken completes tok, started at i, as the string, number, true,
+// false or null written there; it reports false for anything else (a
+// container, malformed text).
+func scalarToken(s string, i int, tok *docToken) bool {
+	switch c := s[i]; {
+	case c == '"':
+		j := plainStrEnd(s, i+1)
+		if j < len(s) && s[j] == '"' {
+			j++
+		} else if end, ok := escapedStrEnd(s, j); ok {
+			j, tok.flags = end, tokEscaped
+		} else {
+			return false
+		}
+		tok.kind, tok.end = KindString, int32(j)
+	case c == '-' || (c >= '0' && c <= '9'):
+		j, isInt, valid := numberEnd(s, i)
+		if !valid {
+			return false
+		}
+		tok.kind, tok.end = KindNumber, int32(j)
+		if isInt {
+			tok.flags = tokInt
+		}
+	default:
+		kind, n := literalAt(s, i)
+		if n == 0 {
+			return false
+		}
+		tok.kind, tok.end = kind, int32(i+n)
+	}
+	return true
 }
 
 // plainStrEnd returns the index of the first byte from j that ends a run
@@ -250,4 +263,87 @@ func repeatedKey(s string, toks []docToken, obj int32, key string) bool {
 		}
 	}
 	return false
+}
+
+// skipDepth is how deeply skipValue nests containers, one bit each.
+const skipDepth = 64
+
+// skipValue returns the index after the value written at i, checking its
+// syntax as Parse does; ok is false for malformed text and for containers
+// nested skipDepth deep. It is scanDocument's loop without an index: the
+// open containers are bits of one word (set for an object).
+func skipValue(s string, i int) (end int, ok bool) {
+	var objects uint64
+	depth := 0
+	wantKey := false
+	for {
+		if wantKey {
+			if i >= len(s) || s[i] != '"' {
+				return i, false
+			}
+			var key docToken
+			if !scalarToken(s, i, &key) {
+				return i, false
+			}
+			if i = skipSpace(s, int(key.end)); i >= len(s) || s[i] != ':' {
+				return i, false
+			}
+			i = skipSpace(s, i+1)
+			wantKey = false
+		}
+
+		// A value starts at i.
+		if i >= len(s) {
+			return i, false
+		}
+		if c := s[i]; c == '{' || c == '[' {
+			closing := byte(']')
+			if c == '{' {
+				closing = '}'
+			}
+			j := skipSpace(s, i+1)
+			if j < len(s) && s[j] == closing {
+				i = j + 1 // empty
+			} else if depth == skipDepth {
+				return i, false
+			} else {
+				objects &^= 1 << depth
+				if c == '{' {
+					objects |= 1 << depth
+				}
+				depth++
+				i, wantKey = j, c == '{'
+				continue
+			}
+		} else {
+			var tok docToken
+			if !scalarToken(s, i, &tok) {
+				return i, false
+			}
+			i = int(tok.end)
+		}
+
+		// After a value: close containers, then a comma leads to the next
+		// element or member, or the value ends.
+		for {
+			if depth == 0 {
+				return i, true
+			}
+			if i = skipSpace(s, i); i >= len(s) {
+				return i, false
+			}
+			obj := objects>>(depth-1)&1 == 1
+			c := s[i]
+			if c == ',' {
+				i, wantKey = skipSpace(s, i+1), obj
+				break
+			}
+			if (c == '}' && obj) || (c == ']' && !obj) {
+				depth--
+				i++
+				continue
+			}
+			return i, false
+		}
+	}
 }

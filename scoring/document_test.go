@@ -185,6 +185,8 @@ func TestNativeReadsDocumentsAsTrees(t *testing.T) {
 		{Calls: []ExpectedCall{withMatcher(withMatcher(want("get_weather", ""), "filters.tags[*]", map[string]any{"type": "string"}), "days", map[string]any{"range": map[string]any{"gte": 2}})}},
 		{Calls: []ExpectedCall{withMatcher(want("get_weather", `{"city":"Paris"}`), "filters.tags[1]", map[string]any{"equals": "b"})}},
 		{Calls: []ExpectedCall{want("get_weather", `{"list":[{"x":1,"y":[2]},"z"]}`)}},
+		{Calls: []ExpectedCall{want("get_weather", `{"city":"Paris","unit":null,"tags":[null,true,1.5,"a"],"empty":[],"none":{}}`)}},
+		{ExtraArgs: ExtraPenalize, Calls: []ExpectedCall{want("get_weather", `{"filters":{"tags":["a","b"]}}`)}},
 	}
 	actual := []string{
 		`{"city":"Paris","days":3,"filters":{"unit":"celsius","tags":["a","b"]}}`,
@@ -193,22 +195,33 @@ func TestNativeReadsDocumentsAsTrees(t *testing.T) {
 		`{"city":"Par\u0069s","days":1e0,"filters":{"unit":null,"tags":"a"}}`,
 		`{"city":"Paris","city":"Lyon"}`,
 		`{}`, `[]`, `"Paris"`,
+		`{"city":"Paris","unit":null,"tags":[null,true,1.5,"a"],"empty":[],"none":{},"x":{"y":[{"z":"\n"}]}}`,
+		`{"city":"Paris","unit":null,"tags":[null,true,15e-1,"a"],"empty":[ ],"none":{ },"x":1,"x":2}`,
+		`{"ci\u0074y":"Paris","days":3,"filters":{"unit":"celsius","tags":["a","b"]}}`,
+		`{"filters":{"tags":["a","b"],"tags":["a","b"]}}`,
+		`{"filters":{"tags":["a","b","c"]}}`,
+		`{"filters":{"tags":["a"]},"more":[1,{"k":"v"}]}`,
+		` { "city" : "Paris" , "days" : 3 , "filters" : { "unit" : "celsius" , "tags" : [ "a" , "b" ] } } `,
 	}
 	for ei, exp := range exps {
 		for _, a := range actual {
 			texts := []string{a, `{"city":"Paris"}`}
-			var trees, docs []Call
+			var trees, docs, deferred []Call
 			var dp DocumentParser
 			for _, text := range texts {
 				trees = append(trees, call("get_weather", text))
 				doc, err := dp.Parse(text)
 				require.NoError(t, err)
 				docs = append(docs, Call{Name: "get_weather", ArgsDoc: &doc})
+				d := DeferredDocument(text)
+				deferred = append(deferred, Call{Name: "get_weather", ArgsDoc: &d})
 			}
 			s, err := NewNative(exp, 0.5)
 			require.NoError(t, err)
 			ctx := context.Background()
-			require.Equal(t, s.Score(ctx, NumberCalls(trees)), s.Score(ctx, NumberCalls(docs)), "expectation %d, actual %s", ei, a)
+			fromTrees := s.Score(ctx, NumberCalls(trees))
+			require.Equal(t, fromTrees, s.Score(ctx, NumberCalls(docs)), "expectation %d, actual %s", ei, a)
+			require.Equal(t, fromTrees, s.Score(ctx, NumberCalls(deferred)), "deferred: expectation %d, actual %s", ei, a)
 		}
 	}
 }
@@ -222,4 +235,46 @@ func FuzzDocumentParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		checkDocumentAgrees(t, s)
 	})
+}
+
+// FuzzSkipValue checks that skipValue, which skips members the one-pass
+// argument check does not read, accepts a whole text exactly when Parse
+// does, except text nested skipDepth deep, which it leaves to the index.
+func FuzzSkipValue(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":null}],"c":"\u00e9"}`, `{"a":1,"a":2}`, `[1,2`, `"x"`, `{"k\"":true}`,
+		` {"a" : [ ] , "b":{ }} `, `[1,]`, `{"a":1,}`, `{"a" 1}`, `01`, `-`, `1.e3`, `"\ud800"`, `"a` + "\x01" + `"`, `{}}`, `[[[[]]]]`, `nul`, `truex`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, err := Parse(s)
+		end, ok := skipValue(s, skipSpace(s, 0))
+		whole := ok && skipSpace(s, end) == len(s)
+		if whole && err != nil {
+			t.Fatalf("skipValue accepts %q, which Parse rejects: %v", s, err)
+		}
+		if !whole && err == nil && nesting(s) < skipDepth {
+			t.Fatalf("skipValue rejects %q, which parses", s)
+		}
+	})
+}
+
+// nesting returns the deepest bracket nesting of s, counting brackets
+// outside strings.
+func nesting(s string) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -40,7 +40,7 @@ func fuzzScorers(t testing.TB) []Scorer {
 // FuzzScore decodes random bytes into a list of calls (names from a small
 // vocabulary, JSON arguments cut from the input) and runs every scorer: no
 // panic, every score in [0, 1], and the same result when the arguments are
-// given as documents.
+// given as documents, indexed or deferred.
 func FuzzScore(f *testing.F) {
 	f.Add([]byte(`{"q":"go","n":3}|{"q":"gone"}|{"symbol":"ZZZZ"}`), uint8(3), uint8(7))
 	f.Add([]byte(`{"filter":{"a":1.0,"b":[1,2]}}|[1,"x",null]|"plain"|{"tags":["a",1]}`), uint8(9), uint8(200))
@@ -74,17 +74,25 @@ func FuzzScore(f *testing.F) {
 			start = i + 1
 		}
 		withDocs := make([]Call, len(calls))
+		deferred := make([]Call, len(calls))
+		deferredDocs := make([]Document, len(calls))
 		for k, c := range calls {
+			d := c
 			if !c.ArgsUnknown {
 				c.Args, c.ArgsDoc = Value{}, &docs[k]
+				deferredDocs[k] = DeferredDocument(docs[k].Text())
+				d.Args, d.ArgsDoc = Value{}, &deferredDocs[k]
 			}
-			withDocs[k] = c
+			withDocs[k], deferred[k] = c, d
 		}
 		for _, s := range scorers {
 			res := s.Score(context.Background(), calls)
 			// Every scorer reads arguments given as documents the same.
 			if got := s.Score(context.Background(), withDocs); !reflect.DeepEqual(res, got) {
 				t.Fatalf("%s: documents scored %+v, trees %+v", s.Name(), got, res)
+			}
+			if got := s.Score(context.Background(), deferred); !reflect.DeepEqual(res, got) {
+				t.Fatalf("%s: deferred documents scored %+v, trees %+v", s.Name(), got, res)
 			}
 			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
 				t.Fatalf("%s: score %v outside [0, 1] for %d calls", s.Name(), res.Score, len(calls))

@@ -174,6 +174,10 @@ type scoreScratch struct {
 	mmFrom, mmTo []int32
 	perm         []int
 	tally        argTally
+	// parser indexes deferred documents the one-pass check leaves;
+	// invalid records one that is not JSON.
+	parser  DocumentParser
+	invalid bool
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scoreScratch) }}
@@ -248,6 +252,7 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 	sc.mmFrom = growInt32s(sc.mmFrom, ne*na)
 	sc.mmTo = growInt32s(sc.mmTo, ne*na)
 	sc.mismatches = sc.mismatches[:0]
+	sc.invalid = false
 	fillInt64s(sc.weights, weightInfeasible)
 	for j := range calls {
 		g := sc.actGroup[j]
@@ -265,6 +270,10 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 		n.assignByTool(calls, sc)
 	} else {
 		n.assignInOrder(calls, sc)
+	}
+	if sc.invalid {
+		sc.releaseMismatches()
+		return errorResult(NativeName, n.threshold, ErrInvalidDocument)
 	}
 	return n.result(calls, sc)
 }
@@ -295,8 +304,9 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 		return w
 	}
 	e := &n.calls[i]
-	sc.tally = argTally{record: true, mismatches: sc.mismatches}
+	sc.tally = argTally{record: true, mismatches: sc.mismatches, parser: &sc.parser}
 	s, _, _ := n.callScore(e, &calls[j], &sc.tally)
+	sc.invalid = sc.invalid || sc.tally.invalid
 	sc.mmFrom[i*na+j] = int32(len(sc.mismatches))
 	sc.mismatches = sc.tally.mismatches
 	sc.mmTo[i*na+j] = int32(len(sc.mismatches))

@@ -1,0 +1,198 @@
+package scoring
+
+// evaluateText is [argSpec.evaluateDocument]'s one-pass path for a deferred
+// document: it checks the arguments on the text as it reads it, without an
+// index. It covers the common case, a JSON object whose expected members
+// are literal scalars, nested objects and arrays of scalars, with every
+// check passing. On anything else it reports ok false and leaves t as it
+// was, and the caller indexes the text:
+//   - a check that fails (its report needs the value);
+//   - a matcher, an array check or coercion across kinds;
+//   - an expected member missing, repeated or written with an escaped key;
+//   - any extra member when the policy counts extras.
+func (s *argSpec) evaluateText(text string, t *argTally) (score float64, ok bool) {
+	if s.root.kind != nodeObject {
+		return 0, false
+	}
+	checks := 0
+	end, ok := s.objectText(s.root, text, skipSpace(text, 0), 0, &checks)
+	if !ok || skipSpace(text, end) != len(text) {
+		return 0, false
+	}
+	t.total += checks
+	t.passed += checks
+	return s.score(t), true
+}
+
+// maxTextFields is how many members an object node may check for
+// objectText, which marks the members it has seen in a 64-bit set.
+const maxTextFields = 64
+
+// objectText checks the object written at i against object node n, adding
+// its passed checks to *checks, and returns the index after the object.
+func (s *argSpec) objectText(n *argNode, text string, i, depth int, checks *int) (end int, ok bool) {
+	if !n.plainText || len(n.fields) > maxTextFields || depth >= scanDepth || i >= len(text) || text[i] != '{' {
+		return i, false
+	}
+	var seen uint64
+	i = skipSpace(text, i+1)
+	if i < len(text) && text[i] == '}' {
+		return i + 1, len(n.fields) == 0
+	}
+	next := 0 // the expected member to look for first
+	for {
+		if i >= len(text) || text[i] != '"' {
+			return i, false
+		}
+		// Arguments usually come in the order they are expected in: the
+		// next expected key is tried on the text first. Keys are plain, so
+		// its bytes and a closing quote are that key and nothing else.
+		f, j := -1, 0
+		if next < len(n.fields) {
+			key := n.fields[next].key
+			if j = i + 1 + len(key); j < len(text) && text[j] == '"' && text[i+1:j] == key {
+				f = next
+			}
+		}
+		if f < 0 {
+			if j = plainRunEnd(text, i+1); j >= len(text) || text[j] != '"' {
+				return j, false // an escaped key
+			}
+			f = n.fieldIndex(text[i+1 : j])
+		}
+		if i = skipSpace(text, j+1); i >= len(text) || text[i] != ':' {
+			return i, false
+		}
+		i = skipSpace(text, i+1)
+		switch {
+		case f >= 0:
+			if seen&(1<<f) != 0 {
+				return i, false // repeated
+			}
+			seen |= 1 << f
+			next = f + 1
+			i, ok = s.valueText(n.fields[f].node, text, i, depth+1, checks)
+		case s.extra == ExtraAllow:
+			i, ok = skipValue(text, i)
+		default:
+			return i, false
+		}
+		if !ok {
+			return i, false
+		}
+		if i = skipSpace(text, i); i >= len(text) {
+			return i, false
+		}
+		switch text[i] {
+		case ',':
+			i = skipSpace(text, i+1)
+			continue
+		case '}':
+			// Every expected member must have been there.
+			return i + 1, seen == 1<<len(n.fields)-1
+		}
+		return i, false
+	}
+}
+
+// valueText checks the value written at i against node c, adding its
+// passed checks to *checks, and returns the index after the value.
+func (s *argSpec) valueText(c *argNode, text string, i, depth int, checks *int) (end int, ok bool) {
+	switch {
+	case c.kind == nodeObject:
+		return s.objectText(c, text, i, depth, checks)
+	case c.kind != nodeLiteral || !c.plainText || i >= len(text):
+		return i, false
+	case c.lit.kind == KindArray:
+		if s.coerce {
+			return i, false
+		}
+		end, ok = arrayText(&c.lit, text, i)
+	default:
+		end, ok = scalarText(&c.lit, text, i)
+	}
+	if ok {
+		*checks++
+	}
+	return end, ok
+}
+
+// arrayText reports whether the array written at i equals lit, a plain
+// array of scalars (isPlainLiteral), and returns the index after it.
+func arrayText(lit *Value, text string, i int) (end int, ok bool) {
+	if text[i] != '[' {
+		return i, false
+	}
+	i = skipSpace(text, i+1)
+	if i < len(text) && text[i] == ']' {
+		return i + 1, len(lit.items) == 0
+	}
+	for n := 0; ; n++ {
+		if n >= len(lit.items) || i >= len(text) {
+			return i, false
+		}
+		if i, ok = scalarText(&lit.items[n], text, i); !ok {
+			return i, false
+		}
+		if i = skipSpace(text, i); i >= len(text) {
+			return i, false
+		}
+		switch text[i] {
+		case ',':
+			i = skipSpace(text, i+1)
+			continue
+		case ']':
+			return i + 1, n+1 == len(lit.items)
+		}
+		return i, false
+	}
+}
+
+// numberByte marks the bytes that can continue a JSON number.
+var numberByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true, '.': true, 'e': true, 'E': true, '+': true, '-': true}
+
+// scalarText reports whether the scalar written at i (i < len(text))
+// equals lit, a plain scalar (isPlainLiteral), and returns the index after
+// it. A literal that is only a prefix of other text ("true" in "truex")
+// returns ok with an end the caller then finds no separator at, so the
+// check is left to the index.
+func scalarText(lit *Value, text string, i int) (end int, ok bool) {
+	switch lit.kind {
+	case KindString:
+		// A plain string is its bytes between quotes.
+		j := i + 1 + len(lit.str)
+		if text[i] == '"' && j < len(text) && text[j] == '"' && text[i+1:j] == lit.str {
+			return j + 1, true
+		}
+		return i, false
+	case KindBool:
+		return literalText(text, i, lit.b, "true", "false")
+	case KindNull:
+		return literalText(text, i, true, "null", "")
+	case KindNumber:
+		if n := len(lit.str); n > 0 && i+n <= len(text) && text[i:i+n] == lit.str && (i+n == len(text) || !numberByte[text[i+n]]) {
+			return i + n, true
+		}
+		// Written another way (3.0 for 3): compared as numbers.
+		tok := docToken{start: int32(i)}
+		if !scalarToken(text, i, &tok) {
+			return i, false
+		}
+		equal, decided := tokenEquals(text, &tok, lit)
+		return int(tok.end), equal && decided
+	}
+	return i, false
+}
+
+// literalText reports whether the text at i starts with yes (when want)
+// or no (otherwise), and returns the index after it.
+func literalText(text string, i int, want bool, yes, no string) (end int, ok bool) {
+	w := no
+	if want {
+		w = yes
+	}
+	if w != "" && len(text)-i >= len(w) && text[i:i+len(w)] == w {
+		return i + len(w), true
+	}
+	return i, false
+}
