@@ -2,6 +2,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/contexts/ottlspan"
@@ -94,8 +95,29 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	if nevals > len(evalBuf) {
 		evals = make([]evaluation, 0, nevals)
 	}
-	calls := trajectory.ScoringCalls(traj, agent, opts)
-	var pending [][2]int
+	calls, evals, pending := p.evaluate(ctx, traj, agent, opts, selected, evals)
+	if opts.Documents && invalidDocument(evals) {
+		// An argument text read as a document is not JSON: score the run
+		// again from decoded arguments, as if documents were off.
+		opts.Documents = false
+		calls, evals, pending = p.evaluate(ctx, traj, agent, opts, selected, evals[:0])
+	}
+	if len(pending) > 0 {
+		// The run outlives this frame: its evaluations move to the heap.
+		return &scoredRun{calls: calls, dropped: traj.Dropped, evals: slices.Clone(evals), pending: pending}
+	}
+	run := scoredRun{calls: calls, dropped: traj.Dropped, evals: evals}
+	p.finish(span, &run, counts)
+	return nil
+}
+
+// evaluate decodes a run's calls and runs the selected rules' scorers,
+// appending their results to evals; the deferred scorers are listed in
+// pending instead.
+func (p *tcaProcessor) evaluate(ctx context.Context, traj *trajectory.Trajectory, agent pcommon.SpanID, opts trajectory.ScoringOptions,
+	selected []int, evals []evaluation,
+) (calls []scoring.Call, _ []evaluation, pending [][2]int) {
+	calls = trajectory.ScoringCalls(traj, agent, opts)
 	for _, ri := range selected {
 		ruleCalls := p.rules[ri].Calls(calls)
 		for si, s := range p.rules[ri].Scorers {
@@ -106,13 +128,18 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 			evals = append(evals, evaluation{rule: ri, scorer: si, result: s.Score(ctx, ruleCalls), calls: ruleCalls})
 		}
 	}
-	if len(pending) > 0 {
-		// The run outlives this frame: its evaluations move to the heap.
-		return &scoredRun{calls: calls, dropped: traj.Dropped, evals: slices.Clone(evals), pending: pending}
+	return calls, evals, pending
+}
+
+// invalidDocument reports an evaluation that found a deferred argument
+// document was not JSON (scoring.ErrInvalidDocument).
+func invalidDocument(evals []evaluation) bool {
+	for i := range evals {
+		if errors.Is(evals[i].result.Err, scoring.ErrInvalidDocument) {
+			return true
+		}
 	}
-	run := scoredRun{calls: calls, dropped: traj.Dropped, evals: evals}
-	p.finish(span, &run, counts)
-	return nil
+	return false
 }
 
 // finish annotates the span with a run's evaluations and counts them.

@@ -236,26 +236,56 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 	return v, ArgumentsKnown
 }
 
-// DecodeArgumentsDocument is [DecodeArguments] for runs whose scorers read
-// documents (the native scorer): known arguments written as a JSON object,
-// the usual case, are indexed in place by dp instead of decoded into a
-// tree. ok is false in every other case, which DecodeArguments decodes.
-func DecodeArgumentsDocument(raw string, enc Encoding, opts DecodeOptions, dp *scoring.DocumentParser) (doc scoring.Document, ok bool) {
-	if enc != EncodingJSON && enc != EncodingJSONOrPython {
+// DeferredArgumentsDocument is [DecodeArguments] for runs whose scorers read
+// documents (the native scorer): arguments that may be a JSON object, the
+// usual case, are given as a deferred document (scoring.DeferredDocument),
+// which the scorer reads once, checking them as it reads. ok is false in
+// every other case, which DecodeArguments decodes, and for an empty object
+// that opts does not count as known arguments.
+//
+// The text is not parsed here. A native scorer that finds it is not JSON
+// after all returns scoring.ErrInvalidDocument, and the run is then scored
+// from DecodeArguments' trees; those agree with the documents on every text
+// that is JSON.
+func DeferredArgumentsDocument(raw string, enc Encoding, opts DecodeOptions) (doc scoring.Document, ok bool) {
+	s, ok := documentText(raw, enc)
+	if !ok {
 		return scoring.Document{}, false
+	}
+	if !opts.EmptyIsKnown && isEmptyObject(s) {
+		return scoring.Document{}, false
+	}
+	return scoring.DeferredDocument(s), true
+}
+
+// isEmptyObject reports whether s, which opens an object, is an empty
+// one: only JSON white space between its braces.
+func isEmptyObject(s string) bool {
+	for i := 1; i < len(s)-1; i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+	return s[len(s)-1] == '}'
+}
+
+// documentText returns raw without surrounding space when it may be
+// arguments written as a JSON object that a document covers: JSON text
+// opening an object, and not maybe a call record.
+func documentText(raw string, enc Encoding) (string, bool) {
+	if enc != EncodingJSON && enc != EncodingJSONOrPython {
+		return "", false
 	}
 	s := strings.TrimSpace(raw)
 	if len(s) < 2 || s[0] != '{' {
-		return scoring.Document{}, false
+		return "", false
 	}
 	if enc == EncodingJSONOrPython && strings.Contains(s, `"kwargs"`) {
-		return scoring.Document{}, false // maybe a call record (isCallWrapper)
+		return "", false // maybe a call record (isCallWrapper)
 	}
-	doc, err := dp.Parse(s)
-	if err != nil || (!opts.EmptyIsKnown && doc.Len() == 0) {
-		return scoring.Document{}, false
-	}
-	return doc, true
+	return s, true
 }
 
 // decodeJSON parses JSON, unwrapping one level of double encoding. Text that

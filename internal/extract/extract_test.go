@@ -228,16 +228,21 @@ func TestDecodeArguments(t *testing.T) {
 	}
 }
 
-// TestDecodeArgumentsDocument checks that the document path, which the
-// native scorer reads, takes only texts that decode to known arguments, and
-// indexes them as the same value.
-func TestDecodeArgumentsDocument(t *testing.T) {
-	var dp scoring.DocumentParser
-	taken := 0
+// TestDeferredArgumentsDocument checks that the document path, which the
+// native scorer reads, takes only texts that decode to known arguments when
+// they are JSON, and reads them as the same value. (Text it takes that is
+// not JSON makes the scorer report scoring.ErrInvalidDocument, and the run
+// is scored from DecodeArguments' trees.)
+func TestDeferredArgumentsDocument(t *testing.T) {
+	taken, notJSON := 0, 0
 	for _, tt := range decodeCases {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, ok := DecodeArgumentsDocument(tt.raw, tt.enc, tt.opts, &dp)
+			doc, ok := DeferredArgumentsDocument(tt.raw, tt.enc, tt.opts)
 			if !ok {
+				return
+			}
+			if _, err := scoring.Parse(doc.Text()); err != nil {
+				notJSON++
 				return
 			}
 			taken++
@@ -247,6 +252,7 @@ func TestDecodeArgumentsDocument(t *testing.T) {
 		})
 	}
 	assert.Positive(t, taken)
+	assert.Positive(t, notJSON, "no decode case covers text the scorer finds is not JSON")
 }
 
 func TestNameFromSpanName(t *testing.T) {

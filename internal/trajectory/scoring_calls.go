@@ -16,8 +16,11 @@ type ScoringOptions struct {
 	// SkipArguments leaves arguments undecoded (and marked unknown), for
 	// runs whose scorers do not read them.
 	SkipArguments bool
-	// Documents gives arguments written as JSON objects as documents
-	// (scoring.Call.ArgsDoc), which the native scorer reads in place.
+	// Documents gives arguments that may be JSON objects as deferred
+	// documents (scoring.Call.ArgsDoc), which the native scorer reads in
+	// place. Their text is not parsed here: a scorer that finds one is not
+	// JSON returns scoring.ErrInvalidDocument, and the run must then be
+	// scored again without documents.
 	Documents bool
 	// Scratch, when set, holds the calls returned and their documents, so
 	// that scoring run after run reuses the same memory. The calls are then
@@ -65,7 +68,7 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 		state := extract.ArgumentsAbsent
 		switch {
 		case opts.SkipArguments:
-		case docs.docs != nil && docs.parse(c, opts.Decode, i):
+		case docs.docs != nil && docs.deferArgs(c, opts.Decode, i):
 			doc, state = &docs.docs[i], extract.ArgumentsKnown
 		default:
 			args, state = extract.DecodeArguments(c.Args, c.Encoding, opts.Decode)
@@ -99,10 +102,8 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 	return out
 }
 
-// documents holds the argument documents of one run's calls; their indexes
-// share one store.
+// documents holds the argument documents of one run's calls.
 type documents struct {
-	parser scoring.DocumentParser
 	// docs are the run's documents (nil when arguments are not given as
 	// documents); store is the memory they reuse.
 	docs, store []scoring.Document
@@ -113,13 +114,6 @@ type documents struct {
 func (d *documents) init(calls []Call) {
 	d.docs = resize(d.store, len(calls))
 	d.store = d.docs
-	size := 0
-	for i := range calls {
-		size += len(calls[i].Args)
-	}
-	// A JSON value or key takes about five bytes of text.
-	d.parser.Reset()
-	d.parser.Grow(size/4 + len(calls))
 }
 
 // resize returns s with length n, reusing its memory (a stack buffer, the
@@ -131,10 +125,10 @@ func resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// parse indexes call i's arguments as document i, reporting whether they
-// are known arguments a document covers.
-func (d *documents) parse(c *Call, opts extract.DecodeOptions, i int) bool {
-	doc, ok := extract.DecodeArgumentsDocument(c.Args, c.Encoding, opts, &d.parser)
+// deferArgs makes call i's arguments document i, reporting whether they may be
+// known arguments a document covers (extract.DeferredArgumentsDocument).
+func (d *documents) deferArgs(c *Call, opts extract.DecodeOptions, i int) bool {
+	doc, ok := extract.DeferredArgumentsDocument(c.Args, c.Encoding, opts)
 	d.docs[i] = doc
 	return ok
 }
