@@ -80,18 +80,11 @@ func (s *argSpec) objectText(n *argNode, text string, i, depth int, checks *int)
 		if !ok {
 			return i, false
 		}
-		if i = skipSpace(text, i); i >= len(text) {
-			return i, false
-		}
-		switch text[i] {
-		case ',':
-			i = skipSpace(text, i+1)
-			continue
-		case '}':
+		done := false
+		if i, done, ok = separator(text, i, '}'); !ok || done {
 			// Every expected member must have been there.
-			return i + 1, seen == 1<<len(n.fields)-1
+			return i, ok && seen == 1<<len(n.fields)-1
 		}
-		return i, false
 	}
 }
 
@@ -134,18 +127,27 @@ func arrayText(lit *Value, text string, i int) (end int, ok bool) {
 		if i, ok = scalarText(&lit.items[n], text, i); !ok {
 			return i, false
 		}
-		if i = skipSpace(text, i); i >= len(text) {
-			return i, false
+		done := false
+		if i, done, ok = separator(text, i, ']'); !ok || done {
+			return i, ok && n+1 == len(lit.items)
 		}
-		switch text[i] {
-		case ',':
-			i = skipSpace(text, i+1)
-			continue
-		case ']':
-			return i + 1, n+1 == len(lit.items)
-		}
-		return i, false
 	}
+}
+
+// separator reads what follows a member or element that ends before i: a
+// comma, after which the next one starts at next, or closing (done), after
+// which next is. ok is false for anything else.
+func separator(text string, i int, closing byte) (next int, done, ok bool) {
+	if i = skipSpace(text, i); i >= len(text) {
+		return i, false, false
+	}
+	switch text[i] {
+	case ',':
+		return skipSpace(text, i+1), false, true
+	case closing:
+		return i + 1, true, true
+	}
+	return i, false, false
 }
 
 // numberByte marks the bytes that can continue a JSON number.
