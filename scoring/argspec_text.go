@@ -168,9 +168,12 @@ func scalarText(lit *Value, text string, i int) (end int, ok bool) {
 		}
 		return i, false
 	case KindBool:
-		return literalText(text, i, lit.b, "true", "false")
+		if lit.b {
+			return literalText(text, i, "true")
+		}
+		return literalText(text, i, "false")
 	case KindNull:
-		return literalText(text, i, true, "null", "")
+		return literalText(text, i, "null")
 	case KindNumber:
 		if n := len(lit.str); n > 0 && i+n <= len(text) && text[i:i+n] == lit.str && (i+n == len(text) || !numberByte[text[i+n]]) {
 			return i + n, true
@@ -186,15 +189,11 @@ func scalarText(lit *Value, text string, i int) (end int, ok bool) {
 	return i, false
 }
 
-// literalText reports whether the text at i starts with yes (when want)
-// or no (otherwise), and returns the index after it.
-func literalText(text string, i int, want bool, yes, no string) (end int, ok bool) {
-	w := no
-	if want {
-		w = yes
-	}
-	if w != "" && len(text)-i >= len(w) && text[i:i+len(w)] == w {
-		return i + len(w), true
+// literalText reports whether the text at i starts with word, and returns
+// the index after it.
+func literalText(text string, i int, word string) (end int, ok bool) {
+	if len(text)-i >= len(word) && text[i:i+len(word)] == word {
+		return i + len(word), true
 	}
 	return i, false
 }

@@ -83,6 +83,11 @@ func TestNativeReportsInvalidDeferredDocument(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := DeferredDocument(tt.text)
+			kind := KindObject
+			if _, err := Parse(tt.text); err != nil {
+				kind = KindUndefined // as Value reads it
+			}
+			require.Equal(t, kind, doc.Kind())
 			res := s.Score(context.Background(), NumberCalls([]Call{{Name: tt.tool, ArgsDoc: &doc}}))
 			require.Equal(t, tt.invalid, errors.Is(res.Err, ErrInvalidDocument), "result %+v", res)
 			if tt.invalid {

@@ -291,7 +291,8 @@ func (d *Document) Value() Value {
 // Kind returns the document's JSON type (undefined for the zero Document).
 func (d *Document) Kind() Kind {
 	if d.deferred {
-		return textKind(d.text)
+		v := d.Value()
+		return v.Kind()
 	}
 	if d.tree != nil {
 		return d.tree.kind
@@ -316,28 +317,6 @@ func (d *Document) Len() int {
 		return 0
 	}
 	return d.count(0)
-}
-
-// textKind returns the JSON type of text Parse accepts, from its first
-// byte.
-func textKind(s string) Kind {
-	i := skipSpace(s, 0)
-	if i >= len(s) {
-		return KindUndefined
-	}
-	switch c := s[i]; c {
-	case '{':
-		return KindObject
-	case '[':
-		return KindArray
-	case '"':
-		return KindString
-	case 't', 'f':
-		return KindBool
-	case 'n':
-		return KindNull
-	}
-	return KindNumber
 }
 
 // count returns the number of members of the object, or elements of the
