@@ -61,6 +61,11 @@ func (n *argNode) fieldIndex(key string) int {
 type argField struct {
 	key  string
 	node *argNode
+	// text holds, when node is a literal evaluateText can compare as text,
+	// the member as it is most often written: compactly ("city":"Paris",
+	// "tags":["a","b"]) and as Python's json.dumps writes it ("city":
+	// "Paris", "tags": ["a", "b"]). Both are empty otherwise.
+	text [2]string
 }
 
 // argSpec is the compiled argument specification of one expected call.
@@ -211,9 +216,11 @@ func countChecks(n *argNode) int {
 	case nodeObject:
 		n.checks = 0
 		n.plainText = true
-		for _, f := range n.fields {
+		for i := range n.fields {
+			f := &n.fields[i]
 			n.checks += countChecks(f.node)
 			n.plainText = n.plainText && isPlainString(f.key)
+			f.text = memberTemplates(f.key, f.node)
 		}
 	case nodeArray:
 		n.checks = 0

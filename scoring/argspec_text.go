@@ -1,13 +1,23 @@
 package scoring
 
+import (
+	"math"
+	"strings"
+)
+
 // evaluateText is [argSpec.evaluateDocument]'s one-pass path for a deferred
 // document: it checks the arguments on the text as it reads it, without an
 // index. It covers the common case, a JSON object whose expected members
 // are literal scalars, nested objects and arrays of scalars, with every
-// check passing. On anything else it reports ok false and leaves t as it
-// was, and the caller indexes the text:
+// check passing. A member written exactly as expected, compactly or as
+// Python's json.dumps writes it ("city":"Paris", "tags": ["a", "b"]), is
+// decided by one comparison with a template built when the expectation was
+// compiled (argField.text); other members are read token by token. On
+// anything else it reports ok false and leaves t as it was, and the caller
+// indexes the text:
 //   - a check that fails (its report needs the value);
-//   - a matcher, an array check or coercion across kinds;
+//   - a matcher, an array path, or coercion across kinds;
+//   - an array under coercion not written as its template;
 //   - an expected member missing, repeated or written with an escaped key;
 //   - any extra member when the policy counts extras.
 func (s *argSpec) evaluateText(text string, t *argTally) (score float64, ok bool) {
@@ -44,41 +54,48 @@ func (s *argSpec) objectText(n *argNode, text string, i, depth int, checks *int)
 		if i >= len(text) || text[i] != '"' {
 			return i, false
 		}
-		// Arguments usually come in the order they are expected in: the
-		// next expected key is tried on the text first. Keys are plain, so
-		// its bytes and a closing quote are that key and nothing else.
-		f, j := -1, 0
+		// Arguments usually come in the order they are expected in, written
+		// compactly or as Python writes them: the next expected member's
+		// templates are tried on the text first.
+		f, end := -1, 0
 		if next < len(n.fields) {
-			key := n.fields[next].key
-			if j = i + 1 + len(key); j < len(text) && text[j] == '"' && text[i+1:j] == key {
-				f = next
+			fl := &n.fields[next]
+			if f, end = next, fl.compactText(text, i); end == 0 {
+				end = fl.spacedText(text, i)
 			}
 		}
-		if f < 0 {
-			if j = plainRunEnd(text, i+1); j >= len(text) || text[j] != '"' {
-				return j, false // an escaped key
+		if end == 0 {
+			var j int
+			if f, j = n.keyText(text, i, next); j < 0 {
+				return i, false // an escaped key
 			}
-			f = n.fieldIndex(text[i+1 : j])
+			if f >= 0 && f != next {
+				end = n.fields[f].memberText(text, i)
+			}
+			if end == 0 {
+				if i, ok = s.memberValue(n, f, text, j, depth, checks); !ok {
+					return i, false
+				}
+			}
 		}
-		if i = skipSpace(text, j+1); i >= len(text) || text[i] != ':' {
-			return i, false
-		}
-		i = skipSpace(text, i+1)
-		switch {
-		case f >= 0:
+		if f >= 0 {
 			if seen&(1<<f) != 0 {
 				return i, false // repeated
 			}
 			seen |= 1 << f
 			next = f + 1
-			i, ok = s.valueText(n.fields[f].node, text, i, depth+1, checks)
-		case s.extra == ExtraAllow:
-			i, ok = skipValue(text, i)
-		default:
-			return i, false
 		}
-		if !ok {
-			return i, false
+		if end > 0 {
+			*checks++
+			i = end
+		}
+		// A comma or the closing brace right after the member is the common
+		// case; separator reads the rest.
+		if i < len(text) && text[i] == ',' {
+			if i++; i < len(text) && text[i] <= ' ' {
+				i = skipSpace(text, i)
+			}
+			continue
 		}
 		done := false
 		if i, done, ok = separator(text, i, '}'); !ok || done {
@@ -86,6 +103,111 @@ func (s *argSpec) objectText(n *argNode, text string, i, depth int, checks *int)
 			return i, ok && seen == 1<<len(n.fields)-1
 		}
 	}
+}
+
+// keyText reads the key written at i (text[i] is its opening quote) and
+// returns the index of the field it names, or -1, and the index after its
+// closing quote, or -1 for an escaped key. The key of field next, the one
+// expected next, is tried first: keys are plain, so its bytes and a closing
+// quote are that key and nothing else.
+func (n *argNode) keyText(text string, i, next int) (f, end int) {
+	if next < len(n.fields) {
+		key := n.fields[next].key
+		if j := i + 1 + len(key); j < len(text) && text[j] == '"' && text[i+1:j] == key {
+			return next, j + 1
+		}
+	}
+	j := plainRunEnd(text, i+1)
+	if j >= len(text) || text[j] != '"' {
+		return -1, -1
+	}
+	return n.fieldIndex(text[i+1 : j]), j + 1
+}
+
+// memberValue reads the colon after a member's key, which ends before i,
+// and checks its value against field f of n (or, for f -1, skips it when
+// the policy allows extras), returning the index after the value.
+func (s *argSpec) memberValue(n *argNode, f int, text string, i, depth int, checks *int) (end int, ok bool) {
+	if i = skipSpace(text, i); i >= len(text) || text[i] != ':' {
+		return i, false
+	}
+	i = skipSpace(text, i+1)
+	switch {
+	case f >= 0:
+		return s.valueText(n.fields[f].node, text, i, depth+1, checks)
+	case s.extra == ExtraAllow:
+		return skipValue(text, i)
+	}
+	return i, false
+}
+
+// memberTemplates returns argField.text for the member key checked by n.
+func memberTemplates(key string, n *argNode) (t [2]string) {
+	if n.kind != nodeLiteral || !n.plainText || !isPlainString(key) || !exactJSON(&n.lit) {
+		return t
+	}
+	compact, spaced := n.lit.JSON(), n.lit.JSON()
+	if n.lit.kind == KindArray {
+		items := make([]string, len(n.lit.items))
+		for i := range n.lit.items {
+			items[i] = n.lit.items[i].JSON()
+		}
+		spaced = "[" + strings.Join(items, ", ") + "]"
+	}
+	return [2]string{`"` + key + `":` + compact, `"` + key + `": ` + spaced}
+}
+
+// exactJSON reports whether v is a scalar or array of scalars whose JSON
+// text reads back as v: not undefined, and no number JSON cannot write
+// (NaN, infinities).
+func exactJSON(v *Value) bool {
+	switch v.kind {
+	case KindString, KindBool, KindNull:
+		return true
+	case KindNumber:
+		return !math.IsNaN(v.num) && !math.IsInf(v.num, 0)
+	case KindArray:
+		for i := range v.items {
+			if k := v.items[i].kind; k == KindArray || k == KindObject || !exactJSON(&v.items[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// memberText returns the index after field f's member written at i as one
+// of its templates (argField.text), or 0 when it is not written so.
+func (f *argField) memberText(text string, i int) int {
+	if end := f.compactText(text, i); end > 0 {
+		return end
+	}
+	return f.spacedText(text, i)
+}
+
+// compactText is memberText for the member written compactly. A member is
+// always followed by a comma or a brace, and a number must end where its
+// template does: "days":1 is not the member "days":10.
+func (f *argField) compactText(text string, i int) int {
+	t := f.text[0]
+	if end := i + len(t); t != "" && end < len(text) && text[i:end] == t && !numberByte[text[end]] {
+		return end
+	}
+	return 0
+}
+
+// spacedText is memberText for the member written as Python writes it,
+// with a space after the key's colon.
+func (f *argField) spacedText(text string, i int) int {
+	t := f.text[1]
+	if k := i + len(f.key) + 3; t == "" || k >= len(text) || text[k] != ' ' {
+		return 0
+	}
+	if end := i + len(t); end < len(text) && text[i:end] == t && !numberByte[text[end]] {
+		return end
+	}
+	return 0
 }
 
 // valueText checks the value written at i against node c, adding its

@@ -83,6 +83,43 @@ func BenchmarkNative10x10(b *testing.B) {
 	}
 }
 
+// BenchmarkNativeDeferred measures the native scorer on the processor's
+// benchmark run: 5 in-order calls whose arguments are deferred documents,
+// checked on their text. "spaced" writes them as Python's json.dumps does
+// (", " and ": "), "extra" adds a member the expectation does not name.
+func BenchmarkNativeDeferred(b *testing.B) {
+	shapes := []struct{ name, format string }{
+		{"compact", `{"city":"Paris","days":%d,"filters":{"unit":"celsius","tags":["a","b"]}}`},
+		{"spaced", `{"city": "Paris", "days": %d, "filters": {"unit": "celsius", "tags": ["a", "b"]}}`},
+		{"extra", `{"city":"Paris","days":%d,"lang":"fr","filters":{"unit":"celsius","tags":["a","b"]}}`},
+	}
+	for _, shape := range shapes {
+		b.Run(shape.name, func(b *testing.B) {
+			var exp []ExpectedCall
+			calls := make([]Call, 5)
+			docs := make([]Document, 5)
+			for i := range calls {
+				tool := fmt.Sprintf("tool_%d", i)
+				exp = append(exp, ExpectedCall{Name: tool, Args: mustParse(fmt.Sprintf(shapes[0].format, i))})
+				docs[i] = DeferredDocument(fmt.Sprintf(shape.format, i))
+				calls[i] = Call{Name: tool, ArgsDoc: &docs[i], Position: i}
+			}
+			s, err := NewNative(Expectation{Calls: exp, Order: OrderInOrder}, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if r := s.Score(ctx, calls); r.Err != nil || r.Score != 1 {
+				b.Fatalf("score %v, err %v", r.Score, r.Err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Score(ctx, calls)
+			}
+		})
+	}
+}
+
 // BenchmarkProfiles measures every peer profile on the typical 10 × 10
 // trajectory with nested arguments.
 func BenchmarkProfiles(b *testing.B) {

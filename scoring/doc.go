@@ -11,9 +11,10 @@
 // or a [Document] (Call.ArgsDoc): the text plus a flat index, which the native
 // scorer checks in place without building a tree. Every scorer gives the
 // same result for either form. A [DeferredDocument] is the text alone: the
-// native scorer checks plain comparisons in one read of it and indexes it
-// only for other checks; if it is not JSON, the native scorer returns
-// [ErrInvalidDocument].
+// native scorer checks plain comparisons in one read of it (a member
+// written exactly as expected, compactly or as Python writes JSON, in one
+// comparison) and indexes it only for other checks; if it is not JSON, the
+// native scorer returns [ErrInvalidDocument].
 //
 // The registered scorers are the native scorer ("native", the default) and
 // one profile per peer scorer, each reproducing that peer's code exactly so

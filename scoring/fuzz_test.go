@@ -20,6 +20,7 @@ func fuzzScorers(t testing.TB) []Scorer {
 		{Order: OrderInOrder, ExtraCalls: ExtraPenalize, Calls: []ExpectedCall{{Name: "find"}, {Name: "search"}, {Name: "find", Args: MustValueOf(map[string]any{"filter": map[string]any{"a": 1}})}}},
 		{Order: OrderExact, Calls: []ExpectedCall{{Name: "lookup_stock", Args: MustValueOf(map[string]any{"symbol": "ZZZZ"})}}},
 		{Calls: []ExpectedCall{{Name: "search", Matchers: []PathMatcher{{Path: "q", Matcher: Regex(mustRegexp("^g"))}, {Path: "tags[*]", Matcher: OfType("string")}}}}},
+		{CoerceStrings: true, Calls: []ExpectedCall{{Name: "find", Args: MustValueOf(map[string]any{"tags": []any{"a", 1.5, true, nil}, "k": "v"})}}},
 	}
 	var out []Scorer
 	for _, name := range ScorerNames() {
@@ -45,6 +46,10 @@ func FuzzScore(f *testing.F) {
 	f.Add([]byte(`{"q":"go","n":3}|{"q":"gone"}|{"symbol":"ZZZZ"}`), uint8(3), uint8(7))
 	f.Add([]byte(`{"filter":{"a":1.0,"b":[1,2]}}|[1,"x",null]|"plain"|{"tags":["a",1]}`), uint8(9), uint8(200))
 	f.Add([]byte(`{}|{"q":{"$gte":18}}|{`), uint8(1), uint8(0))
+	// Written as Python's json.dumps writes it, and members that only start
+	// as the expected ones do.
+	f.Add([]byte(`{"n": 3, "q": "go"}|{"filter": {"a": 1}}|{"n":30,"q":"go"}|{"symbol": "ZZZZ", "x": [1, 2]}`), uint8(0), uint8(0))
+	f.Add([]byte(`{"k":"v","tags":["a",1.5,true,null]}|{"k": "v", "tags": ["a", 1.5, true, null]}|{"tags":["a",1.5,true,null,1]}`), uint8(3), uint8(0))
 	scorers := fuzzScorers(f)
 	f.Fuzz(func(t *testing.T, data []byte, nameSeed, flags uint8) {
 		var calls []Call
