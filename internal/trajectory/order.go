@@ -35,15 +35,18 @@ func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
 // orderInto is [Order] writing the turns into turns, which has a slot per
 // call.
 func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns []int) {
-	slices.SortStableFunc(calls, func(a, b Call) int {
-		switch {
-		case a.Start != b.Start:
-			return cmpUint(a.Start, b.Start)
-		case a.End != b.End:
-			return cmpUint(a.End, b.End)
-		}
-		return 0
-	})
+	// Tool spans mostly arrive in the order they started.
+	if !startOrdered(calls) {
+		slices.SortStableFunc(calls, func(a, b Call) int {
+			switch {
+			case a.Start != b.Start:
+				return cmpUint(a.Start, b.Start)
+			case a.End != b.End:
+				return cmpUint(a.End, b.End)
+			}
+			return 0
+		})
+	}
 	turn := 0
 	// stepTurn maps a step span, or a (parent, model call) pair, to its
 	// turn; direct children track the end of the current overlapping run.
@@ -92,6 +95,17 @@ func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns [
 		}
 		turns[i] = remap[t]
 	}
+}
+
+// startOrdered reports whether calls are sorted by start, then end time.
+func startOrdered(calls []Call) bool {
+	for i := 1; i < len(calls); i++ {
+		a, b := &calls[i-1], &calls[i]
+		if a.Start > b.Start || a.Start == b.Start && a.End > b.End {
+			return false
+		}
+	}
+	return true
 }
 
 // turnKey identifies a turn of grouped calls: their parent span and, when

@@ -73,7 +73,10 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 		default:
 			args, state = extract.DecodeArguments(c.Args, c.Encoding, opts.Decode)
 		}
-		sc := scoring.Call{
+		// Built in place: a Call is large, and copying one in costs more
+		// than filling it.
+		sc := &out[i]
+		*sc = scoring.Call{
 			Name:        c.Name,
 			Args:        args,
 			ArgsDoc:     doc,
@@ -97,7 +100,6 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 		if opts.Durations && c.End > c.Start {
 			sc.Fields = map[string]scoring.Value{"durationMs": scoring.Number(float64(c.End-c.Start) / 1e6)}
 		}
-		out[i] = sc
 	}
 	return out
 }
