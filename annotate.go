@@ -75,11 +75,12 @@ func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 // annotate writes a run's results on its agent span: flat attributes under
 // tool_call_accuracy.* (a summary, then one group per rule, from the rule's
 // primary scorer) and one gen_ai.evaluation.result event per rule and scorer.
+// The run's tool names are listed as cfg.ToolCalls says.
 // Lists that would be empty (failed rules, missing and unexpected tools) are
 // left out. Attributes other than ours are never touched.
 func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
 	if cfg.Attributes {
-		annotateAttributes(span.Attributes(), run, rs, outs, cfg.MaxExplanationLength)
+		annotateAttributes(span.Attributes(), run, rs, outs, cfg)
 	}
 	if cfg.Events {
 		events := span.Events()
@@ -90,7 +91,7 @@ func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOut
 	}
 }
 
-func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, maxLen int) {
+func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
 	attrs.EnsureCapacity(attrs.Len() + 5 + attrsPerRule*len(run.evals))
 	names := attrs.PutEmptySlice(attrRules)
 	var failed pcommon.Slice
@@ -120,16 +121,18 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		}
 		putStrings(attrs, o.missingTools, res.Breakdown.MissingTools(rs[ev.rule].Expectation.Calls))
 		putStrings(attrs, o.unexpectedTools, unexpectedNames(&res.Breakdown, ev.calls))
-		attrs.PutStr(o.reason, explanation(res, run.dropped, maxLen))
+		attrs.PutStr(o.reason, explanation(res, run.dropped, cfg.MaxExplanationLength))
 	}
 	if scored {
 		attrs.PutDouble(attrScore, minScore)
 	}
 	attrs.PutBool(attrPassed, allPassed)
-	calls := attrs.PutEmptySlice(attrToolCalls)
-	calls.EnsureCapacity(len(run.calls))
-	for i := range run.calls {
-		calls.AppendEmpty().SetStr(run.calls[i].Name)
+	if cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && !allPassed {
+		calls := attrs.PutEmptySlice(attrToolCalls)
+		calls.EnsureCapacity(len(run.calls))
+		for i := range run.calls {
+			calls.AppendEmpty().SetStr(run.calls[i].Name)
+		}
 	}
 }
 

@@ -76,9 +76,22 @@ type OutputConfig struct {
 	Events bool `mapstructure:"events"`
 	// MaxExplanationLength truncates explanations (in bytes). Default 512.
 	MaxExplanationLength int `mapstructure:"max_explanation_length"`
+	// ToolCalls says when the run's tool names are listed in the
+	// tool_call_accuracy.tool_calls attribute: "on_failure" (the default:
+	// when tool_call_accuracy.passed is false, beside the missing and
+	// unexpected tools), "always", or "never". The calls of a passing run
+	// are its tool spans, already in the trace.
+	ToolCalls string `mapstructure:"tool_calls"`
 
 	_ struct{}
 }
+
+// Values of OutputConfig.ToolCalls.
+const (
+	ToolCallsOnFailure = "on_failure"
+	ToolCallsAlways    = "always"
+	ToolCallsNever     = "never"
+)
 
 // RuleConfig is one expectation rule.
 type RuleConfig struct {
@@ -234,6 +247,11 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.Output.MaxExplanationLength <= 0 {
 		errs = append(errs, fmt.Errorf("output.max_explanation_length: %d must be positive", cfg.Output.MaxExplanationLength))
+	}
+	switch cfg.Output.ToolCalls {
+	case ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever:
+	default:
+		errs = append(errs, fmt.Errorf("output.tool_calls: %q must be one of %s, %s, %s", cfg.Output.ToolCalls, ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever))
 	}
 	return errors.Join(errs...)
 }

@@ -34,7 +34,7 @@ func TestLoadConfig(t *testing.T) {
 		SkipTools:      []string{"(merged tools)"},
 		LocalRoots:     true,
 		Limits:         LimitsConfig{MaxOpenTrajectories: 500, MaxCallsPerTrajectory: 64, MaxAge: time.Minute, MaxTrackedTraces: 1000},
-		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200},
+		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200, ToolCalls: ToolCallsAlways},
 		Rules: []RuleConfig{{
 			Name: "weather",
 			When: []string{
@@ -81,6 +81,7 @@ func TestConfigValidationErrors(t *testing.T) {
 		{"bad_limits", `limits.max_age: 0s must be positive`},
 		{"bad_limits", `limits.max_tracked_traces: 0 must be positive`},
 		{"bad_limits", `output.max_explanation_length: 0 must be positive`},
+		{"bad_limits", `output.tool_calls: "sometimes" must be one of on_failure, always, never`},
 		{"bad_rule_name", `rules[0]: rule "Weather-Agent": name: must be lower_snake_case`},
 		{"reserved_rule_name", `rules[0]: rule "score": name: "score" is reserved for a summary attribute`},
 		{"empty_tool", `rules[0]: rule "weather": expect.calls[0].tool: must not be empty`},

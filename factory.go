@@ -46,6 +46,7 @@ func createDefaultConfig() component.Config {
 			Attributes:           true,
 			Events:               true,
 			MaxExplanationLength: 512,
+			ToolCalls:            ToolCallsOnFailure,
 		},
 	}
 }

@@ -36,6 +36,8 @@ func loadProcessorConfig(files []string, id string) (component.ID, *toolcallaccu
 		return component.ID{}, nil, fmt.Errorf("%s: %w", file, err)
 	}
 	cfg := toolcallaccuracyprocessor.NewFactory().CreateDefaultConfig().(*toolcallaccuracyprocessor.Config)
+	// A report lists every run's calls unless the file says otherwise.
+	cfg.Output.ToolCalls = toolcallaccuracyprocessor.ToolCallsAlways
 	if err := section.Unmarshal(cfg); err != nil {
 		return component.ID{}, nil, fmt.Errorf("%s: %s: %w", file, where, err)
 	}

@@ -98,6 +98,13 @@ func TestScoreDemoJSON(t *testing.T) {
 	allok := ruleOf(t, rep, "adk-go-mock-allok", "stock_lookup_succeeds")
 	assert.Equal(t, "pass", allok.Outcome)
 	assert.InDelta(t, 1, *allok.Score, 1e-9)
+	// A report lists a passing run's calls too (output.tool_calls always).
+	for _, run := range rep.Runs {
+		if run.Service == "adk-go-mock-allok" {
+			assert.True(t, run.Passed)
+			assert.Equal(t, []string{"lookup_stock", "get_weather"}, run.ToolCalls)
+		}
+	}
 
 	lc := ruleOf(t, rep, "langchain-openinference-mock", "paris_trip")
 	assert.Equal(t, "fail", lc.Outcome)
