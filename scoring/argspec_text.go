@@ -54,28 +54,14 @@ func (s *argSpec) objectText(n *argNode, text string, i, depth int, checks *int)
 		if i >= len(text) || text[i] != '"' {
 			return i, false
 		}
-		// Arguments usually come in the order they are expected in, written
-		// compactly or as Python writes them: the next expected member's
-		// templates are tried on the text first.
-		f, end := -1, 0
-		if next < len(n.fields) {
-			fl := &n.fields[next]
-			if f, end = next, fl.compactText(text, i); end == 0 {
-				end = fl.spacedText(text, i)
-			}
-		}
+		f, end := n.templateMember(text, i, next, seen)
 		if end == 0 {
 			var j int
 			if f, j = n.keyText(text, i, next); j < 0 {
 				return i, false // an escaped key
 			}
-			if f >= 0 && f != next {
-				end = n.fields[f].memberText(text, i)
-			}
-			if end == 0 {
-				if i, ok = s.memberValue(n, f, text, j, depth, checks); !ok {
-					return i, false
-				}
+			if i, ok = s.memberValue(n, f, text, j, depth, checks); !ok {
+				return i, false
 			}
 		}
 		if f >= 0 {
@@ -177,13 +163,38 @@ func exactJSON(v *Value) bool {
 	return false
 }
 
-// memberText returns the index after field f's member written at i as one
-// of its templates (argField.text), or 0 when it is not written so.
-func (f *argField) memberText(text string, i int) int {
-	if end := f.compactText(text, i); end > 0 {
-		return end
+// maxTemplateScan is how many fields templateMember tries.
+const maxTemplateScan = 16
+
+// templateMember finds the member written at i (text[i] is its key's
+// opening quote) among the templates (argField.text) of the fields not
+// seen yet, and returns the field and the index after the member, or an
+// end of 0. Arguments usually come in the order they are expected in, so
+// field next is tried first, then those after it, then those before; a
+// template is compared only when its key starts with the text's first key
+// byte.
+func (n *argNode) templateMember(text string, i, next int, seen uint64) (f, end int) {
+	if i+1 >= len(text) {
+		return -1, 0
 	}
-	return f.spacedText(text, i)
+	b := text[i+1]
+	for k := 0; k < len(n.fields) && k < maxTemplateScan; k++ {
+		f := next + k
+		if f >= len(n.fields) {
+			f -= len(n.fields)
+		}
+		fl := &n.fields[f]
+		if t := fl.text[0]; t == "" || t[1] != b || seen&(1<<f) != 0 {
+			continue
+		}
+		if end := fl.compactText(text, i); end > 0 {
+			return f, end
+		}
+		if end := fl.spacedText(text, i); end > 0 {
+			return f, end
+		}
+	}
+	return -1, 0
 }
 
 // compactText is memberText for the member written compactly. A member is
