@@ -41,13 +41,8 @@ type ruleOutput struct {
 	labels, evalNames []string
 }
 
-// attrsPerRule is how many attributes annotateAttributes writes per rule at
-// most (empty lists are left out); eventAttrs how many annotateEvent writes
-// at most.
-const (
-	attrsPerRule = 7
-	eventAttrs   = 6
-)
+// eventAttrs is how many attributes annotateEvent writes at most.
+const eventAttrs = 6
 
 func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 	out := make([]ruleOutput, len(rs))
@@ -92,7 +87,7 @@ func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOut
 }
 
 func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
-	attrs.EnsureCapacity(attrs.Len() + 5 + attrsPerRule*len(run.evals))
+	attrs.EnsureCapacity(attrs.Len() + attributeCount(run, cfg))
 	names := attrs.PutEmptySlice(attrRules)
 	var failed pcommon.Slice
 	minScore, allPassed, scored := 1.0, true, false
@@ -134,6 +129,45 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 			calls.AppendEmpty().SetStr(run.calls[i].Name)
 		}
 	}
+}
+
+// attributeCount returns how many attributes annotateAttributes writes for
+// run, so that the span's attributes grow once, to the size they need.
+func attributeCount(run *scoredRun, cfg *OutputConfig) int {
+	n := 2 // rules, passed
+	scored, failed := false, false
+	for i := range run.evals {
+		ev := &run.evals[i]
+		if ev.scorer != 0 {
+			continue
+		}
+		res := &ev.result
+		n += 4 // scorer, outcome, passed, explanation
+		if res.Outcome == scoring.OutcomePass || res.Outcome == scoring.OutcomeFail {
+			n++
+			scored = true
+		}
+		if res.Outcome != scoring.OutcomePass && res.Outcome != scoring.OutcomeNotEvaluated {
+			failed = true
+		}
+		b := &res.Breakdown
+		if len(b.Missing) > 0 {
+			n++
+		}
+		if len(b.Unexpected)+len(b.Forbidden)+len(b.Hallucinated) > 0 {
+			n++
+		}
+	}
+	if scored {
+		n++
+	}
+	if failed {
+		n++ // failed_rules
+	}
+	if cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && failed {
+		n++
+	}
+	return n
 }
 
 // unexpectedNames lists the tools of every actual call the expectation did

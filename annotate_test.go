@@ -1,11 +1,17 @@
 package toolcallaccuracyprocessor
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // TestToolCallsOutput checks when the run's tool names are listed: the
@@ -47,5 +53,54 @@ func TestToolCallsOutput(t *testing.T) {
 			assert.Equal(t, tt.want != nil, listed)
 			assert.Equal(t, tt.want, stringSlice(agent.Attributes(), attrToolCalls))
 		})
+	}
+}
+
+// TestAttributeCount checks that attributeCount, which sizes the span's
+// attributes before they are written, counts exactly what
+// annotateAttributes writes, for every outcome and list combination.
+func TestAttributeCount(t *testing.T) {
+	cfg := parisConfig(t) // paris_trip, then stock_must_succeed
+	p, err := newProcessor(processortest.NewNopSettings(NewFactory().Type()), cfg, consumertest.NewNop())
+	require.NoError(t, err)
+	calls := []scoring.Call{{Name: "get_weather"}, {Name: "lookup_stock"}, {Name: "search"}}
+	eval := func(rule, scorer int, outcome scoring.Outcome, b scoring.Breakdown) evaluation {
+		res := scoring.Result{Outcome: outcome, Score: 0.5, Breakdown: b, Explanation: "x"}
+		if outcome == scoring.OutcomeError {
+			res.Err = errors.New("boom")
+		}
+		return evaluation{rule: rule, scorer: scorer, result: res, calls: calls}
+	}
+	full := scoring.Breakdown{Missing: []int{0}, Unexpected: []int{2}}
+	tests := []struct {
+		name  string
+		evals []evaluation
+	}{
+		{"one rule passes", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{})}},
+		{"one rule fails with lists", []evaluation{eval(0, 0, scoring.OutcomeFail, full)}},
+		{"only forbidden and hallucinated calls", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{Forbidden: []int{1}, Hallucinated: []int{2}})}},
+		{"an error", []evaluation{eval(0, 0, scoring.OutcomeError, scoring.Breakdown{})}},
+		{"not evaluated", []evaluation{eval(0, 0, scoring.OutcomeNotEvaluated, scoring.Breakdown{})}},
+		{"two rules, one fails", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(1, 0, scoring.OutcomeFail, full)}},
+		{"a second scorer writes no attributes", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(0, 1, scoring.OutcomeFail, full)}},
+	}
+	for _, tt := range tests {
+		for _, mode := range []string{ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever} {
+			t.Run(tt.name+"/"+mode, func(t *testing.T) {
+				out := p.cfg.Output
+				out.ToolCalls = mode
+				outs := p.outputs
+				if tt.evals[len(tt.evals)-1].scorer == 1 {
+					// A second scorer for the first rule.
+					outs = append([]ruleOutput(nil), p.outputs...)
+					outs[0].labels = append(outs[0].labels, "mongodb")
+					outs[0].evalNames = append(outs[0].evalNames, "paris_trip/mongodb")
+				}
+				run := &scoredRun{calls: calls, evals: tt.evals}
+				attrs := pcommon.NewMap()
+				annotateAttributes(attrs, run, p.rules, outs, &out)
+				assert.Equal(t, attrs.Len(), attributeCount(run, &out), "written: %v", attrs.AsRaw())
+			})
+		}
 	}
 }
