@@ -197,25 +197,27 @@ func (n *argNode) templateMember(text string, i, next int, seen uint64) (f, end 
 	return -1, 0
 }
 
-// compactText is memberText for the member written compactly. A member is
-// always followed by a comma or a brace, and a number must end where its
-// template does: "days":1 is not the member "days":10.
+// compactText returns the index after field f's member written at i
+// compactly, or 0.
 func (f *argField) compactText(text string, i int) int {
-	t := f.text[0]
-	if end := i + len(t); t != "" && end < len(text) && text[i:end] == t && !numberByte[text[end]] {
-		return end
-	}
-	return 0
+	return templateEnd(text, i, f.text[0])
 }
 
-// spacedText is memberText for the member written as Python writes it,
-// with a space after the key's colon.
+// spacedText returns the index after field f's member written at i as
+// Python writes it, with a space after the key's colon, or 0.
 func (f *argField) spacedText(text string, i int) int {
-	t := f.text[1]
-	if k := i + len(f.key) + 3; t == "" || k >= len(text) || text[k] != ' ' {
+	if k := i + len(f.key) + 3; k >= len(text) || text[k] != ' ' {
 		return 0
 	}
-	if end := i + len(t); end < len(text) && text[i:end] == t && !numberByte[text[end]] {
+	return templateEnd(text, i, f.text[1])
+}
+
+// templateEnd returns the index after template t written at i, or 0 when
+// t is empty or not written there. A member is always followed by a comma
+// or a brace, and a number must end where its template does: "days":1 is
+// not the member "days":10.
+func templateEnd(text string, i int, t string) int {
+	if end := i + len(t); t != "" && end < len(text) && text[i:end] == t && !numberByte[text[end]] {
 		return end
 	}
 	return 0
