@@ -144,14 +144,16 @@ func memberTemplates(key string, n *argNode) (t [2]string) {
 }
 
 // exactJSON reports whether v is a scalar or array of scalars whose JSON
-// text reads back as v: not undefined, and no number JSON cannot write
-// (NaN, infinities).
+// text matches exactly the values equal to v: not undefined, no number
+// JSON cannot write (NaN, infinities), and no number of 2^53 or more,
+// which numbersEqual may compare by its digits where the template, written
+// from the float, would match a neighbour that rounds to it.
 func exactJSON(v *Value) bool {
 	switch v.kind {
 	case KindString, KindBool, KindNull:
 		return true
 	case KindNumber:
-		return !math.IsNaN(v.num) && !math.IsInf(v.num, 0)
+		return math.Abs(v.num) < 1<<53
 	case KindArray:
 		for i := range v.items {
 			if k := v.items[i].kind; k == KindArray || k == KindObject || !exactJSON(&v.items[i]) {

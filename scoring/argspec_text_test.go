@@ -43,6 +43,8 @@ func TestEvaluateTextDecides(t *testing.T) {
 		{name: "written as Python writes it", want: weather, text: `{"city": "Paris", "days": 3, "filters": {"unit": "celsius", "tags": ["a", "b"]}}`, decided: true},
 		{name: "a number that starts as expected", want: `{"days":3}`, text: `{"days":30}`},
 		{name: "a number that starts as expected, spaced", want: `{"days":3,"n":1}`, text: `{"days": 3.5, "n": 1}`},
+		{name: "an integer past 2^53 that rounds to the expected one", want: `{"id":9007199254740993}`, text: `{"id":9007199254740992}`},
+		{name: "an integer past 2^53 written as expected", want: `{"id":9007199254740993}`, text: `{"id":9007199254740993}`, decided: true},
 		{name: "a template that is only a prefix of the key", want: `{"city":"Paris"}`, text: `{"city":"Paris","cityx":1}`, decided: true},
 		{name: "an array of objects", want: `{"list":[{"x":1}]}`, text: `{"list":[{"x":1}]}`},
 		{name: "extras counted", want: `{"city":"Paris"}`, text: `{"city":"Paris","n":1}`, extra: ExtraPenalize},

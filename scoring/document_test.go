@@ -187,6 +187,8 @@ func TestNativeReadsDocumentsAsTrees(t *testing.T) {
 		{Calls: []ExpectedCall{want("get_weather", `{"list":[{"x":1,"y":[2]},"z"]}`)}},
 		{Calls: []ExpectedCall{want("get_weather", `{"city":"Paris","unit":null,"tags":[null,true,1.5,"a"],"empty":[],"none":{}}`)}},
 		{ExtraArgs: ExtraPenalize, Calls: []ExpectedCall{want("get_weather", `{"filters":{"tags":["a","b"]}}`)}},
+		// Integers past 2^53 compare by their digits, not as floats.
+		{Calls: []ExpectedCall{want("get_weather", `{"id":9007199254740993,"ids":[9007199254740993]}`)}},
 	}
 	actual := []string{
 		`{"city":"Paris","days":3,"filters":{"unit":"celsius","tags":["a","b"]}}`,
@@ -202,6 +204,9 @@ func TestNativeReadsDocumentsAsTrees(t *testing.T) {
 		`{"filters":{"tags":["a","b","c"]}}`,
 		`{"filters":{"tags":["a"]},"more":[1,{"k":"v"}]}`,
 		` { "city" : "Paris" , "days" : 3 , "filters" : { "unit" : "celsius" , "tags" : [ "a" , "b" ] } } `,
+		`{"city": "Paris", "days": 3, "filters": {"unit": "celsius", "tags": ["a", "b"]}}`,
+		`{"id":9007199254740992,"ids":[9007199254740992]}`,
+		`{"id": 9007199254740993, "ids": [9007199254740993]}`,
 	}
 	for ei, exp := range exps {
 		for _, a := range actual {
