@@ -21,6 +21,7 @@ func fuzzScorers(t testing.TB) []Scorer {
 		{Order: OrderExact, Calls: []ExpectedCall{{Name: "lookup_stock", Args: MustValueOf(map[string]any{"symbol": "ZZZZ"})}}},
 		{Calls: []ExpectedCall{{Name: "search", Matchers: []PathMatcher{{Path: "q", Matcher: Regex(mustRegexp("^g"))}, {Path: "tags[*]", Matcher: OfType("string")}}}}},
 		{CoerceStrings: true, Calls: []ExpectedCall{{Name: "find", Args: MustValueOf(map[string]any{"tags": []any{"a", 1.5, true, nil}, "k": "v"})}}},
+		{Calls: []ExpectedCall{{Name: "lookup_stock", Args: MustValueOf(map[string]any{"id": int64(9007199254740993), "n": -0.0})}}},
 	}
 	var out []Scorer
 	for _, name := range ScorerNames() {
@@ -49,6 +50,7 @@ func FuzzScore(f *testing.F) {
 	// Written as Python's json.dumps writes it, and members that only start
 	// as the expected ones do.
 	f.Add([]byte(`{"n": 3, "q": "go"}|{"filter": {"a": 1}}|{"n":30,"q":"go"}|{"symbol": "ZZZZ", "x": [1, 2]}`), uint8(0), uint8(0))
+	f.Add([]byte(`{"id":9007199254740992,"n":0}|{"id": 9007199254740993, "n": -0}|{"id":9007199254740993.0,"n":0e5}`), uint8(2), uint8(0))
 	f.Add([]byte(`{"k":"v","tags":["a",1.5,true,null]}|{"k": "v", "tags": ["a", 1.5, true, null]}|{"tags":["a",1.5,true,null,1]}`), uint8(3), uint8(0))
 	scorers := fuzzScorers(f)
 	f.Fuzz(func(t *testing.T, data []byte, nameSeed, flags uint8) {
