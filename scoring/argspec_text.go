@@ -75,8 +75,8 @@ func (s *argSpec) objectText(n *argNode, text string, i, depth int, checks *int)
 			*checks++
 			i = end
 		}
-		// A comma or the closing brace right after the member is the common
-		// case; separator reads the rest.
+		// A comma right after the member is the common case; separator
+		// reads the rest (spaces, the closing brace).
 		if i < len(text) && text[i] == ',' {
 			if i++; i < len(text) && text[i] <= ' ' {
 				i = skipSpace(text, i)
