@@ -37,15 +37,7 @@ func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
 func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns []int) {
 	// Tool spans mostly arrive in the order they started.
 	if !startOrdered(calls) {
-		slices.SortStableFunc(calls, func(a, b Call) int {
-			switch {
-			case a.Start != b.Start:
-				return cmpUint(a.Start, b.Start)
-			case a.End != b.End:
-				return cmpUint(a.End, b.End)
-			}
-			return 0
-		})
+		slices.SortStableFunc(calls, func(a, b Call) int { return startTimeOrder(&a, &b) })
 	}
 	turn := 0
 	// stepTurn maps a step span, or a (parent, model call) pair, to its
@@ -97,15 +89,25 @@ func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns [
 	}
 }
 
-// startOrdered reports whether calls are sorted by start, then end time.
+// startOrdered reports whether calls are already in startTimeOrder.
 func startOrdered(calls []Call) bool {
 	for i := 1; i < len(calls); i++ {
-		a, b := &calls[i-1], &calls[i]
-		if a.Start > b.Start || a.Start == b.Start && a.End > b.End {
+		if startTimeOrder(&calls[i-1], &calls[i]) > 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// startTimeOrder orders calls by start, then end time.
+func startTimeOrder(a, b *Call) int {
+	switch {
+	case a.Start < b.Start || a.Start == b.Start && a.End < b.End:
+		return -1
+	case a.Start == b.Start && a.End == b.End:
+		return 0
+	}
+	return 1
 }
 
 // turnKey identifies a turn of grouped calls: their parent span and, when
@@ -123,11 +125,4 @@ func modelStartsOf(models []ModelStarts, parent pcommon.SpanID) []uint64 {
 		}
 	}
 	return nil
-}
-
-func cmpUint(a, b uint64) int {
-	if a < b {
-		return -1
-	}
-	return 1
 }
