@@ -100,14 +100,13 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		names.AppendEmpty().SetStr(o.name)
 		attrs.PutStr(o.scorer, o.labels[0])
 		attrs.PutStr(o.outcome, res.Outcome.String())
-		passed := res.Outcome == scoring.OutcomePass
-		attrs.PutBool(o.passed, passed)
-		if res.Outcome == scoring.OutcomePass || res.Outcome == scoring.OutcomeFail {
+		attrs.PutBool(o.passed, res.Outcome == scoring.OutcomePass)
+		if hasScore(res.Outcome) {
 			attrs.PutDouble(o.score, res.Score)
 			minScore = min(minScore, res.Score)
 			scored = true
 		}
-		if !passed && res.Outcome != scoring.OutcomeNotEvaluated {
+		if failsRun(res.Outcome) {
 			if allPassed {
 				failed = attrs.PutEmptySlice(attrFailedRules)
 			}
@@ -122,7 +121,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		attrs.PutDouble(attrScore, minScore)
 	}
 	attrs.PutBool(attrPassed, allPassed)
-	if cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && !allPassed {
+	if cfg.listsToolCalls(allPassed) {
 		calls := attrs.PutEmptySlice(attrToolCalls)
 		calls.EnsureCapacity(len(run.calls))
 		for i := range run.calls {
@@ -143,13 +142,11 @@ func attributeCount(run *scoredRun, cfg *OutputConfig) int {
 		}
 		res := &ev.result
 		n += 4 // scorer, outcome, passed, explanation
-		if res.Outcome == scoring.OutcomePass || res.Outcome == scoring.OutcomeFail {
+		if hasScore(res.Outcome) {
 			n++
 			scored = true
 		}
-		if res.Outcome != scoring.OutcomePass && res.Outcome != scoring.OutcomeNotEvaluated {
-			failed = true
-		}
+		failed = failed || failsRun(res.Outcome)
 		b := &res.Breakdown
 		if len(b.Missing) > 0 {
 			n++
@@ -164,10 +161,27 @@ func attributeCount(run *scoredRun, cfg *OutputConfig) int {
 	if failed {
 		n++ // failed_rules
 	}
-	if cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && failed {
+	if cfg.listsToolCalls(!failed) {
 		n++
 	}
 	return n
+}
+
+// hasScore reports whether an outcome carries a score.
+func hasScore(o scoring.Outcome) bool {
+	return o == scoring.OutcomePass || o == scoring.OutcomeFail
+}
+
+// failsRun reports whether an outcome makes tool_call_accuracy.passed false
+// (a fail or an error; a run no scorer evaluated does not fail).
+func failsRun(o scoring.Outcome) bool {
+	return o != scoring.OutcomePass && o != scoring.OutcomeNotEvaluated
+}
+
+// listsToolCalls reports whether tool_call_accuracy.tool_calls is written
+// for a run that passed, or did not.
+func (cfg *OutputConfig) listsToolCalls(passed bool) bool {
+	return cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && !passed
 }
 
 // unexpectedNames lists the tools of every actual call the expectation did

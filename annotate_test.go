@@ -58,7 +58,8 @@ func TestToolCallsOutput(t *testing.T) {
 
 // TestAttributeCount checks that attributeCount, which sizes the span's
 // attributes before they are written, counts exactly what
-// annotateAttributes writes, for every outcome and list combination.
+// annotateAttributes writes, for every outcome and list combination, and
+// which outcomes make the run fail.
 func TestAttributeCount(t *testing.T) {
 	cfg := parisConfig(t) // paris_trip, then stock_must_succeed
 	p, err := newProcessor(processortest.NewNopSettings(NewFactory().Type()), cfg, consumertest.NewNop())
@@ -73,16 +74,19 @@ func TestAttributeCount(t *testing.T) {
 	}
 	full := scoring.Breakdown{Missing: []int{0}, Unexpected: []int{2}}
 	tests := []struct {
-		name  string
-		evals []evaluation
+		name   string
+		passed bool
+		evals  []evaluation
 	}{
-		{"one rule passes", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{})}},
-		{"one rule fails with lists", []evaluation{eval(0, 0, scoring.OutcomeFail, full)}},
-		{"only forbidden and hallucinated calls", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{Forbidden: []int{1}, Hallucinated: []int{2}})}},
-		{"an error", []evaluation{eval(0, 0, scoring.OutcomeError, scoring.Breakdown{})}},
-		{"not evaluated", []evaluation{eval(0, 0, scoring.OutcomeNotEvaluated, scoring.Breakdown{})}},
-		{"two rules, one fails", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(1, 0, scoring.OutcomeFail, full)}},
-		{"a second scorer writes no attributes", []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(0, 1, scoring.OutcomeFail, full)}},
+		{"one rule passes", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{})}},
+		{"one rule fails with lists", false, []evaluation{eval(0, 0, scoring.OutcomeFail, full)}},
+		{"only forbidden and hallucinated calls", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{Forbidden: []int{1}, Hallucinated: []int{2}})}},
+		{"an error", false, []evaluation{eval(0, 0, scoring.OutcomeError, scoring.Breakdown{})}},
+		// A run no scorer evaluated does not fail.
+		{"not evaluated", true, []evaluation{eval(0, 0, scoring.OutcomeNotEvaluated, scoring.Breakdown{})}},
+		{"two rules, one fails", false, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(1, 0, scoring.OutcomeFail, full)}},
+		// Only the primary scorer decides the attributes.
+		{"a second scorer writes no attributes", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(0, 1, scoring.OutcomeFail, full)}},
 	}
 	for _, tt := range tests {
 		for _, mode := range []string{ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever} {
@@ -100,6 +104,10 @@ func TestAttributeCount(t *testing.T) {
 				attrs := pcommon.NewMap()
 				annotateAttributes(attrs, run, p.rules, outs, &out)
 				assert.Equal(t, attrs.Len(), attributeCount(run, &out), "written: %v", attrs.AsRaw())
+				passed, _ := attrs.Get(attrPassed)
+				assert.Equal(t, tt.passed, passed.Bool())
+				_, hasFailed := attrs.Get(attrFailedRules)
+				assert.Equal(t, !tt.passed, hasFailed)
 			})
 		}
 	}
