@@ -132,7 +132,8 @@ func memberTemplates(key string, n *argNode) (t [2]string) {
 	if n.kind != nodeLiteral || !n.plainText || !isPlainString(key) || !exactJSON(&n.lit) {
 		return t
 	}
-	compact, spaced := n.lit.JSON(), n.lit.JSON()
+	compact := n.lit.JSON()
+	spaced := compact
 	if n.lit.kind == KindArray {
 		items := make([]string, len(n.lit.items))
 		for i := range n.lit.items {
