@@ -34,6 +34,7 @@ type TelemetryBuilder struct {
 	ProcessorToolCallAccuracyExtractedCalls      metric.Int64Counter
 	ProcessorToolCallAccuracyHeldSpans           metric.Int64ObservableGauge
 	ProcessorToolCallAccuracyLateSpans           metric.Int64Counter
+	ProcessorToolCallAccuracyLostSpans           metric.Int64Counter
 	ProcessorToolCallAccuracyOpenTrajectories    metric.Int64ObservableGauge
 	ProcessorToolCallAccuracyRunsWithoutRule     metric.Int64Counter
 	ProcessorToolCallAccuracyScore               metric.Float64Histogram
@@ -142,6 +143,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ProcessorToolCallAccuracyLateSpans, err = builder.meter.Int64Counter(
 		"otelcol_processor_tool_call_accuracy_late_spans",
 		metric.WithDescription("Tool spans that arrived after their agent run had been scored; they pass through unscored. [Development]"),
+		metric.WithUnit("{span}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyLostSpans, err = builder.meter.Int64Counter(
+		"otelcol_processor_tool_call_accuracy_lost_spans",
+		metric.WithDescription("Held agent spans that could not be delivered downstream and had no caller left to return the error to; each loss is also logged. [Development]"),
 		metric.WithUnit("{span}"),
 	)
 	errs = errors.Join(errs, err)

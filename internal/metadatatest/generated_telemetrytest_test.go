@@ -33,6 +33,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolCallAccuracyEvictedTrajectories.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyExtractedCalls.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyLateSpans.Add(context.Background(), 1)
+	tb.ProcessorToolCallAccuracyLostSpans.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyRunsWithoutRule.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyScore.Record(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyToolCalls.Add(context.Background(), 1)
@@ -52,6 +53,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyLateSpans(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolCallAccuracyLostSpans(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyOpenTrajectories(t, testTel,
