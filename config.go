@@ -63,6 +63,10 @@ type LimitsConfig struct {
 	// MaxTrackedTraces bounds the traces whose span links are remembered
 	// for nesting and late-span detection. Default 50000.
 	MaxTrackedTraces int `mapstructure:"max_tracked_traces"`
+	// MaxSpansPerTrace bounds the spans remembered per trace; calls that
+	// would need more to reach their run are dropped (and counted).
+	// Default 10000.
+	MaxSpansPerTrace int `mapstructure:"max_spans_per_trace"`
 
 	_ struct{}
 }
@@ -244,6 +248,9 @@ func (cfg *Config) Validate() error {
 	}
 	if l.MaxTrackedTraces <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_tracked_traces: %d must be positive", l.MaxTrackedTraces))
+	}
+	if l.MaxSpansPerTrace <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_spans_per_trace: %d must be positive", l.MaxSpansPerTrace))
 	}
 	if cfg.Output.MaxExplanationLength <= 0 {
 		errs = append(errs, fmt.Errorf("output.max_explanation_length: %d must be positive", cfg.Output.MaxExplanationLength))

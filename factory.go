@@ -41,6 +41,7 @@ func createDefaultConfig() component.Config {
 			MaxCallsPerTrajectory: 256,
 			MaxAge:                5 * time.Minute,
 			MaxTrackedTraces:      50_000,
+			MaxSpansPerTrace:      10_000,
 		},
 		Output: OutputConfig{
 			Attributes:           true,

@@ -90,6 +90,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 			MaxCallsPerTrajectory: cfg.Limits.MaxCallsPerTrajectory,
 			MaxAge:                cfg.Limits.MaxAge,
 			MaxTrackedTraces:      cfg.Limits.MaxTrackedTraces,
+			MaxSpansPerTrace:      cfg.Limits.MaxSpansPerTrace,
 		}),
 	}
 	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
@@ -292,7 +293,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					genai:  res.GenAI,
 					trace:  span.TraceID(),
 					span:   span.SpanID(),
-					parent: span.ParentSpanID(),
+					parent: parentOf(span),
 					end:    span.EndTimestamp(),
 					call:   -1,
 				}
@@ -309,6 +310,16 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 		}
 	}
 	return anyGenAI
+}
+
+// parentOf returns the span's parent id; a span that names itself as its
+// parent is taken as having none (a root), so its run is still scored.
+func parentOf(span ptrace.Span) pcommon.SpanID {
+	parent := span.ParentSpanID()
+	if parent == span.SpanID() {
+		return pcommon.SpanID{}
+	}
+	return parent
 }
 
 // Span flags (OTLP 1.1+) that say whether the span's parent is remote.

@@ -51,7 +51,8 @@ type telemetry struct {
 	calls     [][numCallStatuses]measureOpts
 	extracted [extract.NumConventions][2]measureOpts // [known, unknown]
 	evicted   [len(evictReasonNames)]measureOpts
-	dropped   measureOpts
+	// dropped, cyclic and overSpans are the dropped_calls reasons.
+	dropped, cyclic, overSpans measureOpts
 
 	open, held atomic.Int64
 	// countsPool recycles batchCounts (see newCounts).
@@ -61,9 +62,11 @@ type telemetry struct {
 func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*telemetry, error) {
 	proc := attribute.String("processor", id)
 	t := &telemetry{
-		tb:      tb,
-		plain:   newMeasureOpts(proc),
-		dropped: newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
+		tb:        tb,
+		plain:     newMeasureOpts(proc),
+		dropped:   newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
+		cyclic:    newMeasureOpts(proc, attribute.String("reason", "parent_cycle")),
+		overSpans: newMeasureOpts(proc, attribute.String("reason", "max_spans_per_trace")),
 	}
 	for _, r := range rs {
 		evals := make([][numOutcomes]measureOpts, len(r.Scorers))
@@ -220,5 +223,11 @@ func (t *telemetry) recordStore(ctx context.Context, st trajectory.Stats) {
 	}
 	if st.Dropped > 0 {
 		tb.ProcessorToolCallAccuracyDroppedCalls.Add(ctx, st.Dropped, t.dropped.add...)
+	}
+	if st.Cyclic > 0 {
+		tb.ProcessorToolCallAccuracyDroppedCalls.Add(ctx, st.Cyclic, t.cyclic.add...)
+	}
+	if st.OverSpans > 0 {
+		tb.ProcessorToolCallAccuracyDroppedCalls.Add(ctx, st.OverSpans, t.overSpans.add...)
 	}
 }

@@ -34,6 +34,14 @@ func (s *spanNodes) get(id pcommon.SpanID) *node {
 	return nil
 }
 
+// len returns how many spans have a node.
+func (s *spanNodes) len() int {
+	if s.m != nil {
+		return len(s.m)
+	}
+	return s.n
+}
+
 // set records the span's node, replacing any it had.
 func (s *spanNodes) set(id pcommon.SpanID, n *node) {
 	if s.m != nil {

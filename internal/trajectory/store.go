@@ -38,9 +38,14 @@ type Limits struct {
 	// MaxTrackedTraces bounds the traces whose span links are remembered;
 	// the least recently active is dropped when a new one would exceed it.
 	MaxTrackedTraces int
+	// MaxSpansPerTrace bounds the spans remembered per trace (0: no bound).
+	// Past it, new spans of the trace are not remembered, and calls that
+	// would need a new one to reach their run are dropped and counted.
+	MaxSpansPerTrace int
 }
 
 // maxWalk bounds ancestor walks, so a cycle in hostile span ids cannot loop.
+// A walk that reaches it is taken as a cycle.
 const maxWalk = 64
 
 // Call is a held tool call: only what scoring needs, so an open run costs
@@ -116,6 +121,12 @@ type Stats struct {
 	Late int64
 	// Dropped counts calls not kept because a trajectory was full.
 	Dropped int64
+	// Cyclic counts calls whose span parents loop (A→B→A, a tool span that
+	// is its own parent), so no run can be found for them.
+	Cyclic int64
+	// OverSpans counts calls dropped because their trace was at
+	// MaxSpansPerTrace and they needed a new span remembered.
+	OverSpans int64
 }
 
 type nodeKind uint8
@@ -283,16 +294,31 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 	return ts
 }
 
-// resolve walks from span up through links to the node calls attach to.
-func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node) {
+// resolve walks from span up through links to the node calls attach to. It
+// reports false when the walk loops (or goes deeper than maxWalk).
+func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node, bool) {
 	for i := 0; i < maxWalk; i++ {
 		n := ts.nodes.get(span)
 		if n == nil || n.kind != nodeLink || n.parent.IsEmpty() {
-			return span, n
+			return span, n, true
 		}
 		span = n.parent
 	}
-	return span, ts.nodes.get(span)
+	return span, nil, false
+}
+
+// full reports whether the trace remembers as many spans as it may.
+func (s *Store) full(ts *traceState) bool {
+	return s.limits.MaxSpansPerTrace > 0 && ts.nodes.len() >= s.limits.MaxSpansPerTrace
+}
+
+// remember records a span's node unless the trace is full and the span is
+// new to it.
+func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
+	if s.full(ts) && ts.nodes.get(span) == nil {
+		return
+	}
+	ts.nodes.set(span, n)
 }
 
 // Tool records a tool call made by span (whose parent is parent). The
@@ -300,6 +326,10 @@ func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node) {
 // whether the call arrived late, after its agent run had been scored.
 func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.Call, now int64) (late bool) {
 	ts := s.trace(trace, now, true)
+	if parent == span {
+		s.stats.Cyclic++ // its own parent: no run to find
+		return false
+	}
 	call := newCall(&c, parent, s.intern(c.Name))
 	if n := ts.nodes.get(span); n != nil {
 		switch n.kind {
@@ -316,13 +346,17 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 	}
 	// Remember the tool span: another record of the same call (an MCP
 	// client or server span, a wrapper's inner span) may arrive after it.
-	ts.nodes.set(span, toolNode)
+	s.remember(ts, span, toolNode)
 	if parent.IsEmpty() {
 		// A tool span with no parent is its own, one-call run; there is
 		// no agent span to score it on.
 		return false
 	}
-	target, n := resolve(ts, parent)
+	target, n, ok := resolve(ts, parent)
+	if !ok {
+		s.stats.Cyclic++
+		return false
+	}
 	return s.attach(ts, target, n, []Call{call}, now)
 }
 
@@ -330,6 +364,10 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 // the span has not been seen. It reports a late arrival.
 func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
 	if n == nil {
+		if s.full(ts) {
+			s.stats.OverSpans += int64(len(calls))
+			return false
+		}
 		n = &node{kind: nodeGroup, opened: now}
 		ts.nodes.set(target, n)
 		ts.open++
@@ -385,12 +423,16 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	if !ok {
 		return nil
 	}
-	if parent.IsEmpty() {
+	if parent.IsEmpty() || parent == span {
 		return s.closeRoot(ts, span, n, true)
 	}
-	ts.nodes.set(span, &node{kind: nodeLink, parent: parent})
+	s.remember(ts, span, &node{kind: nodeLink, parent: parent})
 	if n != nil {
-		target, tn := resolve(ts, parent)
+		target, tn, ok := resolve(ts, parent)
+		if !ok {
+			s.stats.Cyclic += int64(len(n.traj.Calls))
+			return nil
+		}
 		s.attach(ts, target, tn, n.traj.Calls, now)
 		if tn := ts.nodes.get(target); tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
 			tn.traj.Dropped += n.traj.Dropped
@@ -437,7 +479,7 @@ func (s *Store) arrive(trace pcommon.TraceID, span pcommon.SpanID, track bool, n
 // reached it, with the trace's orphans when adopt, and returns its run, or
 // nil when there is nothing to score. The caller has closed the group.
 func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bool) *Trajectory {
-	ts.nodes.set(span, closedNode)
+	s.remember(ts, span, closedNode)
 	traj := &Trajectory{}
 	if n != nil {
 		traj = &n.traj
@@ -462,6 +504,9 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 // withTool call).
 func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold bool, now int64) *Trajectory {
 	ts := s.trace(trace, now, true)
+	if parent == span {
+		parent = pcommon.SpanID{} // its own parent: taken as a root
+	}
 	n := ts.nodes.get(span)
 	switch {
 	case n == nil:
@@ -478,7 +523,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		// Orphans are adopted at release: their parents may still come.
 		n.root = parent.IsEmpty()
 		n.kind = nodeHeld
-		ts.nodes.set(span, n)
+		ts.nodes.set(span, n) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
 		return nil
@@ -486,7 +531,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	if parent.IsEmpty() {
 		s.adoptOrphans(ts, span, &n.traj)
 	}
-	ts.nodes.set(span, closedNode)
+	s.remember(ts, span, closedNode)
 	return withModels(ts, &n.traj)
 }
 
@@ -560,7 +605,10 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 // markSubAgent counts an agent run at the run it is nested in, creating an
 // (empty) group there when that span has not been seen yet.
 func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
-	target, n := resolve(ts, parent)
+	target, n, ok := resolve(ts, parent)
+	if !ok {
+		return
+	}
 	if n == nil {
 		s.attach(ts, target, nil, nil, now)
 		n = ts.nodes.get(target)
@@ -581,7 +629,14 @@ func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajecto
 			return false
 		}
 		s.closeGroup(ts)
-		traj.Calls = append(traj.Calls, g.traj.Calls...)
+		for _, c := range g.traj.Calls {
+			if s.limits.MaxCallsPerTrajectory > 0 && len(traj.Calls) >= s.limits.MaxCallsPerTrajectory {
+				traj.Dropped++
+				s.stats.Dropped++
+				continue
+			}
+			traj.Calls = append(traj.Calls, c)
+		}
 		traj.Dropped += g.traj.Dropped
 		traj.SubAgents += g.traj.SubAgents
 		return true

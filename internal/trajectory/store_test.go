@@ -252,3 +252,81 @@ func TestModelCallsReachTheRun(t *testing.T) {
 	assert.Equal(t, []ModelStarts{{Parent: step, Starts: []uint64{100, 300}}}, traj.Models)
 	assert.Equal(t, 1, s.Traces())
 }
+
+// TestCyclicParentsAreCounted: calls whose parents loop (A→B→A) cannot reach
+// a run; they are counted, not dropped silently.
+func TestCyclicParentsAreCounted(t *testing.T) {
+	s := NewStore(limits())
+	s.Link(trace1, sid(2), sid(3), true, 0)
+	s.Link(trace1, sid(3), sid(2), true, 0)
+	s.Tool(trace1, sid(4), sid(2), tool("a"), 0)
+	assert.Equal(t, int64(1), s.TakeStats().Cyclic)
+	// A step whose calls arrived before it closes a cycle: its calls count.
+	s.Tool(trace2, sid(5), sid(6), tool("b"), 0)
+	s.Link(trace2, sid(7), sid(6), true, 0)
+	s.Link(trace2, sid(6), sid(7), true, 0)
+	assert.Equal(t, int64(1), s.TakeStats().Cyclic)
+	assert.Equal(t, 0, s.Open())
+}
+
+// TestSelfParentedSpans: a span whose parent id is its own is taken as
+// having no parent. A self-parented agent span closes its run and leaves
+// nothing open; a self-parented step closes the calls under it as a root run.
+func TestSelfParentedSpans(t *testing.T) {
+	s := NewStore(limits())
+	s.Tool(trace1, sid(3), sid(1), tool("a"), 0)
+	assert.Equal(t, []string{"a"}, names(s.Agent(trace1, sid(1), sid(1), false, 0)))
+	assert.Equal(t, 0, s.Open(), "the self-parented agent leaves no open run behind")
+	s.Tool(trace2, sid(3), sid(2), tool("b"), 0)
+	assert.Equal(t, []string{"b"}, names(s.Link(trace2, sid(2), sid(2), true, 0)))
+	assert.Equal(t, 0, s.Open())
+	s.Tool(trace2, sid(4), sid(4), tool("c"), 0)
+	assert.Equal(t, int64(1), s.TakeStats().Cyclic, "a self-parented tool span has no run")
+}
+
+// TestOrphansAdoptedWithinTheCallLimit: a root adopting orphans keeps
+// max_calls_per_trajectory and counts the rest.
+func TestOrphansAdoptedWithinTheCallLimit(t *testing.T) {
+	l := limits()
+	l.MaxCallsPerTrajectory = 3
+	s := NewStore(l)
+	for i := byte(0); i < 5; i++ {
+		s.Tool(trace1, sid(10+i), sid(100+i), tool("a"), 0) // five orphan groups
+	}
+	traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+	assert.Len(t, traj.Calls, 3)
+	assert.Equal(t, 2, traj.Dropped)
+	assert.Equal(t, int64(2), s.TakeStats().Dropped)
+}
+
+// TestSpansPerTraceAreBounded: one trace of many tool spans keeps at most
+// MaxSpansPerTrace span nodes; calls that would need more are counted.
+func TestSpansPerTraceAreBounded(t *testing.T) {
+	l := limits()
+	l.MaxSpansPerTrace = 8
+	l.MaxCallsPerTrajectory = 1000
+	s := NewStore(l)
+	for i := 0; i < 100; i++ {
+		s.Tool(trace1, pcommon.SpanID{2, byte(i)}, sid(1), tool("a"), 0) // under the agent
+	}
+	for i := 0; i < 10; i++ {
+		s.Tool(trace1, pcommon.SpanID{3, byte(i)}, pcommon.SpanID{4, byte(i)}, tool("b"), 0) // each under a new step
+	}
+	assert.LessOrEqual(t, s.traces[trace1].nodes.len(), 8)
+	st := s.TakeStats()
+	traj := s.Agent(trace1, sid(1), sid(9), false, 0)
+	require.NotNil(t, traj)
+	assert.Equal(t, 100, countNamed(traj, "a"), "calls under a span already known still attach")
+	assert.Equal(t, int64(10-countNamed(traj, "b")), st.OverSpans)
+	assert.Positive(t, st.OverSpans)
+}
+
+func countNamed(t *Trajectory, name string) int {
+	n := 0
+	for _, c := range t.Calls {
+		if c.Name == name {
+			n++
+		}
+	}
+	return n
+}
