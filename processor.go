@@ -1,6 +1,7 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"slices"
@@ -358,7 +359,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 					continue
 				}
 				b.entries = append(b.entries, entry{
-					ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: span.ParentSpanID(),
+					ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: parentOf(span),
 					end: span.EndTimestamp(), call: -1, localRoot: p.cfg.LocalRoots && hasRemoteParent(span),
 				})
 			}
@@ -367,10 +368,13 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 }
 
 // apply updates the store with a batch, under the lock. Within a batch spans
-// are applied children first whatever their order in the batch: tool spans,
-// then links, then agent spans, then trace roots, each group by end time
-// (children end before their parents, so nested records of one call merge
-// and a sub-agent closes before the agent around it).
+// are applied trace by trace, and within a trace children first whatever
+// their order in the batch: tool spans, then links, then agent spans, then
+// trace roots, each group by end time (children end before their parents, so
+// nested records of one call merge and a sub-agent closes before the agent
+// around it). Trace by trace, a run completed inside the batch closes before
+// the next trace's calls open runs, so a batch with more runs than
+// max_open_trajectories does not evict its own runs.
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
 	b.order = applyOrder(b.entries, b.order)
@@ -436,6 +440,9 @@ func applyOrder(entries []entry, order []int) []int {
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		ea, eb := &entries[a], &entries[b]
+		if ea.trace != eb.trace {
+			return bytes.Compare(ea.trace[:], eb.trace[:])
+		}
 		if ra, rb := rank(ea), rank(eb); ra != rb {
 			return ra - rb
 		}
