@@ -6,7 +6,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.uber.org/zap"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
@@ -25,6 +24,10 @@ type heldRun struct {
 	deferred *scoredRun
 	// ref is where the span was in the batch it was taken from.
 	ref spanRef
+	// twin marks a copy of an agent span already held (a retried batch, a
+	// duplicate span id), before it joins the held run in twins.
+	twin  bool
+	twins []ptrace.Traces
 }
 
 // heldRuns is the queue of waiting runs in due order (wait is constant, so
@@ -68,21 +71,55 @@ func (p *tcaProcessor) hold(held []heldRun, td ptrace.Traces) {
 			})
 		}
 	}
-	var waiting []*heldRun
+	var waiting, twins []*heldRun
 	for i := range held {
 		h := held[i]
-		if h.deferred != nil {
+		switch {
+		case h.deferred != nil:
 			p.runDeferred(&h)
-			continue
+		case h.twin:
+			twins = append(twins, &h)
+		default:
+			waiting = append(waiting, &h)
 		}
-		waiting = append(waiting, &h)
 	}
-	if len(waiting) > 0 {
-		p.mu.Lock()
-		p.held.runs = append(p.held.runs, waiting...)
-		p.tel.held.Add(int64(len(waiting)))
-		p.mu.Unlock()
+	if len(waiting) == 0 && len(twins) == 0 {
+		return
 	}
+	p.mu.Lock()
+	p.held.runs = append(p.held.runs, waiting...)
+	p.tel.held.Add(int64(len(waiting)))
+	var orphans []*heldRun
+	for _, t := range twins {
+		if !p.held.join(t) {
+			orphans = append(orphans, t)
+		}
+	}
+	replays := make([]*annotations, len(orphans))
+	for i, t := range orphans {
+		replays[i] = p.replays.get(runKey{t.trace, t.span})
+	}
+	p.mu.Unlock()
+	// A twin whose run was released meanwhile goes out as that run went.
+	for i, t := range orphans {
+		if replays[i] != nil {
+			_, _, span := t.heldSpan()
+			replays[i].writeTo(span)
+		}
+		p.emit(context.Background(), t.td)
+	}
+}
+
+// join adds a copy of a held agent span to the held run it copies; it
+// reports false when that run is no longer held. Called with p.mu held.
+func (q *heldRuns) join(t *heldRun) bool {
+	for _, h := range q.runs {
+		if h.trace == t.trace && h.span == t.span {
+			h.twins = append(h.twins, t.td)
+			return true
+		}
+	}
+	return false
 }
 
 // releaseDue scores and emits the waiting runs that are due (all of them
@@ -107,6 +144,7 @@ func (p *tcaProcessor) releaseDue(ctx context.Context, all bool) {
 	p.mu.Unlock()
 	counts := p.tel.newCounts()
 	counts.store = st
+	var sent []*heldRun
 	for _, t := range trajs {
 		rs, ss, span := t.h.heldSpan()
 		if deferred := p.score(ctx, rs, ss, span, t.h.span, t.traj, counts, nil); deferred != nil {
@@ -114,9 +152,40 @@ func (p *tcaProcessor) releaseDue(ctx context.Context, all bool) {
 			p.runDeferred(t.h)
 			continue
 		}
-		p.emit(ctx, t.h.td)
+		sent = append(sent, t.h)
 	}
 	p.tel.record(ctx, counts)
+	p.send(ctx, sent...)
+}
+
+// send emits scored held runs with their twins, keeping each run's
+// annotations for copies of its span that may come later.
+func (p *tcaProcessor) send(ctx context.Context, runs ...*heldRun) {
+	if len(runs) == 0 {
+		return
+	}
+	kept := make([]*annotations, len(runs))
+	for i, h := range runs {
+		_, _, span := h.heldSpan()
+		kept[i] = copyAnnotations(span)
+		for _, twin := range h.twins {
+			if kept[i] != nil {
+				kept[i].writeTo(twin.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0))
+			}
+		}
+	}
+	now := p.now().UnixNano()
+	p.mu.Lock()
+	for i, h := range runs {
+		p.replays.put(runKey{h.trace, h.span}, kept[i], now)
+	}
+	p.mu.Unlock()
+	for _, h := range runs {
+		p.emit(ctx, h.td)
+		for _, twin := range h.twins {
+			p.emit(ctx, twin)
+		}
+	}
 }
 
 // heldTraj pairs a released run with the trajectory the store returned.
@@ -155,16 +224,8 @@ func (p *tcaProcessor) runDeferred(h *heldRun) {
 		_, _, span := h.heldSpan()
 		p.finish(span, run, counts)
 		p.tel.record(context.Background(), counts)
-		p.emit(context.Background(), h.td)
+		p.send(context.Background(), h)
 	}()
-}
-
-// emit sends a held span downstream. A failure downstream is logged: there
-// is no caller left to return it to.
-func (p *tcaProcessor) emit(ctx context.Context, td ptrace.Traces) {
-	if err := p.next.ConsumeTraces(ctx, td); err != nil {
-		p.logger.Warn("failed to send a held agent span downstream", zap.Error(err))
-	}
 }
 
 // sortEvaluations orders evaluations by rule, then scorer, as configured.

@@ -40,10 +40,18 @@ type tcaProcessor struct {
 	keepResults bool
 	now         func() time.Time
 
-	// mu guards store and held: the only mutable state between batches.
+	// mu guards store, held and replays: the mutable state between batches.
 	mu    sync.Mutex
 	store *trajectory.Store
 	held  heldRuns
+	// replays keeps the annotations of runs whose spans may come again.
+	replays *replayCache
+	// deliveryMu guards undelivered: held spans whose send failed.
+	deliveryMu  sync.Mutex
+	undelivered []undelivered
+	// lifecycle guards closed: batches read it, Shutdown sets it.
+	lifecycle sync.RWMutex
+	closed    bool
 	// tracked mirrors store.Traces() so ordinary batches skip the lock.
 	tracked atomic.Int64
 
@@ -94,6 +102,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 			MaxSpansPerTrace:      cfg.Limits.MaxSpansPerTrace,
 		}),
 	}
+	p.replays = newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge))
 	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
 	p.keepResults = needsResults(compiled)
 	for _, o := range opts {
@@ -133,19 +142,23 @@ func (p *tcaProcessor) loop() {
 			return
 		case <-p.tick:
 			p.releaseDue(context.Background(), false)
+			_ = p.redeliver(context.Background(), false) // losses are counted and logged
 		}
 	}
 }
 
-// shutdown stops the loop, scores and emits every held run, and drops the
-// remaining state (counting open trajectories as evicted). It is safe
-// without start.
+// shutdown refuses further batches, stops the loop, scores and emits every
+// held run, and drops the remaining state (counting open trajectories as
+// evicted). Held spans that cannot be sent are returned as an error. It is
+// safe without start.
 func (p *tcaProcessor) shutdown(ctx context.Context) error {
-	select {
-	case <-p.done:
+	p.lifecycle.Lock()
+	if p.closed {
+		p.lifecycle.Unlock()
 		return nil
-	default:
 	}
+	p.closed = true
+	p.lifecycle.Unlock()
 	close(p.done)
 	if p.loopDone != nil {
 		<-p.loopDone
@@ -155,6 +168,7 @@ func (p *tcaProcessor) shutdown(ctx context.Context) error {
 	}
 	p.releaseDue(ctx, true)
 	p.emitting.Wait()
+	err := p.redeliver(ctx, true)
 	p.mu.Lock()
 	p.store.Shutdown()
 	st := p.store.TakeStats()
@@ -162,7 +176,7 @@ func (p *tcaProcessor) shutdown(ctx context.Context) error {
 	p.mu.Unlock()
 	p.tel.recordStore(ctx, st)
 	p.tel.tb.Shutdown()
-	return nil
+	return err
 }
 
 // spanRef locates a span in the batch being processed.
@@ -205,18 +219,27 @@ func (b *batch) reset() {
 	b.entries, b.calls, b.order, b.runs = b.entries[:0], b.calls[:0], b.order[:0], b.runs[:0]
 }
 
-// closedRun is an agent run (or a trace root's calls) ready to score.
+// closedRun is an agent run (or a trace root's calls) ready to score, or
+// a span seen before: replay holds the annotations its run got then, twin
+// marks a copy of an agent span that is held.
 type closedRun struct {
-	ref   spanRef
-	agent pcommon.SpanID
-	traj  *trajectory.Trajectory
-	hold  bool
+	ref    spanRef
+	agent  pcommon.SpanID
+	traj   *trajectory.Trajectory
+	hold   bool
+	twin   bool
+	replay *annotations
 }
 
 // processTraces is the processorhelper callback: classify every span, update
 // open trajectories under the lock, then score the runs whose agent span
 // arrived and annotate those spans.
 func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	p.lifecycle.RLock()
+	defer p.lifecycle.RUnlock()
+	if p.closed {
+		return td, errShutDown
+	}
 	b := batchPool.Get().(*batch)
 	defer func() {
 		b.reset()
@@ -247,7 +270,16 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		rs := td.ResourceSpans().At(run.ref.rs)
 		ss := rs.ScopeSpans().At(run.ref.ss)
 		span := ss.Spans().At(run.ref.sp)
-		if run.hold {
+		switch {
+		case run.replay != nil:
+			run.replay.writeTo(span)
+			continue
+		case run.twin:
+			h := p.newHeldRun(run.ref, rs, ss, span)
+			h.twin = true
+			held = append(held, h)
+			continue
+		case run.hold:
 			held = append(held, p.newHeldRun(run.ref, rs, ss, span))
 			continue
 		}
@@ -382,12 +414,19 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
+	p.replays.sweep(now)
 	for _, i := range b.order {
 		e := &b.entries[i]
 		switch {
 		case e.kind == extract.KindTool:
 			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
 		case e.kind == extract.KindAgent:
+			if seen := p.store.Seen(e.trace, e.span); seen != trajectory.SeenNot {
+				// A retried batch or a duplicate span id: the run was
+				// scored (or is held) already.
+				runs = p.again(runs, e, seen)
+				continue
+			}
 			hold := p.cfg.Wait > 0
 			traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
 			if traj != nil || hold {
@@ -402,6 +441,10 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			}
 			if traj != nil {
 				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
+			} else if (e.parent.IsEmpty() || e.localRoot) && p.replays.len() > 0 {
+				if a := p.replays.get(runKey{e.trace, e.span}); a != nil {
+					runs = append(runs, closedRun{ref: e.ref, agent: e.span, replay: a}) // a retried root run
+				}
 			}
 			if e.modelStart != 0 {
 				p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
@@ -411,6 +454,23 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	counts.store = p.store.TakeStats()
 	p.publishSizes()
 	b.runs = runs
+	return runs
+}
+
+// again handles an agent span seen before: a copy of a held span waits
+// with it; a span whose run was scored gets the annotations kept for it, or
+// passes unannotated when none were kept (its first copy went out scored).
+// Nothing is scored or counted twice. Called with p.mu held.
+func (p *tcaProcessor) again(runs []closedRun, e *entry, seen trajectory.Seen) []closedRun {
+	if seen == trajectory.SeenHeld {
+		return append(runs, closedRun{ref: e.ref, agent: e.span, twin: true})
+	}
+	if a := p.replays.get(runKey{e.trace, e.span}); a != nil {
+		return append(runs, closedRun{ref: e.ref, agent: e.span, replay: a})
+	}
+	if ce := p.logger.Check(zap.DebugLevel, "agent span seen before passed on unannotated"); ce != nil {
+		ce.Write(zap.Stringer("trace_id", e.trace), zap.Stringer("span_id", e.span))
+	}
 	return runs
 }
 

@@ -2,7 +2,13 @@ package toolcallaccuracyprocessor
 
 import (
 	"context"
+	"errors"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,4 +141,199 @@ func TestCyclicParentsAreCounted(t *testing.T) {
 	metadatatest.AssertEqualProcessorToolCallAccuracyDroppedCalls(t, c.tel,
 		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attrs("reason", "parent_cycle")}},
 		metricdatatest.IgnoreTimestamp())
+}
+
+// flakySink passes batches to a TracesSink unless failing is set, when it
+// returns an error and keeps nothing.
+type flakySink struct {
+	consumertest.TracesSink
+	mu      sync.Mutex
+	failing bool
+	refused int
+}
+
+var errDownstream = errors.New("downstream unavailable")
+
+func (f *flakySink) setFailing(v bool) {
+	f.mu.Lock()
+	f.failing = v
+	f.mu.Unlock()
+}
+
+func (f *flakySink) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
+	f.mu.Lock()
+	failing := f.failing
+	if failing {
+		f.refused += td.SpanCount()
+	}
+	f.mu.Unlock()
+	if failing {
+		return errDownstream
+	}
+	return f.TracesSink.ConsumeTraces(ctx, td)
+}
+
+// newFlaky is a controlled processor in front of a flaky downstream.
+func newFlaky(t *testing.T, cfg *Config) (*controlled, *flakySink) {
+	t.Helper()
+	sink := new(flakySink)
+	c := &controlled{clock: &fakeClock{t: time.Unix(1_800_000_000, 0)}}
+	h := &harness{sink: &sink.TracesSink, tel: componenttest.NewTelemetry()}
+	t.Cleanup(func() { require.NoError(t, h.tel.Shutdown(context.Background())) })
+	f := newFactory(func(p *tcaProcessor) {
+		p.now = c.clock.now
+		p.tick = make(chan time.Time)
+		c.p = p
+	})
+	proc, err := f.CreateTraces(context.Background(), metadatatest.NewSettings(h.tel), cfg, consumer.Traces(sink))
+	require.NoError(t, err)
+	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+	h.proc = proc
+	c.harness = h
+	return c, sink
+}
+
+func copyOf(td ptrace.Traces) ptrace.Traces {
+	out := ptrace.NewTraces()
+	td.CopyTo(out)
+	return out
+}
+
+func evaluationsMetric(t *testing.T, c *controlled, pass int64) {
+	t.Helper()
+	metadatatest.AssertEqualProcessorToolCallAccuracyEvaluations(t, c.tel, []metricdata.DataPoint[int64]{
+		{Value: pass, Attributes: attrs("rule", "weather", "scorer", "native", "outcome", "pass")},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestHeldSpanRedeliveredAfterDownstreamFailure: a held agent span whose
+// send fails is sent again on a later tick, not dropped with a log line.
+func TestHeldSpanRedeliveredAfterDownstreamFailure(t *testing.T) {
+	cfg := weatherConfig()
+	cfg.Wait = time.Second
+	c, sink := newFlaky(t, cfg)
+	c.send(t, runsBatch(0, 1, "Paris")) // the tool span passes, the agent span is held
+	sink.setFailing(true)
+	c.clock.advance(2 * time.Second)
+	c.release()
+	assert.Equal(t, 1, sink.refused, "the held span's first send failed")
+	sink.setFailing(false)
+	c.clock.advance(time.Minute)
+	c.release()
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	got, unscored := scores(mergeTraces(c.sink.AllTraces()))
+	assert.Zero(t, unscored)
+	assert.Equal(t, map[pcommon.SpanID]float64{spanID(1): 1}, got)
+}
+
+// TestShutdownReturnsUndeliveredHeldSpans: a held span that cannot be sent
+// by shutdown is returned as an error and counted, never dropped silently.
+func TestShutdownReturnsUndeliveredHeldSpans(t *testing.T) {
+	cfg := weatherConfig()
+	cfg.Wait = time.Hour
+	c, sink := newFlaky(t, cfg)
+	c.send(t, runsBatch(0, 1, "Paris"))
+	sink.setFailing(true)
+	err := c.proc.Shutdown(context.Background())
+	require.ErrorIs(t, err, errDownstream)
+	assert.Contains(t, err.Error(), "1 held agent span")
+	metadatatest.AssertEqualProcessorToolCallAccuracyLostSpans(t, c.tel,
+		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attrs("reason", "downstream_error")}},
+		metricdatatest.IgnoreTimestamp())
+}
+
+// TestConsumeAfterShutdownFails: after Shutdown nothing is held (it could
+// never be sent): the caller gets an error for the whole batch.
+func TestConsumeAfterShutdownFails(t *testing.T) {
+	cfg := weatherConfig()
+	cfg.Wait = time.Second
+	c, _ := newFlaky(t, cfg)
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	require.Error(t, c.proc.ConsumeTraces(context.Background(), runsBatch(0, 1, "Paris")))
+	assert.Zero(t, c.sink.SpanCount())
+}
+
+// TestRetriedBatchKeepsItsScore: a batch refused downstream and sent again
+// (as exporterhelper and receivers' clients do) comes out with the scores
+// of the first attempt, and the run is counted once.
+func TestRetriedBatchKeepsItsScore(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		wait time.Duration
+		// sameData retries the very pdata the first attempt annotated.
+		sameData bool
+	}{
+		{name: "wait 0, resent", wait: 0},
+		{name: "wait 0, same pdata", wait: 0, sameData: true},
+		{name: "wait 200ms, resent after release", wait: 200 * time.Millisecond},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := weatherConfig()
+			cfg.Wait = tt.wait
+			c, sink := newFlaky(t, cfg)
+			batch := runsBatch(0, 3, "Paris")
+			first := copyOf(batch)
+			sink.setFailing(true)
+			require.ErrorIs(t, c.proc.ConsumeTraces(context.Background(), first), errDownstream)
+			sink.setFailing(false)
+			c.clock.advance(time.Second)
+			c.release()
+			retry := copyOf(batch)
+			if tt.sameData {
+				retry = first
+			}
+			require.NoError(t, c.proc.ConsumeTraces(context.Background(), retry))
+			require.NoError(t, c.proc.Shutdown(context.Background()))
+			out := mergeTraces(c.sink.AllTraces())
+			got, unscored := scores(out)
+			assert.Zero(t, unscored)
+			assert.Len(t, got, 3)
+			for _, s := range got {
+				assert.Equal(t, 1.0, s)
+			}
+			for _, s := range spansByID(out) {
+				assert.LessOrEqual(t, len(evaluationEvents(s)), 1, "events are not written twice")
+				n := 0
+				for _, e := range s.Events().All() {
+					if e.Name() == eventEvaluation {
+						n++
+					}
+				}
+				assert.LessOrEqual(t, n, 1)
+			}
+			evaluationsMetric(t, c, 3)
+		})
+	}
+}
+
+// TestDuplicateHeldAgentSpan: an agent span that arrives twice while held
+// (same span id) goes out twice, both copies with the run's score.
+func TestDuplicateHeldAgentSpan(t *testing.T) {
+	cfg := weatherConfig()
+	cfg.Wait = time.Second
+	c, _ := newFlaky(t, cfg)
+	batch := runsBatch(0, 1, "Paris")
+	c.send(t, copyOf(batch))
+	dup := ptrace.NewTraces()
+	ss := dup.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	batch.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(1).CopyTo(ss.Spans().AppendEmpty())
+	c.send(t, dup)
+	c.clock.advance(2 * time.Second)
+	c.release()
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	var agents []float64
+	for _, td := range c.sink.AllTraces() {
+		for _, rs := range td.ResourceSpans().All() {
+			for _, ss := range rs.ScopeSpans().All() {
+				for _, s := range ss.Spans().All() {
+					if s.Name() == "invoke_agent weather-agent" {
+						v, _ := s.Attributes().Get(attrPrefix + "weather.score")
+						agents = append(agents, v.Double())
+					}
+				}
+			}
+		}
+	}
+	assert.Equal(t, []float64{1, 1}, agents)
+	evaluationsMetric(t, c, 1)
 }

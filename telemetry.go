@@ -53,6 +53,8 @@ type telemetry struct {
 	evicted   [len(evictReasonNames)]measureOpts
 	// dropped, cyclic and overSpans are the dropped_calls reasons.
 	dropped, cyclic, overSpans measureOpts
+	// lostDownstream is the lost_spans reason for held spans not sent.
+	lostDownstream measureOpts
 
 	open, held atomic.Int64
 	// countsPool recycles batchCounts (see newCounts).
@@ -62,11 +64,12 @@ type telemetry struct {
 func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*telemetry, error) {
 	proc := attribute.String("processor", id)
 	t := &telemetry{
-		tb:        tb,
-		plain:     newMeasureOpts(proc),
-		dropped:   newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
-		cyclic:    newMeasureOpts(proc, attribute.String("reason", "parent_cycle")),
-		overSpans: newMeasureOpts(proc, attribute.String("reason", "max_spans_per_trace")),
+		tb:             tb,
+		plain:          newMeasureOpts(proc),
+		dropped:        newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
+		cyclic:         newMeasureOpts(proc, attribute.String("reason", "parent_cycle")),
+		overSpans:      newMeasureOpts(proc, attribute.String("reason", "max_spans_per_trace")),
+		lostDownstream: newMeasureOpts(proc, attribute.String("reason", "downstream_error")),
 	}
 	for _, r := range rs {
 		evals := make([][numOutcomes]measureOpts, len(r.Scorers))

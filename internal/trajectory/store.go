@@ -535,6 +535,37 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	return withModels(ts, &n.traj)
 }
 
+// Seen says whether a span id was seen before as an agent span (or another
+// span that closed its place in the trace).
+type Seen uint8
+
+// What [Store.Seen] reports.
+const (
+	// SeenNot is a span the store has no closed or held record of.
+	SeenNot Seen = iota
+	// SeenHeld is an agent span whose run is held open (see [Store.Agent]).
+	SeenHeld
+	// SeenClosed is a span seen before: a scored agent run, a trace root,
+	// a tool or another span.
+	SeenClosed
+)
+
+// Seen reports whether span arrived before in trace: a retried batch or a
+// duplicate span id. Calls waiting under a span not seen yet do not count.
+func (s *Store) Seen(trace pcommon.TraceID, span pcommon.SpanID) Seen {
+	ts := s.traces[trace]
+	if ts == nil {
+		return SeenNot
+	}
+	switch n := ts.nodes.get(span); {
+	case n == nil || n.kind == nodeGroup:
+		return SeenNot
+	case n.kind == nodeHeld:
+		return SeenHeld
+	}
+	return SeenClosed
+}
+
 // ModelCall records a model call (an inference span) under parent that
 // started at start, in a trace already tracked. Tool calls beside it under
 // the same parent that start after it belong to the turn it began.

@@ -330,3 +330,15 @@ func countNamed(t *Trajectory, name string) int {
 	}
 	return n
 }
+
+func TestSeen(t *testing.T) {
+	s := NewStore(limits())
+	assert.Equal(t, SeenNot, s.Seen(trace1, sid(1)))
+	s.Tool(trace1, sid(3), sid(1), tool("a"), 0)
+	assert.Equal(t, SeenNot, s.Seen(trace1, sid(1)), "calls waiting under a span do not make it seen")
+	assert.Equal(t, SeenClosed, s.Seen(trace1, sid(3)))
+	s.Agent(trace1, sid(1), pcommon.SpanID{}, true, 0)
+	assert.Equal(t, SeenHeld, s.Seen(trace1, sid(1)))
+	s.Release(trace1, sid(1))
+	assert.Equal(t, SeenClosed, s.Seen(trace1, sid(1)))
+}
