@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -336,4 +337,37 @@ func TestDuplicateHeldAgentSpan(t *testing.T) {
 	}
 	assert.Equal(t, []float64{1, 1}, agents)
 	evaluationsMetric(t, c, 1)
+}
+
+// TestOneHugeTraceStaysBounded: one trace of 300,000 tool spans under one
+// run whose agent span has not come keeps bounded state (max_calls and
+// max_spans_per_trace), not one entry per span.
+func TestOneHugeTraceStaysBounded(t *testing.T) {
+	cfg := weatherConfig()
+	c := newControlled(t, cfg)
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	for b := 0; b < 300; b++ {
+		td := ptrace.NewTraces()
+		ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+		for i := 0; i < 1000; i++ {
+			s := ss.Spans().AppendEmpty()
+			toolSpan(s, "get_weather", `{"city":"Paris"}`)
+			s.SetTraceID(traceID(1))
+			s.SetSpanID(spanID(uint64(10 + b*1000 + i)))
+			s.SetParentSpanID(spanID(1))
+		}
+		c.send(t, td)
+		c.sink.Reset()
+	}
+	retained := int64(heap()) - int64(before)
+	t.Logf("retained %d bytes", retained)
+	assert.Less(t, retained, int64(2<<20), "state of one trace stays within the limits")
+	assert.LessOrEqual(t, c.p.store.Open(), 1)
+	require.NoError(t, c.proc.Shutdown(context.Background()))
 }
