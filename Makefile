@@ -17,13 +17,18 @@ TOOLSCORE := $(BIN)/toolscore
 # Everything the collector is built from: the processor's non-test sources.
 PROCESSOR_SRC := $(shell find . \( -path ./_build -o -path ./bin -o -path ./cmd -o -path ./e2e -o -path ./tools -o -path ./.git \) -prune -o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
 
-.PHONY: help run serve build toolscore test unit alerts-test e2e clean
+SOAK_DURATION ?= 10m
+FUZZ_TIME ?= 10m
+
+.PHONY: help run serve build toolscore test unit alerts-test e2e soak fuzz clean
 
 help:
 	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
 	@echo 'make serve   the same, then keep the collector serving on 127.0.0.1 until Ctrl-C'
 	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end test on the binary'
 	@echo 'make build   only build $(COLLECTOR)'
+	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=...)'
+	@echo 'make fuzz    every fuzz target for $(FUZZ_TIME) each (FUZZ_TIME=...)'
 	@echo 'make clean   remove _build/, bin/ and testdata/demo/out/'
 
 run: $(COLLECTOR) $(TOOLSCORE)
@@ -46,6 +51,17 @@ alerts-test:
 
 e2e: $(COLLECTOR)
 	$(GO) test -tags e2e -count=1 -v ./e2e/ -collector=$(CURDIR)/$(COLLECTOR)
+
+soak:
+	$(GO) test -tags soak -run TestSoak -v -count=1 -timeout 0 . -soak.duration=$(SOAK_DURATION)
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzConsumeTraces$$' -fuzztime $(FUZZ_TIME) .
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_TIME) ./scoring/
+	$(GO) test -run '^$$' -fuzz '^FuzzScore$$' -fuzztime $(FUZZ_TIME) ./scoring/
+	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParse$$' -fuzztime $(FUZZ_TIME) ./scoring/
+	$(GO) test -run '^$$' -fuzz '^FuzzSkipValue$$' -fuzztime $(FUZZ_TIME) ./scoring/
+	$(GO) test -run '^$$' -fuzz '^FuzzFieldTable$$' -fuzztime $(FUZZ_TIME) ./internal/extract/
 
 $(OCB):
 	mkdir -p $(BIN)

@@ -1,0 +1,143 @@
+//go:build soak
+
+package toolcallaccuracyprocessor
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
+)
+
+var (
+	soakDuration = flag.Duration("soak.duration", time.Minute, "how long TestSoak sends traffic")
+	soakReport   = flag.String("soak.report", "", "file to write TestSoak's heap samples to (TSV)")
+)
+
+// soakCounter counts spans and keeps nothing.
+type soakCounter struct{ spans atomic.Int64 }
+
+func (c *soakCounter) Capabilities() consumer.Capabilities { return consumer.Capabilities{} }
+func (c *soakCounter) ConsumeTraces(_ context.Context, td ptrace.Traces) error {
+	c.spans.Add(int64(td.SpanCount()))
+	return nil
+}
+
+// TestSoak sends mixed traffic at a steady rate for -soak.duration: every
+// 10 ms, 100 ordinary HTTP spans and two agent runs of three calls, whose
+// tool spans and agent span arrive in separate batches (wait 50ms holds
+// the agent spans); one run in 50 never sends its agent span and is
+// evicted by max_age. The heap is sampled after a GC every 10 s. It checks
+// that every span came out and that the heap is flat after warm-up: the
+// last third's peak within 20% (+4 MiB) of the middle third's.
+//
+//	go test -tags soak -run TestSoak -v -timeout 30m . -soak.duration=10m -soak.report=soak.tsv
+func TestSoak(t *testing.T) {
+	cfg := weatherConfig()
+	cfg.Wait = 50 * time.Millisecond
+	cfg.Limits.MaxAge = 5 * time.Second
+	sink := new(soakCounter)
+	p, err := NewFactory().CreateTraces(context.Background(), processortest.NewNopSettings(NewFactory().Type()), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+
+	type sample struct {
+		at         time.Duration
+		heap, sent uint64
+	}
+	var samples []sample
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	start := time.Now()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	nextSample := 10 * time.Second
+	var sent, run uint64
+	pending := ptrace.NewTraces() // agent spans of the previous tick's runs
+	for time.Since(start) < *soakDuration {
+		<-tick.C
+		http := httpBatch(100)
+		setTrace(http, traceID(1<<40+run))
+		tools, agents := ptrace.NewTraces(), ptrace.NewTraces()
+		tss := tools.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+		ass := agents.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+		for i := 0; i < 2; i++ {
+			run++
+			one := ptrace.NewTraces()
+			ss := one.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+			appendRun(ss, run, "Paris", pcommon.SpanID{})
+			for c := 0; c < 2; c++ { // two more calls under the agent
+				s := ss.Spans().AppendEmpty()
+				toolSpan(s, "lookup_stock", fmt.Sprintf(`{"symbol":"S%d"}`, c))
+				s.SetTraceID(traceID(run))
+				s.SetSpanID(spanID(1<<50 + 4*run + uint64(c)))
+				s.SetParentSpanID(spanID(2*run + 1))
+			}
+			for k := 0; k < ss.Spans().Len(); k++ {
+				s := ss.Spans().At(k)
+				if s.Name() == "invoke_agent weather-agent" {
+					if run%50 != 0 {
+						s.CopyTo(ass.Spans().AppendEmpty())
+					}
+				} else {
+					s.CopyTo(tss.Spans().AppendEmpty())
+				}
+			}
+		}
+		for _, td := range []ptrace.Traces{http, tools, pending} {
+			sent += uint64(td.SpanCount())
+			require.NoError(t, p.ConsumeTraces(context.Background(), td))
+		}
+		pending = agents
+		if el := time.Since(start); el >= nextSample {
+			samples = append(samples, sample{at: el, heap: heap(), sent: sent})
+			t.Logf("%6.0fs heap %7.2f MiB, %d spans sent", el.Seconds(), float64(samples[len(samples)-1].heap)/(1<<20), sent)
+			nextSample += 10 * time.Second
+		}
+	}
+	sent += uint64(pending.SpanCount())
+	require.NoError(t, p.ConsumeTraces(context.Background(), pending))
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.Equal(t, int64(sent), sink.spans.Load(), "spans in must equal spans out")
+	elapsed := time.Since(start)
+	t.Logf("%d spans in %v (%.0f spans/s), all delivered", sent, elapsed.Round(time.Second), float64(sent)/elapsed.Seconds())
+
+	if *soakReport != "" {
+		f, err := os.Create(*soakReport)
+		require.NoError(t, err)
+		fmt.Fprintln(f, "seconds\theap_bytes\tspans_sent")
+		for _, s := range samples {
+			fmt.Fprintf(f, "%.0f\t%d\t%d\n", s.at.Seconds(), s.heap, s.sent)
+		}
+		require.NoError(t, f.Close())
+	}
+	if len(samples) < 6 {
+		return // too short to judge flatness
+	}
+	third := len(samples) / 3
+	peak := func(ss []sample) uint64 {
+		m := uint64(0)
+		for _, s := range ss {
+			m = max(m, s.heap)
+		}
+		return m
+	}
+	middle, last := peak(samples[third:2*third]), peak(samples[2*third:])
+	t.Logf("heap peak: middle third %.2f MiB, last third %.2f MiB", float64(middle)/(1<<20), float64(last)/(1<<20))
+	require.LessOrEqual(t, float64(last), 1.2*float64(middle)+4<<20, "heap grows after warm-up")
+}
