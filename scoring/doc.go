@@ -57,7 +57,8 @@
 //     out-of-order calls follow the extra-call policy, which defaults to
 //     "fail";
 //   - calls of one model turn (equal, non-zero Call.Turn) ran in parallel, so
-//     their relative order is not judged.
+//     their relative order is not judged, calls to one tool included: each
+//     takes the expected call it matches best.
 //
 // The empty cases have one rule each: nothing expected and nothing called
 // scores 1; nothing expected but calls made follows the extra-call policy

@@ -1,10 +1,12 @@
 package scoring
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -173,7 +175,10 @@ type scoreScratch struct {
 	mismatches   []ArgMismatch
 	mmFrom, mmTo []int32
 	perm         []int
-	tally        argTally
+	// owner, took and turnPairs are orderTurns' working memory.
+	owner, took []int
+	turnPairs   []turnPair
+	tally       argTally
 	// parser indexes deferred documents the one-pass check leaves;
 	// invalid records one that is not JSON.
 	parser  DocumentParser
@@ -243,6 +248,23 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 	}
 	sc := scratchPool.Get().(*scoreScratch)
 	defer scratchPool.Put(sc)
+	n.prepare(calls, sc)
+	sc.match = growInts(sc.match, len(n.calls))
+	if n.exp.Order == OrderAny {
+		n.assignByTool(calls, sc)
+	} else {
+		n.assignInOrder(calls, sc)
+	}
+	if sc.invalid {
+		sc.releaseMismatches()
+		return errorResult(NativeName, n.threshold, ErrInvalidDocument)
+	}
+	return n.result(calls, sc)
+}
+
+// prepare readies sc for scoring calls: it groups them by tool and marks
+// every pair feasible or not.
+func (n *native) prepare(calls []Call, sc *scoreScratch) {
 	ne, na := len(n.calls), len(calls)
 	n.groupCalls(calls, sc)
 	// weights[i*na+j]: weightInfeasible, weightUnscored (feasible, not
@@ -265,17 +287,6 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 			}
 		}
 	}
-	sc.match = growInts(sc.match, ne)
-	if n.exp.Order == OrderAny {
-		n.assignByTool(calls, sc)
-	} else {
-		n.assignInOrder(calls, sc)
-	}
-	if sc.invalid {
-		sc.releaseMismatches()
-		return errorResult(NativeName, n.threshold, ErrInvalidDocument)
-	}
-	return n.result(calls, sc)
 }
 
 // fillInt64s sets every element of s to v, doubling the filled prefix with
@@ -328,34 +339,12 @@ func (n *native) scoreAll(calls []Call, sc *scoreScratch) {
 	}
 }
 
-// assignInOrder pairs calls in expected order. Calls requested in the same
-// model turn (equal, non-zero Turn) were run in parallel, so their relative
-// order carries no meaning: within a turn they are considered in the order
-// that best follows the expectation.
+// assignInOrder pairs calls in expected order, the calls of each model turn
+// in the order orderTurns gives them.
 func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	ne, na := len(n.calls), len(calls)
-	perm := growInts(sc.perm, na)
-	sc.perm = perm
-	for j := range perm {
-		perm[j] = j
-	}
-	permuted := false
-	for start := 0; start < na; {
-		end := start + 1
-		if t := calls[start].Turn; t != 0 {
-			for end < na && calls[end].Turn == t {
-				end++
-			}
-		}
-		if end-start > 1 {
-			block := perm[start:end]
-			sort.SliceStable(block, func(x, y int) bool {
-				return n.expectedRank(calls[block[x]].Name) < n.expectedRank(calls[block[y]].Name)
-			})
-			permuted = true
-		}
-		start = end
-	}
+	permuted := n.orderTurns(calls, sc)
+	perm := sc.perm
 	if n.perfectInOrder(calls, sc) {
 		return
 	}
@@ -377,6 +366,105 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 			sc.match[i] = perm[k]
 		}
 	}
+}
+
+// turnPair is a feasible pair of an expected call and an actual call of one
+// model turn, with its weight.
+type turnPair struct {
+	w    int64
+	i, j int
+}
+
+// orderTurns fills sc.perm with the order in which the calls are judged and
+// reports whether any model turn has several calls. Calls requested in one
+// turn (equal, non-zero Turn) ran in parallel, so the order their spans
+// start in carries no meaning. Turn by turn, each call takes an expected
+// call of its tool, best pair first: the higher weight, then an expected
+// call no earlier turn took, then the earlier expected call, then the
+// earlier actual call. Within a turn the calls then follow the expected
+// calls they took; calls that took none come last, in start order. Turns
+// keep their order.
+func (n *native) orderTurns(calls []Call, sc *scoreScratch) bool {
+	ne, na := len(n.calls), len(calls)
+	perm := growInts(sc.perm, na)
+	sc.perm = perm
+	for j := range perm {
+		perm[j] = j
+	}
+	if !hasParallelTurn(calls) {
+		return false
+	}
+	// owner[i] is the turn (counted from 0) whose call took expected call
+	// i, or -1; took[j] is the expected call actual call j took, or ne.
+	owner := growInts(sc.owner, ne)
+	sc.owner = owner
+	for i := range owner {
+		owner[i] = -1
+	}
+	took := growInts(sc.took, na)
+	sc.took = took
+	for turn, start := 0, 0; start < na; turn++ {
+		end := turnEnd(calls, start)
+		pairs := sc.turnPairs[:0]
+		for j := start; j < end; j++ {
+			took[j] = ne
+			if g := sc.actGroup[j]; g >= 0 {
+				for _, i := range n.groupRows[g] {
+					if sc.weights[i*na+j] != weightInfeasible {
+						pairs = append(pairs, turnPair{w: n.pair(calls, sc, i, j), i: i, j: j})
+					}
+				}
+			}
+		}
+		slices.SortFunc(pairs, func(a, b turnPair) int {
+			if a.w != b.w {
+				return cmp.Compare(b.w, a.w)
+			}
+			if ta, tb := owner[a.i] >= 0, owner[b.i] >= 0; ta != tb {
+				if ta {
+					return 1
+				}
+				return -1
+			}
+			if a.i != b.i {
+				return a.i - b.i
+			}
+			return a.j - b.j
+		})
+		for _, p := range pairs {
+			if took[p.j] == ne && owner[p.i] != turn {
+				took[p.j], owner[p.i] = p.i, turn
+			}
+		}
+		sc.turnPairs = pairs
+		if end-start > 1 {
+			slices.SortStableFunc(perm[start:end], func(x, y int) int { return took[x] - took[y] })
+		}
+		start = end
+	}
+	return true
+}
+
+// turnEnd returns the end of the model turn whose first call is
+// calls[start]: a call without a turn is a turn of its own.
+func turnEnd(calls []Call, start int) int {
+	end := start + 1
+	if t := calls[start].Turn; t != 0 {
+		for end < len(calls) && calls[end].Turn == t {
+			end++
+		}
+	}
+	return end
+}
+
+// hasParallelTurn reports whether a model turn has several calls.
+func hasParallelTurn(calls []Call) bool {
+	for j := 1; j < len(calls); j++ {
+		if t := calls[j].Turn; t != 0 && t == calls[j-1].Turn {
+			return true
+		}
+	}
+	return false
 }
 
 // perfectInOrder tries the greedy in-order pairing where each expected call
@@ -405,15 +493,6 @@ func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
 		}
 	}
 	return true
-}
-
-// expectedRank is the position of the first expected call to the tool, or
-// past the end for tools not expected.
-func (n *native) expectedRank(name string) int {
-	if g := n.groupIndex(name); g >= 0 {
-		return n.groupRows[g][0]
-	}
-	return len(n.calls)
 }
 
 // groupIndex returns the group of the expected calls to a tool, or -1. A

@@ -1,48 +1,67 @@
 package scoring
 
-import "slices"
+// TurnAligner reorders the calls of each model turn to follow an
+// expectation (see [AlignTurns]). Build one per expectation; it is safe for
+// concurrent use.
+type TurnAligner struct {
+	n *native
+}
 
-// AlignTurns returns calls with the calls of each model turn (consecutive
-// calls with the same non-zero Turn) reordered to follow the expectation:
-// calls to a tool expected earlier come first, others keep their order. A
-// model turn's calls run in parallel, so the order their spans start in is
-// arbitrary; offline, peers see the order the model requested them in, which
-// traces rarely record. Positions are renumbered. calls is not modified; when
-// nothing moves, calls itself is returned.
-func AlignTurns(calls []Call, exp *Expectation) []Call {
-	rank := func(name string) int {
-		for i := range exp.Calls {
-			if exp.Calls[i].Name == name {
-				return i
-			}
-		}
-		return len(exp.Calls)
+// NewTurnAligner builds the aligner of a valid expectation.
+func NewTurnAligner(exp Expectation) (*TurnAligner, error) {
+	s, err := newNative(Settings{Expectation: exp})
+	if err != nil {
+		return nil, err
 	}
+	return &TurnAligner{n: s.(*native)}, nil
+}
+
+// Align returns calls with the calls of each model turn reordered as
+// [AlignTurns] says.
+func (a *TurnAligner) Align(calls []Call) []Call {
+	if !hasParallelTurn(calls) || len(calls) > MaxCalls {
+		return calls
+	}
+	sc := scratchPool.Get().(*scoreScratch)
+	defer scratchPool.Put(sc)
+	a.n.prepare(calls, sc)
+	a.n.orderTurns(calls, sc)
+	sc.releaseMismatches()
 	var out []Call
-	for start := 0; start < len(calls); {
-		end := start + 1
-		if t := calls[start].Turn; t != 0 {
-			for end < len(calls) && calls[end].Turn == t {
-				end++
-			}
+	for k, j := range sc.perm {
+		if j != k {
+			out = make([]Call, len(calls))
+			break
 		}
-		if end-start > 1 {
-			block := calls[start:end]
-			sorted := slices.IsSortedFunc(block, func(a, b Call) int { return rank(a.Name) - rank(b.Name) })
-			if !sorted {
-				if out == nil {
-					out = slices.Clone(calls)
-				}
-				slices.SortStableFunc(out[start:end], func(a, b Call) int { return rank(a.Name) - rank(b.Name) })
-			}
-		}
-		start = end
 	}
 	if out == nil {
 		return calls
 	}
-	for i := range out {
-		out[i].Position = i
+	for k, j := range sc.perm {
+		out[k] = calls[j]
+		out[k].Position = k
 	}
 	return out
+}
+
+// AlignTurns returns calls with the calls of each model turn (consecutive
+// calls with the same non-zero Turn) reordered to follow the expectation:
+// each call takes the expected call of its tool it matches best (as the
+// native scorer judges the pair), and the turn's calls follow the expected
+// calls they took; calls that took none come last. A model turn's calls run
+// in parallel, so the order their spans start in is arbitrary; offline,
+// peers see the order the model requested them in, which traces rarely
+// record. Turns keep their order. Positions are renumbered. calls is not
+// modified; when nothing moves (or exp is not valid), calls itself is
+// returned. A caller aligning many runs to one expectation builds a
+// [TurnAligner] once instead.
+func AlignTurns(calls []Call, exp *Expectation) []Call {
+	if !hasParallelTurn(calls) {
+		return calls
+	}
+	a, err := NewTurnAligner(*exp)
+	if err != nil {
+		return calls
+	}
+	return a.Align(calls)
 }

@@ -35,6 +35,7 @@ type Rule struct {
 	// Threshold is the pass threshold.
 	Threshold   float64
 	when        *ottl.ConditionSequence[*ottlspan.TransformContext]
+	aligner     *scoring.TurnAligner
 	readsArgs   bool
 	nativeOnly  bool
 	hasDeferred bool
@@ -53,6 +54,11 @@ type Spec struct {
 // paths (span.attributes[...], resource.attributes[...]).
 func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
 	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold}
+	aligner, err := scoring.NewTurnAligner(spec.Expectation)
+	if err != nil {
+		return nil, err
+	}
+	r.aligner = aligner
 	r.nativeOnly = nativeOnly(r)
 	r.readsArgs = readsArguments(r)
 	r.hasDeferred = slices.ContainsFunc(r.Scorers, func(s Scorer) bool { return s.Deferred })
@@ -96,7 +102,7 @@ func (r *Rule) Unconditional() bool { return r.when == nil }
 // of each model turn follow the expectation's order (see
 // [scoring.AlignTurns]).
 func (r *Rule) Calls(calls []scoring.Call) []scoring.Call {
-	return scoring.AlignTurns(calls, &r.Expectation)
+	return r.aligner.Align(calls)
 }
 
 // ReadsArguments reports whether any of the rule's scorers can read call

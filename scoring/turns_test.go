@@ -1,0 +1,102 @@
+package scoring
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// weatherIn builds a get_current_weather call or expected call for a city.
+func weatherIn(city string) (Call, ExpectedCall) {
+	args := `{"location":"` + city + `"}`
+	return call("get_current_weather", args), want("get_current_weather", args)
+}
+
+func inTurn(turn int, c Call) Call { c.Turn = turn; return c }
+
+// TestTurnCallsToOneTool pins that calls of one model turn are judged free
+// of order when they call the same tool, and that turns stay ordered.
+func TestTurnCallsToOneTool(t *testing.T) {
+	seattle, wantSeattle := weatherIn("Seattle")
+	sf, wantSF := weatherIn("San Francisco")
+	boston, wantBoston := weatherIn("Boston")
+	tests := []struct {
+		name  string
+		order OrderMode
+		exp   []ExpectedCall
+		calls []Call
+		// score is the native score; aligned lists the tool arguments'
+		// cities in the order AlignTurns gives the calls.
+		score   float64
+		aligned []string
+	}{
+		{
+			name:    "one turn, start order differs from the expected order",
+			order:   OrderInOrder,
+			exp:     []ExpectedCall{wantSF, wantSeattle},
+			calls:   []Call{inTurn(1, seattle), inTurn(1, sf)},
+			score:   1,
+			aligned: []string{"San Francisco", "Seattle"},
+		},
+		{
+			name:    "one turn under exact",
+			order:   OrderExact,
+			exp:     []ExpectedCall{wantSF, wantSeattle},
+			calls:   []Call{inTurn(1, seattle), inTurn(1, sf)},
+			score:   1,
+			aligned: []string{"San Francisco", "Seattle"},
+		},
+		{
+			name:    "one turn between others",
+			order:   OrderExact,
+			exp:     []ExpectedCall{wantBoston, wantSF, wantSeattle, wantBoston},
+			calls:   []Call{inTurn(1, boston), inTurn(2, seattle), inTurn(2, sf), inTurn(3, boston)},
+			score:   1,
+			aligned: []string{"Boston", "San Francisco", "Seattle", "Boston"},
+		},
+		{
+			name:    "two turns with the same calls take the expected calls in turn",
+			order:   OrderInOrder,
+			exp:     []ExpectedCall{wantSeattle, wantSF, wantSF, wantSeattle},
+			calls:   []Call{inTurn(1, seattle), inTurn(1, sf), inTurn(2, seattle), inTurn(2, sf)},
+			score:   1,
+			aligned: []string{"Seattle", "San Francisco", "San Francisco", "Seattle"},
+		},
+		{
+			name:  "order across turns is still judged",
+			order: OrderInOrder,
+			exp:   []ExpectedCall{wantSF, wantSeattle},
+			calls: []Call{inTurn(1, seattle), inTurn(2, sf)},
+			score: 0, // two pairs with wrong arguments outweigh one in order
+
+			aligned: []string{"Seattle", "San Francisco"},
+		},
+		{
+			name:    "calls without a turn are judged in start order",
+			order:   OrderInOrder,
+			exp:     []ExpectedCall{wantSF, wantSeattle},
+			calls:   []Call{seattle, sf},
+			score:   0,
+			aligned: []string{"Seattle", "San Francisco"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exp := Expectation{Order: tt.order, Calls: tt.exp}
+			res := scoreNative(t, exp, 1, tt.calls...)
+			assert.InDelta(t, tt.score, res.Score, 1e-9, res.Explanation)
+
+			aligned := AlignTurns(NumberCalls(tt.calls), &exp)
+			require.Len(t, aligned, len(tt.calls))
+			var cities []string
+			for i, c := range aligned {
+				assert.Equal(t, i, c.Position)
+				cities = append(cities, get(c.Args, "location").StringValue())
+			}
+			assert.Equal(t, tt.aligned, cities)
+			// The native scorer judges aligned calls the same.
+			assert.InDelta(t, tt.score, scoreNative(t, exp, 1, aligned...).Score, 1e-9)
+		})
+	}
+}
