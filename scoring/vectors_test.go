@@ -31,7 +31,8 @@ import (
 //	analyzeToolFailures                 MastraAnalyzeToolFailures
 //	ToolCorrectnessMetric               deepeval
 //	createTrajectoryMatchEvaluator      agentevals (messages rebuilt from peer_input: one turn per assistant
-//	                                    message with tool calls, a "message" step per other message)
+//	                                    message with tool calls, a "message" step per other message;
+//	                                    without peer_input, one assistant message per neutral call)
 //	TrajectoryEvaluator                 adk, metric tool_trajectory_avg_score (ScoreInvocations for peer_input.invocations)
 //	ToolParameterMatchEvaluator         adk, metric tool_parameter_match
 //	ToolCallAccuracy / ToolCallF1       ragas (calls from the AI messages of peer_input.user_input when given)
@@ -514,6 +515,75 @@ func aeMessages(t *testing.T, v Value) (calls []Call, expected []ExpectedCall) {
 	return calls, expected
 }
 
+// aeTrajectory returns an agentevals case's output trajectory and reference:
+// from peer_input's outputs and referenceOutputs or, when the case has no
+// peer_input, from messages built from actual_calls and expected_calls. A
+// case it cannot map fails the test.
+func (c *vectorCase) aeTrajectory(t *testing.T) ([]Call, []ExpectedCall) {
+	t.Helper()
+	var outputs, reference Value
+	if c.peerInput.IsNullish() {
+		outputs = aeNeutralMessages(t, c.actual, "actual_calls")
+		reference = aeNeutralMessages(t, c.expected, "expected_calls")
+	} else {
+		outputs = aeMessageList(t, c.peerInput, "outputs")
+		reference = aeMessageList(t, c.peerInput, "referenceOutputs")
+	}
+	actual, _ := aeMessages(t, outputs)
+	_, expected := aeMessages(t, reference)
+	return actual, expected
+}
+
+// aeMessageList returns peer_input's message list under key: a list, or an
+// object whose messages member is one.
+func aeMessageList(t *testing.T, peerInput Value, key string) Value {
+	t.Helper()
+	v, ok := peerInput.Get(key)
+	if v.Kind() == KindObject {
+		v, ok = v.Get("messages")
+	}
+	if !ok || v.Kind() != KindArray {
+		t.Fatalf("peer_input.%s: no message list to map", key)
+	}
+	return v
+}
+
+// aeNeutralMessages builds OpenAI-format messages from neutral calls: one
+// assistant message per call, its tool call in function form with the
+// arguments as JSON text ("{}" when the call has none).
+func aeNeutralMessages(t *testing.T, calls Value, field string) Value {
+	t.Helper()
+	if calls.Kind() != KindArray {
+		t.Fatalf("%s: no list of calls to map (and no peer_input)", field)
+	}
+	msgs := make([]Value, calls.Len())
+	for i := range msgs {
+		v := calls.Index(i)
+		name := get(v, "name")
+		if name.Kind() != KindString {
+			t.Fatalf("%s[%d]: no tool name to map", field, i)
+		}
+		if jsTruthy(get(v, "optional")) {
+			t.Fatalf("%s[%d]: agentevals has no optional calls", field, i)
+		}
+		args := "{}"
+		if a, ok := v.Get("args"); ok {
+			a = undef(a)
+			if a.IsUndefined() {
+				t.Fatalf("%s[%d]: undefined arguments have no JSON text", field, i)
+			}
+			args = a.JSON()
+		}
+		fn := Object(Member{Key: "name", Value: name}, Member{Key: "arguments", Value: String(args)})
+		msgs[i] = Object(
+			Member{Key: "role", Value: String("assistant")},
+			Member{Key: "content", Value: String("")},
+			Member{Key: "tool_calls", Value: Array(Object(Member{Key: "function", Value: fn}))},
+		)
+	}
+	return Array(msgs...)
+}
+
 // aeOptions converts agentevals options, translating $fn comparators.
 func aeOptions(t *testing.T, v Value) map[string]any {
 	out := map[string]any{}
@@ -651,8 +721,7 @@ func (c *vectorCase) exec(t *testing.T, version string) runOutcome {
 			}).ScoreTestCase(ctx, c.plainCalls(), c.actual.Kind() == KindNull, c.expected.Kind() == KindNull)
 		})
 	case "createTrajectoryMatchEvaluator":
-		actual, _ := aeMessages(t, get(c.peerInput, "outputs"))
-		_, expected := aeMessages(t, get(c.peerInput, "referenceOutputs"))
+		actual, expected := c.aeTrajectory(t)
 		return scoreWith(AgentEvalsName, Settings{Expectation: Expectation{Calls: expected}, Options: aeOptions(t, c.options)}, func(sc Scorer) Result {
 			return sc.Score(ctx, actual)
 		})
@@ -855,4 +924,39 @@ func detailEqual(want, got any) bool {
 		return true
 	}
 	return want == got
+}
+
+// TestVectorAgentEvalsWithoutPeerInput pins that an agentevals case without
+// peer_input is scored on messages built from its expected_calls and
+// actual_calls, not on an empty trajectory (which agentevals matches in
+// every mode).
+func TestVectorAgentEvalsWithoutPeerInput(t *testing.T) {
+	sf := `{"name":"get_weather","args":{"city":"San Francisco"}}`
+	seattle := `{"name":"get_weather","args":{"city":"Seattle"}}`
+	stock := `{"name":"lookup_stock","args":{"symbol":"ZZZZ"}}`
+	tests := []struct {
+		name, mode, expected, actual string
+		score                        float64
+	}{
+		{"strict, same call", "strict", sf, sf, 1},
+		{"strict, other arguments", "strict", sf, seattle, 0},
+		{"strict, extra call", "strict", sf, sf + "," + stock, 0},
+		{"superset, extra call", "superset", sf, stock + "," + sf, 1},
+		{"unordered, calls swapped", "unordered", sf + "," + stock, stock + "," + sf, 1},
+		{"unordered, missing call", "unordered", sf + "," + stock, sf, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := json.RawMessage(fmt.Sprintf(`{"id":"agentevals/neutral","peer":"agentevals","algorithm":"createTrajectoryMatchEvaluator",`+
+				`"options":{"trajectoryMatchMode":%q},"expected_calls":[%s],"actual_calls":[%s],"expected_score":%v}`,
+				tt.mode, tt.expected, tt.actual, tt.score))
+			var c vectorCase
+			require.NoError(t, json.Unmarshal(raw, &c))
+			require.NoError(t, c.parseOrdered(raw))
+			actual, expected := c.aeTrajectory(t)
+			require.Len(t, actual, c.actual.Len())
+			require.Len(t, expected, c.expected.Len())
+			c.run(t)
+		})
+	}
 }
