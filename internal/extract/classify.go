@@ -34,16 +34,27 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 	if c, ok := f.agentConvention(span, scope, op); ok {
 		return Result{Kind: KindAgent, Convention: c}
 	}
-	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(op)}
+	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op)}
 }
 
-// isModelCall reports an inference span: a GenAI chat or completion call,
-// OpenInference LLM, AI SDK doGenerate/doStream, Genkit model action, or an
-// OpenLLMetry legacy LLM span.
-func (f *fields) isModelCall(op string) bool {
+// isModelCall reports an inference span: a GenAI chat or completion call
+// (semconv, ADK Go, Strands, Pydantic AI, Mastra, Spring AI, AI SDK v7,
+// OpenLLMetry >= 0.53), OpenInference LLM, AI SDK doGenerate/doStream,
+// Genkit model action, an OpenLLMetry legacy LLM span, or ADK Python's
+// call_llm. TestModelCallSpansInCaptures lists each convention's span.
+//
+// ADK Python's call_llm has no gen_ai.operation.name; its
+// generate_content child, when there is one, is a model call too, but
+// under call_llm, while the tool spans of schema v2 are call_llm's
+// siblings: only call_llm starts their turn.
+func (f *fields) isModelCall(span ptrace.Span, scope pcommon.InstrumentationScope, op string) bool {
 	switch op {
 	case "chat", "text_completion", "generate_content":
 		return true
+	case "":
+		if span.Name() == "call_llm" && (f.has(fADKLLMRequest) || scope.Name() == "gcp.vertex.agent") {
+			return true
+		}
 	}
 	if strings.EqualFold(f.str(fOISpanKind), "LLM") || f.str(fGenkitSubtype) == "model" {
 		return true

@@ -544,3 +544,94 @@ func TestClassifyModelCalls(t *testing.T) {
 		})
 	}
 }
+
+// TestModelCallSpansInCaptures checks, convention by convention, that the
+// span that marks a model call in the captures is taken as one, and that the
+// spans around it are not. Which span marks a model call
+// (genai-conventions.md):
+//
+//	convention                 model-call span                                   capture here
+//	OTel GenAI semconv         chat / text_completion / generate_content {model} conventions/otel-genai-semconv.json, constructed-mcp.json
+//	MCP                        none (MCP spans are tool calls or listings)       -
+//	OpenInference              openinference.span.kind LLM                       conventions/openinference-openai-agents.json, LangChain JS, LangGraph, smolagents
+//	OpenLLMetry <= 0.54        llm.request.type chat|completion (openai.chat)    conventions/openllmetry-traceloop-legacy.json
+//	OpenLLMetry >= 0.53 / JS   chat {model}                                      openllmetry-langchain-mock, constructed-openllmetry-langchain-python
+//	AI SDK <= v6, v7 legacy    ai.operationId *.doGenerate / *.doStream          conventions/vercel-ai-sdk-legacy-ai-spans.json, vercel-ai-v6-mock
+//	AI SDK v7 (@ai-sdk/otel)   chat {modelId} (not invoke_agent, step n)         vercel-ai-v7-otel-mock
+//	Google ADK Python          call_llm (2025 and later; later with a            constructed-google-adk-python*.json
+//	                           generate_content {model} child)
+//	Google ADK Go              generate_content {model} (no call_llm)            adk-go-mock
+//	Strands                    chat (not execute_event_loop_cycle)               constructed-strands-agents.json
+//	Pydantic AI                chat {model}, formats 2 and 5                     constructed-pydantic-ai*.json
+//	Mastra                     chat {model} (model_inference; not                mastra-otel-mock
+//	                           model_generation, agent_step, model_chunk)
+//	Spring AI                  chat {model}                                      constructed-spring-ai*.json
+//	Genkit                     genkit:metadata:subtype model (not generate)      genkit-go-mock
+//	Semantic Kernel            not described there; no capture                   -
+func TestModelCallSpansInCaptures(t *testing.T) {
+	tests := []struct {
+		file, span string
+		want       bool
+	}{
+		{"conventions/otel-genai-semconv.json", "chat gpt-4o-mini", true},
+		{"conventions/otel-genai-semconv.json", "invoke_agent weather_agent", false},
+		{"captures/constructed-mcp.json", "chat gpt-4o-mini", true},
+		{"captures/constructed-mcp.json", "tools/list", false},
+		{"conventions/openinference-openai-agents.json", "response", true},
+		{"conventions/openinference-openai-agents.json", "weather_agent", false},
+		{"emitters/langchain-openinference-mock.otlp.jsonl", "FakeToolCallingModel", true},
+		{"captures/constructed-langgraph-openinference.json", "ChatOpenAI", true},
+		{"captures/constructed-langgraph-openinference.json", "agent", false},
+		{"captures/constructed-openinference-smolagents.json", "OpenAIModel.generate", true},
+		{"captures/constructed-openinference-smolagents.json", "Step 1", false},
+		{"conventions/openllmetry-traceloop-legacy.json", "openai.chat", true},
+		{"captures/openllmetry-langchain-mock.otlp.jsonl", "chat mock-model-1", true},
+		{"captures/constructed-openllmetry-langchain-python.json", "chat gpt-4o-mini", true},
+		{"conventions/vercel-ai-sdk-legacy-ai-spans.json", "ai.generateText.doGenerate", true},
+		{"emitters/vercel-ai-v6-mock.otlp.jsonl", "ai.generateText.doGenerate", true},
+		{"captures/vercel-ai-v7-otel-mock.otlp.jsonl", "chat mock-model-1", true},
+		{"captures/vercel-ai-v7-otel-mock.otlp.jsonl", "step 1", false},
+		{"captures/constructed-google-adk-python.json", "call_llm", true},
+		{"captures/constructed-google-adk-python.json", "generate_content gemini-2.5-flash", true},
+		{"captures/constructed-google-adk-python-2025.json", "call_llm", true},
+		{"captures/constructed-google-adk-python-2025.json", "invocation", false},
+		{"captures/adk-go-mock.otlp.jsonl", "generate_content mock-model-1", true},
+		{"captures/constructed-strands-agents.json", "chat", true},
+		{"captures/constructed-strands-agents.json", "execute_event_loop_cycle", false},
+		{"captures/constructed-pydantic-ai.json", "chat gpt-4o-mini", true},
+		{"captures/constructed-pydantic-ai-v2.json", "chat test", true},
+		{"emitters/mastra-otel-mock.otlp.jsonl", "chat mock-model-1", true},
+		{"emitters/mastra-otel-mock.otlp.jsonl", "model_generation mock-model-1", false},
+		{"emitters/mastra-otel-mock.otlp.jsonl", "agent_step weather-agent", false},
+		{"emitters/mastra-otel-mock.otlp.jsonl", "model_chunk weather-agent", false},
+		{"captures/constructed-spring-ai.json", "chat gpt-4o-mini", true},
+		{"captures/constructed-spring-ai-2.json", "chat gpt-4o-mini", true},
+		{"captures/constructed-spring-ai.json", "call", false},
+		{"captures/genkit-go-mock.otlp.jsonl", "mock/mock-model-1", true},
+		{"captures/genkit-go-mock.otlp.jsonl", "generate", false},
+	}
+	opts := &Options{SkipTools: DefaultSkipTools()}
+	for _, tt := range tests {
+		t.Run(tt.file+"/"+tt.span, func(t *testing.T) {
+			seen := 0
+			for _, td := range readTraces(t, filepath.Join("..", "..", "testdata", "traces", tt.file)) {
+				for _, rs := range td.ResourceSpans().All() {
+					for _, ss := range rs.ScopeSpans().All() {
+						for _, span := range ss.Spans().All() {
+							if span.Name() != tt.span {
+								continue
+							}
+							seen++
+							r := Classify(span, ss.Scope(), opts)
+							assert.Equal(t, tt.want, r.ModelCall, "span %q", tt.span)
+							if tt.want {
+								assert.Equal(t, KindOther, r.Kind, "a model call is neither tool nor agent")
+							}
+						}
+					}
+				}
+			}
+			require.NotZero(t, seen, "no span %q in %s", tt.span, tt.file)
+		})
+	}
+}

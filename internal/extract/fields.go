@@ -20,6 +20,7 @@ const (
 	fErrorType
 	fADKArgs
 	fADKResponse
+	fADKLLMRequest
 	fMCPMethod
 	fOISpanKind
 	fOIToolName
@@ -68,6 +69,7 @@ var fieldIDs = map[string]fieldID{
 	"error.type":                      fErrorType,
 	"gcp.vertex.agent.tool_call_args": fADKArgs,
 	"gcp.vertex.agent.tool_response":  fADKResponse,
+	"gcp.vertex.agent.llm_request":    fADKLLMRequest,
 	"mcp.method.name":                 fMCPMethod,
 	"openinference.span.kind":         fOISpanKind,
 	"tool.name":                       fOIToolName,

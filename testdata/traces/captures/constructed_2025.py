@@ -155,3 +155,20 @@ two = [
 ]
 src["resourceSpans"][0]["scopeSpans"][0]["spans"] = two
 json.dump(src, open("constructed-spring-ai-two-turns.json", "w"), indent=1)
+
+# 5. ADK Python (schema v2) whose two tools are plain functions: ADK gathers
+# the calls of one model response, but a sync tool runs to its end before
+# the next one starts, so the two execute_tool spans do not overlap. Only
+# the call_llm spans beside them tell that one response asked for both.
+# Built from constructed-google-adk-python.json.
+src = json.loads(open("constructed-google-adk-python.json").readline())
+spans = src["resourceSpans"][0]["scopeSpans"][0]["spans"]
+t = tid("adk-python-sequential")
+times = {"execute_tool get_weather": (1795244401350213579, 1795244401354013579),
+         "execute_tool lookup_stock": (1795244401354513579, 1795244401357013579)}
+for s in spans:
+    s["traceId"] = t
+    if s["name"] in times:
+        start, end = times[s["name"]]
+        s["startTimeUnixNano"], s["endTimeUnixNano"] = str(start), str(end)
+json.dump(src, open("constructed-google-adk-python-sequential.json", "w"), indent=1)
