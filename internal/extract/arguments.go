@@ -442,11 +442,14 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 
 // DecodeResult parses a raw tool result: JSON when it parses (one level of
 // double encoding removed, as AI SDK and OpenLLMetry quote string results),
-// else the text itself. OpenLLMetry's LangChain {"output": x, "kwargs": {...}}
-// wrapper is removed (conv says where the result was read from). Google
-// ADK's {"result": x} wrapper of scalars is kept, since ADK returns it to the
-// model in that form.
-func DecodeResult(raw string, conv Convention) (scoring.Value, bool) {
+// else the text itself. The wrapper form says the framework put around the
+// tool's return value is removed (see [ResultForm]): Google ADK's
+// {"result": x} and Genkit tool.v2's {"output": x} when they are the only
+// member, Strands' single content block, OpenLLMetry's LangChain
+// {"output": x, "kwargs": {...}} and a serialized LangChain ToolMessage
+// (its content), alone under OpenLLMetry or as {"output": message} under
+// OpenInference. Text inside a wrapper is decoded as a raw result is.
+func DecodeResult(raw string, form ResultForm) (scoring.Value, bool) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		return scoring.Value{}, false
@@ -455,13 +458,105 @@ func DecodeResult(raw string, conv Convention) (scoring.Value, bool) {
 	if state != ArgumentsKnown {
 		return scoring.String(raw), true
 	}
-	if conv == ConventionOpenLLMetry && v.Kind() == scoring.KindObject && v.Len() == 2 {
-		out, hasOut := v.Get("output")
-		if _, hasKW := v.Get("kwargs"); hasOut && hasKW {
-			return out, true
-		}
+	if form != ResultPlain {
+		v = unwrapResult(v, form)
 	}
 	return v, true
+}
+
+// unwrapResult removes the wrapper form names from a decoded result; a
+// value of another shape is returned as it is.
+func unwrapResult(v scoring.Value, form ResultForm) scoring.Value {
+	switch form {
+	case ResultADK:
+		if x, ok := soleMember(v, "result"); ok {
+			return unwrapped(x)
+		}
+	case ResultGenkitV2:
+		if x, ok := soleMember(v, "output"); ok {
+			return unwrapped(x)
+		}
+	case ResultStrands:
+		if v.Kind() == scoring.KindArray && v.Len() == 1 {
+			block := v.Index(0)
+			if x, ok := soleMember(block, "text"); ok && x.Kind() == scoring.KindString {
+				return unwrapped(x)
+			}
+			if x, ok := soleMember(block, "json"); ok {
+				return x
+			}
+		}
+	case ResultOpenLLMetry:
+		if v.Kind() == scoring.KindObject && v.Len() == 2 {
+			out, hasOut := v.Get("output")
+			if _, hasKW := v.Get("kwargs"); hasOut && hasKW {
+				if c, ok := toolMessageContent(out); ok {
+					return c
+				}
+				return unwrapped(out)
+			}
+		}
+		if c, ok := toolMessageContent(v); ok {
+			return c
+		}
+	case ResultOpenInference:
+		if x, ok := soleMember(v, "output"); ok {
+			if c, ok := toolMessageContent(x); ok {
+				return c
+			}
+		}
+	}
+	return v
+}
+
+// soleMember returns the member key of v when v is an object with no other
+// member.
+func soleMember(v scoring.Value, key string) (scoring.Value, bool) {
+	if v.Kind() != scoring.KindObject || v.Len() != 1 {
+		return scoring.Value{}, false
+	}
+	return v.Get(key)
+}
+
+// toolMessageContent returns the content of a serialized LangChain
+// ToolMessage: its constructor form ({"lc":1,"type":"constructor",
+// "id":[…,"ToolMessage"],"kwargs":{"content":…}}) or the instance
+// JSON.stringify writes ({"lc_serializable":true,"type":"tool",
+// "content":…}). Text content is decoded as a raw result is.
+func toolMessageContent(v scoring.Value) (scoring.Value, bool) {
+	if v.Kind() != scoring.KindObject {
+		return scoring.Value{}, false
+	}
+	var content scoring.Value
+	var ok bool
+	if typ, _ := v.Get("type"); typ.StringValue() == "constructor" {
+		id, _ := v.Get("id")
+		if id.Kind() != scoring.KindArray || id.Len() == 0 || id.Index(id.Len()-1).StringValue() != "ToolMessage" {
+			return scoring.Value{}, false
+		}
+		kw, _ := v.Get("kwargs")
+		content, ok = kw.Get("content")
+	} else if typ.StringValue() == "tool" && v.Has("lc_serializable") {
+		content, ok = v.Get("content")
+	}
+	if !ok {
+		return scoring.Value{}, false
+	}
+	return unwrapped(content), true
+}
+
+// unwrapped returns a value taken out of a wrapper: text is decoded as
+// DecodeResult decodes a raw result, so that a tool's text reads the same
+// whether its framework quoted it (AI SDK), wrote it as it is (Pydantic AI)
+// or wrapped it.
+func unwrapped(x scoring.Value) scoring.Value {
+	if x.Kind() != scoring.KindString {
+		return x
+	}
+	if v, ok := DecodeResult(x.StringValue(), ResultPlain); ok {
+		return v
+	}
+	return x
 }
 
 // ArgumentsLikelyKnown tells, without parsing, whether DecodeArguments will

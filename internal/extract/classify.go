@@ -327,6 +327,9 @@ func (f *fields) genkitTool() Result {
 	c := Call{Name: f.str(fGenkitName), Convention: ConventionGenkit}
 	c.Args, c.Encoding = f.raw(fGenkitInput, EncodingJSON)
 	c.Result, _ = f.raw(fGenkitOutput, EncodingJSON)
+	if f.str(fGenkitSubtype) == "tool.v2" {
+		c.ResultForm = ResultGenkitV2
+	}
 	if f.str(fGenkitState) == "error" {
 		c.Failed = true
 	}

@@ -98,6 +98,53 @@ const (
 	EncodingLangChainWrapper
 )
 
+// ResultForm says which wrapper, if any, the framework put around a tool's
+// return value when it recorded the result; [DecodeResult] removes it. Only
+// wrappers the framework itself adds are named, each where that framework
+// records results, so that a tool's own object of the same shape elsewhere
+// is kept.
+type ResultForm uint8
+
+// The result forms.
+const (
+	// ResultPlain is the return value as the tool gave it (JSON text, a
+	// JSON-quoted string, or plain text).
+	ResultPlain ResultForm = iota
+	// ResultADK is Google ADK's: a return value that is not a dict (Python)
+	// or map (Go) is recorded as {"result": x}.
+	ResultADK
+	// ResultGenkitV2 is a Genkit tool.v2 action's {"output": x} (its
+	// multipart response, whose "content" parts are left out when empty).
+	// Plain "tool" actions record the bare output.
+	ResultGenkitV2
+	// ResultStrands is Strands Agents' tool result content blocks,
+	// [{"text": x}] or [{"json": x}].
+	ResultStrands
+	// ResultOpenLLMetry is OpenLLMetry's LangChain wrapper {"output": x,
+	// "kwargs": {...}} (Python) or the LangChain ToolMessage a JS tool
+	// returned, serialized.
+	ResultOpenLLMetry
+	// ResultOpenInference is the LangChain run output OpenInference
+	// records for LangChain JS tools: {"output": <serialized ToolMessage>}.
+	ResultOpenInference
+)
+
+// resultForm is the form a convention records results in, for the calls
+// whose reader does not say otherwise.
+func resultForm(c Convention) ResultForm {
+	switch c {
+	case ConventionADK:
+		return ResultADK
+	case ConventionStrands:
+		return ResultStrands
+	case ConventionOpenLLMetry:
+		return ResultOpenLLMetry
+	case ConventionOpenInference:
+		return ResultOpenInference
+	}
+	return ResultPlain
+}
+
 // Call is the compact record of one tool execution, kept until its agent
 // run is scored. Strings reference the span's attribute values; nothing is
 // parsed yet.
@@ -109,8 +156,10 @@ type Call struct {
 	// Args is the raw argument text; Encoding says how to decode it.
 	Args     string
 	Encoding Encoding
-	// Result is the raw result text ("" when not recorded).
-	Result string
+	// Result is the raw result text ("" when not recorded); ResultForm
+	// says which wrapper the framework put around it.
+	Result     string
+	ResultForm ResultForm
 	// Type is the tool type ("function", "mcp", a framework class name).
 	Type string
 	// Failed reports a failed execution (status ERROR or error.type).
@@ -260,6 +309,9 @@ func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Option
 			if !ArgumentsLikelyKnown(res.Call.Args, res.Call.Encoding, DecodeOptions{}) {
 				messageArguments(attrs, &res.Call, true)
 			}
+		}
+		if res.Call.ResultForm == ResultPlain {
+			res.Call.ResultForm = resultForm(res.Call.Convention)
 		}
 	}
 	res.GenAI = true

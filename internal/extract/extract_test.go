@@ -302,14 +302,34 @@ func TestDecodeWrappersAndTruncation(t *testing.T) {
 }
 
 func TestDecodeResultWrappers(t *testing.T) {
-	wrapped := `{"output": "21C and sunny", "kwargs": {"name": "get_weather"}}`
-	v, ok := DecodeResult(wrapped, ConventionOpenLLMetry)
-	require.True(t, ok)
-	assert.Equal(t, `"21C and sunny"`, v.JSON(), "OpenLLMetry's LangChain result wrapper is removed")
-	v, _ = DecodeResult(wrapped, ConventionGenAI)
-	assert.Equal(t, `{"output":"21C and sunny","kwargs":{"name":"get_weather"}}`, v.JSON(), "other conventions keep the object")
-	v, _ = DecodeResult(`{"result": 4}`, ConventionADK)
-	assert.Equal(t, `{"result":4}`, v.JSON(), "ADK's scalar wrapper is what the model saw")
+	tests := []struct {
+		name, raw string
+		form      ResultForm
+		want      string
+	}{
+		{"OpenLLMetry LangChain wrapper", `{"output": "21C and sunny", "kwargs": {"name": "get_weather"}}`, ResultOpenLLMetry, `"21C and sunny"`},
+		{"LangChain wrapper kept elsewhere", `{"output": "21C and sunny", "kwargs": {"name": "get_weather"}}`, ResultPlain, `{"output":"21C and sunny","kwargs":{"name":"get_weather"}}`},
+		{"ADK scalar wrapper", `{"result": 4}`, ResultADK, `4`},
+		{"ADK wrapped text decoded as a raw result is", `{"result": "{\"a\": 1}"}`, ResultADK, `{"a":1}`},
+		{"ADK dict with a result member and more", `{"result": 4, "unit": "C"}`, ResultADK, `{"result":4,"unit":"C"}`},
+		{"ADK wrapper kept elsewhere", `{"result": 4}`, ResultGenkitV2, `{"result":4}`},
+		{"Genkit tool.v2 output", `{"output": {"a": 1}}`, ResultGenkitV2, `{"a":1}`},
+		{"Genkit tool.v2 output with content parts", `{"output": 1, "content": [{"text": "x"}]}`, ResultGenkitV2, `{"output":1,"content":[{"text":"x"}]}`},
+		{"Genkit tool action output kept", `{"output": {"a": 1}}`, ResultPlain, `{"output":{"a":1}}`},
+		{"Strands text block", `[{"text": "{\"a\": 1}"}]`, ResultStrands, `{"a":1}`},
+		{"Strands json block", `[{"json": {"a": 1}}]`, ResultStrands, `{"a":1}`},
+		{"Strands two blocks kept", `[{"text": "a"}, {"text": "b"}]`, ResultStrands, `[{"text":"a"},{"text":"b"}]`},
+		{"OpenInference output without a ToolMessage kept", `{"output": "x"}`, ResultOpenInference, `{"output":"x"}`},
+		{"other message types kept", `{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"x"}}`, ResultOpenLLMetry,
+			`{"lc":1,"type":"constructor","id":["langchain_core","messages","AIMessage"],"kwargs":{"content":"x"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ok := DecodeResult(tt.raw, tt.form)
+			require.True(t, ok)
+			assert.Equal(t, tt.want, v.JSON())
+		})
+	}
 }
 
 // classifyOne classifies a span built by fill, under a scope named scope.
@@ -382,7 +402,7 @@ func TestClassifySpanShapes(t *testing.T) {
 		require.Equal(t, KindTool, r.Kind)
 		assert.Equal(t, "get_weather", r.Call.Name)
 		assert.Equal(t, `{"city":"Paris"}`, args(r))
-		res, _ := DecodeResult(r.Call.Result, r.Call.Convention)
+		res, _ := DecodeResult(r.Call.Result, r.Call.ResultForm)
 		assert.Equal(t, `"21C"`, res.JSON())
 	})
 	t.Run("OpenLLMetry tool named like a class keeps its name", func(t *testing.T) {
@@ -632,6 +652,23 @@ func TestModelCallSpansInCaptures(t *testing.T) {
 				}
 			}
 			require.NotZero(t, seen, "no span %q in %s", tt.span, tt.file)
+		})
+	}
+}
+
+func TestGenkitResultForm(t *testing.T) {
+	for subtype, want := range map[string]ResultForm{"tool.v2": ResultGenkitV2, "tool": ResultPlain} {
+		t.Run(subtype, func(t *testing.T) {
+			r := classifyOne(t, "genkit-tracer", func(s ptrace.Span) {
+				s.SetName("get_weather")
+				a := s.Attributes()
+				a.PutStr("genkit:type", "action")
+				a.PutStr("genkit:metadata:subtype", subtype)
+				a.PutStr("genkit:name", "get_weather")
+				a.PutStr("genkit:output", `{"output":{"temperature":21}}`)
+			})
+			require.Equal(t, KindTool, r.Kind)
+			assert.Equal(t, want, r.Call.ResultForm, "only tool.v2 actions wrap their output")
 		})
 	}
 }

@@ -95,7 +95,7 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 			sc.StepType = scoring.StepMCPToolCall
 		}
 		if c.Result != "" {
-			sc.Result, _ = extract.DecodeResult(c.Result, c.Convention)
+			sc.Result, _ = extract.DecodeResult(c.Result, c.ResultForm)
 		}
 		if opts.Durations && c.End > c.Start {
 			sc.Fields = map[string]scoring.Value{"durationMs": scoring.Number(float64(c.End-c.Start) / 1e6)}

@@ -63,6 +63,8 @@ type Call struct {
 	Parent     pcommon.SpanID
 	Encoding   extract.Encoding
 	Convention extract.Convention
+	// ResultForm says which wrapper the framework put around Result.
+	ResultForm extract.ResultForm
 	// Failed reports a failed execution; MCP an MCP tool call.
 	Failed, MCP bool
 }
@@ -71,7 +73,7 @@ type Call struct {
 func newCall(c *extract.Call, parent pcommon.SpanID, name string) Call {
 	return Call{
 		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Parent: parent,
-		Encoding: c.Encoding, Convention: c.Convention, Failed: c.Failed,
+		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed,
 		MCP: c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
 	}
 }
@@ -783,7 +785,7 @@ func mergeDuplicate(outer, inner *Call) {
 		outer.Args, outer.Encoding = inner.Args, inner.Encoding
 	}
 	if outer.Result == "" {
-		outer.Result = inner.Result
+		outer.Result, outer.ResultForm = inner.Result, inner.ResultForm
 	}
 	outer.MCP = outer.MCP || inner.MCP
 	if outer.Name == "" {
