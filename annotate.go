@@ -2,6 +2,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -125,7 +126,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		calls := attrs.PutEmptySlice(attrToolCalls)
 		calls.EnsureCapacity(len(run.calls))
 		for i := range run.calls {
-			calls.AppendEmpty().SetStr(run.calls[i].Name)
+			calls.AppendEmpty().SetStr(validText(run.calls[i].Name))
 		}
 	}
 }
@@ -204,8 +205,21 @@ func putStrings(attrs pcommon.Map, key string, values []string) {
 	s := attrs.PutEmptySlice(key)
 	s.EnsureCapacity(len(values))
 	for _, v := range values {
-		s.AppendEmpty().SetStr(v)
+		s.AppendEmpty().SetStr(validText(v))
 	}
+}
+
+// validText returns s with every byte sequence that is not UTF-8 replaced
+// by U+FFFD. Tool names, and the explanations that quote them and their
+// arguments, come from span attributes, which OTLP/protobuf senders may fill
+// with any bytes; an attribute we write must be a valid string, or exporters
+// that encode JSON or protobuf strings fail or alter it. Valid text, the
+// usual case, is returned as it is, without allocating.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
 func annotateEvent(span ptrace.Span, ev evaluation, run *scoredRun, outs []ruleOutput, maxLen int) {
@@ -231,10 +245,10 @@ func annotateEvent(span ptrace.Span, ev evaluation, run *scoredRun, outs []ruleO
 	attrs.PutStr(attrEvalExplain, explanation(res, run.dropped, maxLen))
 }
 
-// explanation returns the result's explanation, noting an incomplete run,
-// truncated to maxLen bytes.
+// explanation returns the result's explanation as valid UTF-8, noting an
+// incomplete run, truncated to maxLen bytes.
 func explanation(res *scoring.Result, dropped, maxLen int) string {
-	s := res.Explanation
+	s := validText(res.Explanation)
 	if dropped > 0 {
 		s += incompleteWarning
 	}
