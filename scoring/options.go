@@ -105,6 +105,24 @@ func (r *optionReader) Float(key string, def, lo, hi float64) float64 {
 	return v.num
 }
 
+// Int reads an integer option in [lo, hi].
+func (r *optionReader) Int(key string, def, lo, hi int) int {
+	x, ok := r.raw(key)
+	if !ok {
+		return def
+	}
+	v, err := ValueOf(x)
+	if err != nil || !v.IsInteger() {
+		r.fail(key, "expects an integer, got %s", describeOperand(x))
+		return def
+	}
+	if v.num < float64(lo) || v.num > float64(hi) {
+		r.fail(key, "%s is outside [%d, %d]", formatJSNumber(v.num), lo, hi)
+		return def
+	}
+	return int(v.num)
+}
+
 // OptionalFloat reads a numeric option that may be absent.
 func (r *optionReader) OptionalFloat(key string, lo, hi float64) (float64, bool) {
 	if _, ok := r.opts[key]; !ok || r.opts[key] == nil {

@@ -92,6 +92,8 @@ type Breakdown struct {
 	Hallucinated []int
 	// ArgumentsUnavailable counts pairs judged without arguments.
 	ArgumentsUnavailable int
+	// Findings lists the checks actual calls failed (checks scorer).
+	Findings []Finding
 	// OrderScore is the share of paired calls that appear in expected order
 	// (1 when fewer than two pairs).
 	OrderScore float64

@@ -37,6 +37,9 @@ type Settings struct {
 	// Threshold is the pass threshold in [0, 1]. A peer option of the same
 	// meaning (DeepEval's threshold, ADK's threshold) overrides it.
 	Threshold float64
+	// Tools are tool definitions given in configuration, for scorers that
+	// check calls against the tools offered (checks).
+	Tools []ToolDefinition
 	// Options are the scorer's own options, with the peer's option names in
 	// snake_case (MongoDB has none; Mastra's expectedToolOrder is
 	// expected_tool_order).

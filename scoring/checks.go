@@ -1,0 +1,311 @@
+package scoring
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ChecksName is the registered name of the reference-free checks scorer.
+const ChecksName = "checks"
+
+// The checks a call can fail, as Finding.Check names them.
+const (
+	CheckUndefinedTool     = "undefined_tool"
+	CheckInvalidArguments  = "invalid_arguments"
+	CheckRepeated          = "repeated"
+	CheckUnrecoveredFailed = "unrecovered_failure"
+	CheckOverBudget        = "over_budget"
+)
+
+// Finding is one check a call failed.
+type Finding struct {
+	// Call indexes the actual calls.
+	Call int
+	// Check is one of the Check* names.
+	Check string
+	// Detail says what was wrong ("/city: missing property").
+	Detail string
+}
+
+// checks scores a run with no expected calls, against the tools the model
+// was offered: a call to a tool that was not offered, arguments that break
+// the tool's JSON Schema, the same call (name and arguments) repeated more
+// than max_repeats times, a failed call never followed by a successful call
+// to the same tool, calls past max_calls. The score is the share of calls
+// that failed no check. Calls whose arguments are unknown are not checked
+// on their arguments, and never fail for them.
+//
+// Definitions come from the rule's tools (configuration), the run's recorded
+// definitions (RunContext) and the expectation's available_tools (names
+// only); a configured definition wins over a recorded one of the same name.
+// With no definitions at all, the definition checks are not evaluated.
+type checks struct {
+	threshold     float64
+	undefined     bool
+	schema        bool
+	maxRepeats    int
+	unrecovered   bool
+	maxCalls      int
+	configured    ToolDefinitions
+	available     []string
+	configSchemas map[string]*ArgumentSchema
+}
+
+func init() { Register(ChecksName, newChecks) }
+
+func newChecks(s Settings) (Scorer, error) {
+	r := newOptionReader(ChecksName, s.Options)
+	c := &checks{
+		threshold:   s.Threshold,
+		undefined:   r.Bool("undefined_tools", true),
+		schema:      r.Bool("arguments_schema", true),
+		maxRepeats:  r.Int("max_repeats", 3, 0, 1<<20),
+		unrecovered: r.Bool("unrecovered_failures", true),
+		maxCalls:    r.Int("max_calls", 0, 0, 1<<20),
+		available:   s.Expectation.AvailableTools,
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	c.configured.Add(s.Tools...)
+	c.configSchemas = map[string]*ArgumentSchema{}
+	for _, d := range c.configured.All() {
+		if d.Parameters.IsUndefined() {
+			continue
+		}
+		sch, err := CompileArgumentSchema(d.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("%s: tool %q: parameters: %w", ChecksName, d.Name, err)
+		}
+		c.configSchemas[d.Name] = sch
+	}
+	return c, nil
+}
+
+func (c *checks) Name() string { return ChecksName }
+
+func (c *checks) Score(ctx context.Context, calls []Call) Result {
+	return c.ScoreContext(ctx, calls, nil)
+}
+
+// ScoreContext runs the checks on a run's calls with its recorded context.
+func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) Result {
+	res := Result{Scorer: ChecksName, Threshold: c.threshold}
+	if len(calls) == 0 {
+		res.Outcome = OutcomeNotEvaluated
+		res.Explanation = "no tool calls to check"
+		return res
+	}
+	defs := c.definitions(run)
+	var findings []Finding
+	var notes []string
+	if c.undefined && defs.known {
+		for i := range calls {
+			if !defs.has(calls[i].Name) {
+				findings = append(findings, Finding{Call: i, Check: CheckUndefinedTool, Detail: "tool " + quoteName(calls[i].Name) + " was not offered to the model"})
+				res.Breakdown.Hallucinated = append(res.Breakdown.Hallucinated, i)
+			}
+		}
+	}
+	if c.schema {
+		findings, notes = c.checkSchemas(calls, defs, findings, notes)
+	}
+	if c.maxRepeats > 0 {
+		findings = c.checkRepeats(calls, findings)
+	}
+	if c.unrecovered {
+		findings = checkUnrecovered(calls, findings)
+	}
+	if c.maxCalls > 0 {
+		for i := c.maxCalls; i < len(calls); i++ {
+			findings = append(findings, Finding{Call: i, Check: CheckOverBudget, Detail: fmt.Sprintf("call %d is over the budget of %d calls per run", i+1, c.maxCalls)})
+		}
+	}
+	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Call < findings[j].Call })
+	res.Breakdown.Findings = findings
+	failed := map[int]bool{}
+	for _, f := range findings {
+		failed[f.Call] = true
+	}
+	res.Score = float64(len(calls)-len(failed)) / float64(len(calls))
+	res.decide()
+	if run != nil {
+		notes = append(notes, run.Notes...)
+	}
+	res.Explanation = explainChecks(calls, findings, len(failed), defs, notes)
+	return res
+}
+
+// offered are the definitions a run's calls are checked against.
+type offered struct {
+	// known reports that some definition or available tool is known.
+	known   bool
+	names   map[string]bool
+	schemas map[string]Value
+}
+
+func (o *offered) has(name string) bool { return o.names[name] }
+
+func (c *checks) definitions(run *RunContext) offered {
+	o := offered{names: map[string]bool{}, schemas: map[string]Value{}}
+	add := func(d ToolDefinition) {
+		if o.names[d.Name] {
+			return
+		}
+		o.names[d.Name] = true
+		if !d.Parameters.IsUndefined() {
+			o.schemas[d.Name] = d.Parameters
+		}
+	}
+	for _, d := range c.configured.All() {
+		add(d)
+	}
+	if run != nil {
+		for _, d := range run.Tools.All() {
+			add(d)
+		}
+	}
+	for _, n := range c.available {
+		o.names[n] = true
+	}
+	o.known = len(o.names) > 0
+	return o
+}
+
+func (c *checks) checkSchemas(calls []Call, defs offered, findings []Finding, notes []string) ([]Finding, []string) {
+	for i := range calls {
+		call := &calls[i]
+		schemaValue, ok := defs.schemas[call.Name]
+		if !ok || call.ArgsUnknown {
+			continue
+		}
+		sch := c.configSchemas[call.Name]
+		if sch == nil {
+			var err error
+			if sch, err = CachedArgumentSchema(schemaValue); err != nil {
+				notes = append(notes, fmt.Sprintf("the recorded schema of %s was not used: %v", quoteName(call.Name), err))
+				continue
+			}
+		}
+		args := callArgs(call)
+		if args.IsUndefined() {
+			args = Object() // called without arguments
+		}
+		if v := sch.Violations(args); len(v) > 0 {
+			findings = append(findings, Finding{Call: i, Check: CheckInvalidArguments, Detail: "arguments break the schema: " + strings.Join(v, "; ")})
+		}
+	}
+	return findings, notes
+}
+
+// callArgs returns a call's arguments as a tree.
+func callArgs(c *Call) Value {
+	if c.ArgsDoc != nil {
+		return c.ArgsDoc.Value()
+	}
+	return c.Args
+}
+
+func (c *checks) checkRepeats(calls []Call, findings []Finding) []Finding {
+	seen := map[string]int{}
+	for i := range calls {
+		if calls[i].ArgsUnknown {
+			continue
+		}
+		key := calls[i].Name + "\x00" + canonicalJSON(callArgs(&calls[i]))
+		seen[key]++
+		if n := seen[key]; n > c.maxRepeats {
+			findings = append(findings, Finding{Call: i, Check: CheckRepeated, Detail: fmt.Sprintf("the same call to %s (same arguments) made %d times, over the limit of %d", quoteName(calls[i].Name), n, c.maxRepeats)})
+		}
+	}
+	return findings
+}
+
+// checkUnrecovered finds failed calls never followed by a call to the same
+// tool that did not fail.
+func checkUnrecovered(calls []Call, findings []Finding) []Finding {
+	recovered := map[string]bool{}
+	for i := len(calls) - 1; i >= 0; i-- {
+		name := calls[i].Name
+		if !calls[i].Failed() {
+			recovered[name] = true
+			continue
+		}
+		if !recovered[name] {
+			findings = append(findings, Finding{Call: i, Check: CheckUnrecoveredFailed, Detail: "failed, and no later call to " + quoteName(name) + " succeeded"})
+		}
+	}
+	return findings
+}
+
+// canonicalJSON writes a value with object keys sorted, so that the same
+// arguments written in another order compare equal.
+func canonicalJSON(v Value) string {
+	var sb strings.Builder
+	writeCanonical(&sb, v)
+	return sb.String()
+}
+
+func writeCanonical(sb *strings.Builder, v Value) {
+	switch v.Kind() {
+	case KindObject:
+		keys := v.Keys()
+		sort.Strings(keys)
+		sb.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(String(k).JSON())
+			sb.WriteByte(':')
+			m, _ := v.Get(k)
+			writeCanonical(sb, m)
+		}
+		sb.WriteByte('}')
+	case KindArray:
+		sb.WriteByte('[')
+		for i := 0; i < v.Len(); i++ {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			writeCanonical(sb, v.Index(i))
+		}
+		sb.WriteByte(']')
+	default:
+		sb.WriteString(v.JSON())
+	}
+}
+
+func quoteName(s string) string { return "\"" + s + "\"" }
+
+// explainChecks says which calls failed which checks, and what was not
+// evaluated.
+func explainChecks(calls []Call, findings []Finding, failed int, defs offered, notes []string) string {
+	var sb strings.Builder
+	if failed == 0 {
+		fmt.Fprintf(&sb, "all %d calls passed the checks", len(calls))
+	} else {
+		fmt.Fprintf(&sb, "%d of %d calls failed checks:", failed, len(calls))
+		for _, f := range findings {
+			fmt.Fprintf(&sb, " call %d %s: %s;", f.Call+1, calls[f.Call].Name, f.Detail)
+		}
+	}
+	if !defs.known {
+		sb.WriteString(" (no tool definitions recorded or configured: undefined tools and schemas not checked)")
+	}
+	unknown := 0
+	for i := range calls {
+		if calls[i].ArgsUnknown {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		fmt.Fprintf(&sb, " (%d calls with unknown arguments: their arguments were not checked)", unknown)
+	}
+	for _, n := range notes {
+		sb.WriteString(" (" + n + ")")
+	}
+	return strings.TrimSuffix(sb.String(), ";")
+}

@@ -1,0 +1,181 @@
+package scoring
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ToolDefinition is a tool the model was offered: its name, description and
+// the JSON Schema of its parameters (undefined when none was recorded).
+type ToolDefinition struct {
+	Name        string
+	Description string
+	// Parameters is the parameters' JSON Schema, usually an object schema.
+	Parameters Value
+}
+
+// MaxToolDefinitions bounds the definitions read from one list; more are
+// ignored and ParseToolDefinitions says so.
+const MaxToolDefinitions = 512
+
+// ErrTooManyDefinitions reports a list with more than MaxToolDefinitions
+// entries; the first MaxToolDefinitions are returned with it.
+var ErrTooManyDefinitions = fmt.Errorf("more than %d tool definitions", MaxToolDefinitions)
+
+// ParseToolDefinitions reads the tool definitions a model was offered, in
+// the shapes instrumentations record them:
+//
+//   - OTel GenAI gen_ai.tool.definitions: [{"type":"function","name":…,
+//     "description":…,"parameters":{…}}];
+//   - OpenAI chat tools: [{"type":"function","function":{"name":…,
+//     "parameters":{…}}}] (OpenInference llm.tools.N.tool.json_schema
+//     holds one such item, OpenLLMetry llm.request.functions the inner
+//     object);
+//   - AI SDK ai.prompt.tools: a list of JSON texts, each {"type":"function",
+//     "name":…,"inputSchema"|"parameters":{…}};
+//   - Anthropic {"name":…,"input_schema":{…}}; Bedrock {"toolSpec":{"name":…,
+//     "inputSchema":{"json":{…}}}}; Gemini {"function_declarations":[…]};
+//   - a list of names.
+//
+// A single object is one definition; an object with "tools" lists them.
+// Entries with no name are skipped; what cannot be read is returned as an
+// error beside the definitions that could.
+func ParseToolDefinitions(text string) ([]ToolDefinition, error) {
+	v, err := Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("tool definitions: %w", err)
+	}
+	var defs []ToolDefinition
+	var errs []error
+	collectDefinitions(v, &defs, &errs, 0)
+	if len(defs) > MaxToolDefinitions {
+		defs = defs[:MaxToolDefinitions]
+		errs = append(errs, ErrTooManyDefinitions)
+	}
+	return defs, errors.Join(errs...)
+}
+
+// DefinitionFromValue reads one definition (any shape ParseToolDefinitions
+// accepts for an item); ok is false when it names no tool.
+func DefinitionFromValue(v Value) (ToolDefinition, bool) {
+	if v.Kind() == KindString {
+		return ToolDefinition{Name: v.StringValue()}, v.StringValue() != ""
+	}
+	if v.Kind() != KindObject {
+		return ToolDefinition{}, false
+	}
+	for _, wrapper := range []string{"function", "toolSpec"} {
+		if inner, ok := v.Get(wrapper); ok && inner.Kind() == KindObject {
+			v = inner
+			break
+		}
+	}
+	name, _ := v.Get("name")
+	if name.Kind() != KindString || name.StringValue() == "" {
+		return ToolDefinition{}, false
+	}
+	d := ToolDefinition{Name: name.StringValue()}
+	if desc, ok := v.Get("description"); ok && desc.Kind() == KindString {
+		d.Description = desc.StringValue()
+	}
+	for _, key := range []string{"parameters", "inputSchema", "input_schema", "parametersJsonSchema", "parameters_json_schema"} {
+		p, ok := v.Get(key)
+		if !ok {
+			continue
+		}
+		if p.Kind() == KindString { // a schema recorded as JSON text
+			if parsed, err := Parse(p.StringValue()); err == nil {
+				p = parsed
+			}
+		}
+		if j, ok := p.Get("json"); ok && p.Kind() == KindObject && p.Len() == 1 { // Bedrock
+			p = j
+		}
+		if p.Kind() == KindObject {
+			d.Parameters = p
+		}
+		break
+	}
+	return d, true
+}
+
+// collectDefinitions walks a definitions value: lists, JSON texts of items,
+// {"tools": […]} and Gemini's {"function_declarations": […]} wrappers.
+func collectDefinitions(v Value, defs *[]ToolDefinition, errs *[]error, depth int) {
+	if depth > 4 || len(*defs) > MaxToolDefinitions {
+		return
+	}
+	switch v.Kind() {
+	case KindArray:
+		for i := 0; i < v.Len(); i++ {
+			item := v.Index(i)
+			if item.Kind() == KindString {
+				if parsed, err := Parse(item.StringValue()); err == nil && (parsed.Kind() == KindObject || parsed.Kind() == KindArray) {
+					collectDefinitions(parsed, defs, errs, depth+1)
+					continue
+				}
+			}
+			collectDefinitions(item, defs, errs, depth+1)
+		}
+	case KindObject:
+		for _, key := range []string{"tools", "function_declarations", "functionDeclarations"} {
+			if list, ok := v.Get(key); ok && list.Kind() == KindArray {
+				collectDefinitions(list, defs, errs, depth+1)
+				return
+			}
+		}
+		if d, ok := DefinitionFromValue(v); ok {
+			*defs = append(*defs, d)
+		} else {
+			*errs = append(*errs, fmt.Errorf("tool definition without a name: %.80s", v.JSON()))
+		}
+	case KindString:
+		if d, ok := DefinitionFromValue(v); ok {
+			*defs = append(*defs, d)
+		}
+	default:
+		*errs = append(*errs, fmt.Errorf("tool definitions: unexpected %s", v.Kind()))
+	}
+}
+
+// ToolDefinitions are the tools a run was offered, one per name: a later
+// definition of a name already held is dropped (definitions repeat on every
+// model call of a run).
+type ToolDefinitions struct {
+	list   []ToolDefinition
+	byName map[string]int
+}
+
+// Add adds definitions whose names are new; it reports how many were added.
+func (t *ToolDefinitions) Add(defs ...ToolDefinition) int {
+	added := 0
+	for _, d := range defs {
+		if d.Name == "" || len(t.list) >= MaxToolDefinitions {
+			continue
+		}
+		if t.byName == nil {
+			t.byName = make(map[string]int)
+		}
+		if _, dup := t.byName[d.Name]; dup {
+			continue
+		}
+		t.byName[d.Name] = len(t.list)
+		t.list = append(t.list, d)
+		added++
+	}
+	return added
+}
+
+// Get returns the definition of a tool.
+func (t *ToolDefinitions) Get(name string) (ToolDefinition, bool) {
+	if i, ok := t.byName[name]; ok {
+		return t.list[i], true
+	}
+	return ToolDefinition{}, false
+}
+
+// Len returns how many tools are defined.
+func (t *ToolDefinitions) Len() int { return len(t.list) }
+
+// All returns the definitions in the order they were added.
+func (t *ToolDefinitions) All() []ToolDefinition { return t.list }
