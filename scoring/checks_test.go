@@ -25,13 +25,13 @@ func capturedDefinitions(t *testing.T) map[string]string {
 
 func TestParseToolDefinitionsFromCaptures(t *testing.T) {
 	want := map[string][]string{
-		"constructed-pydantic-ai.json gen_ai.tool.definitions":        {"get_weather", "lookup_stock"},
-		"mastra-otel-mock.otlp.jsonl gen_ai.tool.definitions":         {"get_weather", "lookup_stock"},
+		"constructed-pydantic-ai.json gen_ai.tool.definitions":          {"get_weather", "lookup_stock"},
+		"mastra-otel-mock.otlp.jsonl gen_ai.tool.definitions":           {"get_weather", "lookup_stock"},
 		"openinference-openai-agents.json llm.tools.0.tool.json_schema": {"get_current_weather"},
-		"otel-genai-semconv.json gen_ai.tool.definitions":             {"get_current_weather"},
-		"vercel-ai-sdk-legacy-ai-spans.json ai.prompt.tools":          {"get_current_weather"},
-		"vercel-ai-v6-mock.otlp.jsonl ai.prompt.tools":                {"get_weather", "lookup_stock"},
-		"vercel-ai-v7-otel-mock.otlp.jsonl gen_ai.tool.definitions":   {"get_weather", "lookup_stock"},
+		"otel-genai-semconv.json gen_ai.tool.definitions":               {"get_current_weather"},
+		"vercel-ai-sdk-legacy-ai-spans.json ai.prompt.tools":            {"get_current_weather"},
+		"vercel-ai-v6-mock.otlp.jsonl ai.prompt.tools":                  {"get_weather", "lookup_stock"},
+		"vercel-ai-v7-otel-mock.otlp.jsonl gen_ai.tool.definitions":     {"get_weather", "lookup_stock"},
 	}
 	got := capturedDefinitions(t)
 	require.Len(t, got, len(want))
