@@ -38,6 +38,10 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, e
 			return nil, fmt.Errorf("threshold: %v is outside [0, 1]", threshold)
 		}
 	}
+	tools, err := buildTools(r.Tools)
+	if err != nil {
+		return nil, err
+	}
 	scorerCfgs := r.Scorers
 	if len(scorerCfgs) == 0 {
 		scorerCfgs = []ScorerConfig{{Name: scoring.NativeName}}
@@ -59,7 +63,7 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, e
 			continue
 		}
 		labels[label] = i
-		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options})
+		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
 			continue
@@ -71,6 +75,41 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, e
 		return nil, errors.Join(errs...)
 	}
 	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+}
+
+// buildTools converts a rule's tool definitions, compiling each schema so
+// that a bad one fails at startup naming the tool.
+func buildTools(cfgs []ToolConfig) ([]scoring.ToolDefinition, error) {
+	var errs []error
+	seen := map[string]int{}
+	defs := make([]scoring.ToolDefinition, 0, len(cfgs))
+	for i, tc := range cfgs {
+		field := fmt.Sprintf("tools[%d]", i)
+		if tc.Name == "" {
+			errs = append(errs, fmt.Errorf("%s.name: must not be empty", field))
+			continue
+		}
+		if first, dup := seen[tc.Name]; dup {
+			errs = append(errs, fmt.Errorf("%s.name: %q is already defined by tools[%d]", field, tc.Name, first))
+			continue
+		}
+		seen[tc.Name] = i
+		d := scoring.ToolDefinition{Name: tc.Name, Description: tc.Description}
+		if tc.Parameters != nil {
+			v, err := scoring.ValueOf(tc.Parameters)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s.parameters: %w", field, err))
+				continue
+			}
+			if _, err := scoring.CompileArgumentSchema(v); err != nil {
+				errs = append(errs, fmt.Errorf("%s.parameters: %w", field, err))
+				continue
+			}
+			d.Parameters = v
+		}
+		defs = append(defs, d)
+	}
+	return defs, errors.Join(errs...)
 }
 
 // buildExpectation converts the expect section into a scoring expectation.

@@ -118,6 +118,22 @@ type RuleConfig struct {
 	// Threshold is the pass threshold in [0, 1]. Default 1 (everything
 	// expected happened).
 	Threshold *float64 `mapstructure:"threshold"`
+	// Tools define the tools the agent is offered, for apps that record no
+	// tool definitions on their spans; the checks scorer validates calls
+	// against them (a configured definition wins over a recorded one).
+	Tools []ToolConfig `mapstructure:"tools"`
+
+	_ struct{}
+}
+
+// ToolConfig defines one tool the agent is offered.
+type ToolConfig struct {
+	// Name is the tool name as the model sees it. Required, unique.
+	Name string `mapstructure:"name"`
+	// Description is the tool's description (shown to LLM judges).
+	Description string `mapstructure:"description"`
+	// Parameters is the JSON Schema of the tool's arguments.
+	Parameters map[string]any `mapstructure:"parameters"`
 
 	_ struct{}
 }
@@ -212,7 +228,7 @@ func (cfg *Config) Validate() error {
 	for i := range cfg.Rules {
 		r := &cfg.Rules[i]
 		if err := validateRule(r); err != nil {
-			errs = append(errs, fmt.Errorf("rules[%d]: %w", i, err))
+			errs = append(errs, prefixEach(fmt.Sprintf("rules[%d]: ", i), err))
 		}
 		if first, dup := seen[r.Name]; dup && r.Name != "" {
 			errs = append(errs, fmt.Errorf("rules[%d]: rule %q: name: duplicate of rules[%d]", i, r.Name, first))
@@ -276,9 +292,23 @@ func validateRule(r *RuleConfig) error {
 		return fmt.Errorf("rule %q: name: %q is reserved for a summary attribute", r.Name, r.Name)
 	}
 	if _, err := compileRule(r, nopTelemetry()); err != nil {
-		return fmt.Errorf("rule %q: %w", r.Name, err)
+		return prefixEach(fmt.Sprintf("rule %q: ", r.Name), err)
 	}
 	return nil
+}
+
+// prefixEach prefixes every error joined in err, so that each line of a
+// multi-error names the rule.
+func prefixEach(prefix string, err error) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := joined.Unwrap()
+		out := make([]error, len(errs))
+		for i, e := range errs {
+			out[i] = prefixEach(prefix, e)
+		}
+		return errors.Join(out...)
+	}
+	return fmt.Errorf("%s%w", prefix, err)
 }
 
 // validateSkipTool checks a skip_tools entry: a name, or a prefix and a

@@ -92,6 +92,9 @@ func TestConfigValidationErrors(t *testing.T) {
 		{"bad_path", `rules[0]: rule "weather": expect.calls[0].match: path "items[x]": invalid index "x"`},
 		{"bad_empty_arguments", `empty_arguments: invalid value "maybe", expected "unknown" or "empty"`},
 		{"bad_skip_tools", `skip_tools[1]: "*" would skip every tool`},
+		{"bad_tools", `rules[0]: rule "weather": tools[0].name: must not be empty`},
+		{"bad_tools", `rules[0]: rule "weather": tools[1].parameters: schema does not compile`},
+		{"bad_tools", `rules[0]: rule "weather": tools[3].name: "lookup_stock" is already defined by tools[2]`},
 		{"bad_skip_tools", `skip_tools[2]: "handoff * to": "*" may only end an entry`},
 	}
 	for _, tt := range tests {
@@ -101,4 +104,12 @@ func TestConfigValidationErrors(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.err)
 		})
 	}
+}
+
+func TestChecksConfig(t *testing.T) {
+	cfg := subConfig(t, "checks")
+	require.NoError(t, confmap.Validate(cfg))
+	require.Len(t, cfg.Rules[0].Tools, 1)
+	assert.Equal(t, "get_weather", cfg.Rules[0].Tools[0].Name)
+	assert.Equal(t, []any{"city"}, cfg.Rules[0].Tools[0].Parameters["required"])
 }

@@ -181,6 +181,11 @@ func (p *tcaProcessor) count(span ptrace.Span, ev evaluation, run *scoredRun, co
 	c[statusOutOfOrder] += int64(len(b.OutOfOrder))
 	c[statusForbidden] += int64(len(b.Forbidden))
 	c[statusHallucinated] += int64(len(b.Hallucinated))
+	for _, f := range b.Findings {
+		if st, ok := findingStatus(f.Check); ok {
+			c[st]++
+		}
+	}
 }
 
 // selectRules appends to selected the indexes of the rules that apply to

@@ -26,10 +26,31 @@ const (
 	statusOutOfOrder
 	statusForbidden
 	statusHallucinated
+	statusInvalidArguments
+	statusRepeated
+	statusUnrecoveredFailure
+	statusOverBudget
 	numCallStatuses
 )
 
-var callStatusNames = [numCallStatuses]string{"matched", "mismatched", "missing", "unexpected", "out_of_order", "forbidden", "hallucinated"}
+var callStatusNames = [numCallStatuses]string{"matched", "mismatched", "missing", "unexpected", "out_of_order", "forbidden", "hallucinated",
+	"invalid_arguments", "repeated", "unrecovered_failure", "over_budget"}
+
+// findingStatus is the tool_calls status of a check a call failed; an
+// undefined tool counts as hallucinated (from Breakdown.Hallucinated).
+func findingStatus(check string) (callStatus, bool) {
+	switch check {
+	case scoring.CheckInvalidArguments:
+		return statusInvalidArguments, true
+	case scoring.CheckRepeated:
+		return statusRepeated, true
+	case scoring.CheckUnrecoveredFailed:
+		return statusUnrecoveredFailure, true
+	case scoring.CheckOverBudget:
+		return statusOverBudget, true
+	}
+	return 0, false
+}
 
 var evictReasonNames = [...]string{
 	trajectory.EvictMaxAge:    "max_age",
