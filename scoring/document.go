@@ -102,6 +102,14 @@ func (dp *DocumentParser) Parse(s string) (Document, error) {
 		v, err := Parse(s)
 		return Document{text: s, tree: &v}, err
 	}
+	if len(s) > checkFirstBytes {
+		// Malformed text would be indexed up to where it breaks, and
+		// read again: check it first, without an index.
+		p := parser{s: s}
+		if err := p.checkDocument(skipSpace(s, 0)); err != nil {
+			return Document{}, err
+		}
+	}
 	toks, ok := scanDocument(s, dp.free)
 	if ok {
 		n := len(toks)
@@ -127,6 +135,12 @@ func (dp *DocumentParser) Parse(s string) (Document, error) {
 	dp.keep(p.toks, n)
 	return Document{text: s, toks: p.toks[:n:n]}, nil
 }
+
+// checkFirstBytes is the size past which [DocumentParser.Parse] checks text
+// before indexing it, so that malformed text costs no index: an index
+// entry takes 16 bytes, for as little as two bytes of text. Below it the
+// index of text found malformed takes a few hundred kilobytes at most.
+const checkFirstBytes = 32 << 10
 
 // docParser builds a document's index, checking the text as Parse does; it
 // reuses the parser's string, number and literal readers.

@@ -28,136 +28,237 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("json: %s at offset %d
 // repeated key keeps its last value, as JSON.parse does. Text that ends inside a
 // value returns [ErrTruncated]; other malformed text returns a [*SyntaxError].
 //
-// Parsing takes two passes: the first counts the elements of every container
-// (see measure), so the second writes each value once, in place, into one
-// allocation holding every container's elements.
+// Parsing takes two passes: the first checks the text and counts the
+// elements of every container (see check), so the second writes each value
+// once, in place, into one allocation holding every container's elements.
+// Malformed text fails in the first pass, before any memory is reserved for
+// its values.
 func Parse(s string) (Value, error) {
-	p := parser{s: s}
-	if total := p.measure(); total > 0 {
-		p.arena = make([]Value, total)
-	}
-	var root Value
-	i, err := p.value(skipSpace(s, 0), &root, 0)
-	if err != nil {
+	p := parser{s: s, counting: true}
+	start := skipSpace(s, 0)
+	if err := p.checkDocument(start); err != nil {
 		return Value{}, err
 	}
-	if i = skipSpace(s, i); i != len(s) {
-		return Value{}, &SyntaxError{Offset: i, Msg: "unexpected text after value"}
+	p.counting = false
+	if p.total > 0 {
+		p.arena = make([]Value, p.total)
+	}
+	var root Value
+	if _, err := p.value(start, &root, 0); err != nil {
+		return Value{}, err
 	}
 	return root, nil
 }
 
+// checkDocument checks that s is one JSON value, starting at start, and
+// returns the error Parse returns when it is not.
+func (p *parser) checkDocument(start int) error {
+	end, err := p.check(start, 0)
+	if err != nil {
+		return err
+	}
+	if end = skipSpace(p.s, end); end != len(p.s) {
+		return &SyntaxError{Offset: end, Msg: "unexpected text after value"}
+	}
+	return nil
+}
+
 type parser struct {
 	s string
-	// sizes, then more, hold the element slots of each container in the
-	// order the containers open (measure); next is the next container's
-	// ordinal. sizes is an array so that it stays in the parser's frame.
+	// sizes, then more, hold the element slots of each counted container
+	// (see counted) in the order the containers open; next is the next
+	// container's ordinal. sizes is an array so that it stays in the
+	// parser's frame.
 	sizes      [16]int32
-	more       []int32
+	more       []*[sizeChunk]int32
 	containers int
 	next       int
+	// counting makes check record the containers' sizes; total is the sum
+	// of them all.
+	counting bool
+	total    int
 	// arena holds every container's elements: one allocation per document.
 	arena []Value
 }
 
-// measureOpenDepth is how deep measure tracks open containers. Deeper ones
-// get no reserved slots and grow their elements as they are parsed.
+// measureOpenDepth is how deep containers get their element slots counted
+// in advance. Deeper ones grow their elements as they are parsed.
 const measureOpenDepth = 64
 
-// measure records, for each container in the order it opens, the slots its
-// elements take (an array's elements, twice an object's members), counted
-// from its commas, and returns the sum of them all. It does not validate:
-// on malformed text the counts only need to be plausible, since the parse
-// that follows reports the error (and a container whose count is short
-// grows).
-func (p *parser) measure() int {
+// counted reports whether a non-empty container at depth has its slots
+// counted by check (and reserved by slots). Empty containers take none.
+func counted(depth int) bool { return depth < measureOpenDepth }
+
+// check reads the value written at i, at depth, as value parses it,
+// checking its syntax without building it, and returns the index after it
+// or the error value would return. It holds no stack: the open containers
+// are bits of a word per 64 levels, so text nested however deep is read in
+// constant stack and memory of a bit a level.
+//
+// When p.counting is set, it records, for each container counted (see
+// counted) in the order the containers open, the slots its elements take
+// (an array's elements, twice an object's members), and their sum in
+// p.total. A counted container takes at least two bytes of text ("[" and
+// "]" or "," around its elements), so its four bytes of count take at most
+// twice the text read so far, and the counts of text found malformed are
+// all that reading it reserves.
+func (p *parser) check(i, depth int) (int, error) {
 	s := p.s
-	var open [measureOpenDepth]int32 // ordinal<<1 | isObject of each open container
-	depth, total := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch measureClass[s[i]] {
-		case measurePlain:
-		case measureQuote:
-			for i++; i < len(s); i++ {
-				if c := s[i]; c == '"' {
-					break
-				} else if c == '\\' {
-					i++
-				}
+	var (
+		small [4]uint64
+		// objects has the bit of each open container set when it is an
+		// object, by level (depth below the value checked).
+		objects = small[:]
+		base    = depth
+		// open holds the ordinals of the counted containers open, by depth.
+		open [measureOpenDepth]int32
+		err  error
+	)
+	for {
+		// A value starts at i.
+		if depth > maxParseDepth {
+			return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
+		}
+		if i >= len(s) {
+			return i, ErrTruncated
+		}
+		switch c := s[i]; {
+		case c == '{' || c == '[':
+			closing := byte(']')
+			if c == '{' {
+				closing = '}'
 			}
-		case measureOpen:
-			step := int32(1)
-			if s[i] == '{' {
-				step = 2
+			j := skipSpace(s, i+1)
+			if j < len(s) && s[j] == closing {
+				i = j + 1 // empty
+				break
 			}
-			n := step
-			if j := skipSpace(s, i+1); j < len(s) && (s[j] == ']' || s[j] == '}') {
-				n = 0
+			level := depth - base
+			if level/64 >= len(objects) {
+				objects = append(objects, 0)
 			}
-			if depth > maxParseDepth {
-				// The parse fails on this nesting: reserve nothing.
-				return p.unmeasured()
+			bit := uint64(1) << (level % 64)
+			objects[level/64] &^= bit
+			if c == '{' {
+				objects[level/64] |= bit
 			}
-			ord := p.containers
-			p.containers++
-			if depth < len(open) {
-				open[depth] = int32(ord)<<1 | step>>1
+			if p.counting && counted(depth) {
+				open[depth] = int32(p.containers)
+				p.containers++
+				*p.size(int(open[depth])) = 0
 			}
 			depth++
-			*p.size(ord) = n
-			total += int(n)
-		case measureComma:
-			if depth > 0 && depth <= len(open) {
-				o := open[depth-1]
-				step := 1 + o&1
-				*p.size(int(o >> 1)) += step
-				total += int(step)
+			if i, err = p.element(j, depth, c == '{', &open); err != nil {
+				return i, err
 			}
-		case measureClose:
-			if depth > 0 {
+			continue
+		case c == '"':
+			if i, err = p.checkStr(i); err != nil {
+				return i, err
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			if i, _, err = p.numberEnd(i); err != nil {
+				return i, err
+			}
+		case c == 't':
+			if i, err = p.literalEnd(i, "true"); err != nil {
+				return i, err
+			}
+		case c == 'f':
+			if i, err = p.literalEnd(i, "false"); err != nil {
+				return i, err
+			}
+		case c == 'n':
+			if i, err = p.literalEnd(i, "null"); err != nil {
+				return i, err
+			}
+		default:
+			return i, p.errAt(i, "unexpected character "+strconv.QuoteRune(rune(s[i])))
+		}
+
+		// After a value: close containers, then a comma leads to the next
+		// element or member, or the value ends.
+		for {
+			if depth == base {
+				return i, nil
+			}
+			level := depth - 1 - base
+			obj := objects[level/64]>>(level%64)&1 == 1
+			closing := byte(']')
+			if obj {
+				closing = '}'
+			}
+			done := false
+			if i, done, err = p.separator(i, closing); err != nil {
+				return i, err
+			}
+			if done {
 				depth--
+				continue
 			}
+			if i, err = p.element(skipSpace(s, i), depth, obj, &open); err != nil {
+				return i, err
+			}
+			break
 		}
 	}
-	if total > len(s) {
-		// Valid JSON takes at least two bytes per slot ("1," or "\"\":1,"
-		// for two), so this text is malformed (",,,," in a container): do
-		// not reserve memory the parse will not use.
-		return p.unmeasured()
+}
+
+// element counts an element of the container at depth-1 (for an object,
+// reading its key) and returns the index of its value.
+func (p *parser) element(i, depth int, obj bool, open *[measureOpenDepth]int32) (int, error) {
+	if p.counting && counted(depth-1) {
+		step := int32(1)
+		if obj {
+			step = 2
+		}
+		*p.size(int(open[depth-1])) += step
+		p.total += int(step)
 	}
-	return total
+	if !obj {
+		return i, nil
+	}
+	i, err := p.memberKey(i)
+	if err != nil {
+		return i, err
+	}
+	if i, err = p.checkStr(i); err != nil {
+		return i, err
+	}
+	return p.colon(i)
 }
 
-// unmeasured drops the counts measure made, for text it found malformed:
-// containers then grow their elements as they are parsed.
-func (p *parser) unmeasured() int {
-	p.containers = 0
-	p.more = nil
-	return 0
+// checkStr checks the string whose opening quote is at i, as str reads
+// it, without decoding it, and returns the index after it.
+func (p *parser) checkStr(i int) (int, error) {
+	s := p.s
+	j := plainStrEnd(s, i+1)
+	if j < len(s) && s[j] == '"' {
+		return j + 1, nil
+	}
+	if end, ok := escapedStrEnd(s, j); ok {
+		return end, nil
+	}
+	_, j, err := p.str(i)
+	return j, err
 }
 
-// size returns container ord's slot count, growing p.more as needed.
+// size returns container ord's slot count, growing p.more as needed, by a
+// chunk at a time: growing it copies nothing.
 func (p *parser) size(ord int) *int32 {
 	if ord < len(p.sizes) {
 		return &p.sizes[ord]
 	}
 	k := ord - len(p.sizes)
-	for len(p.more) <= k {
-		p.more = append(p.more, 0)
+	for k/sizeChunk >= len(p.more) {
+		p.more = append(p.more, new([sizeChunk]int32))
 	}
-	return &p.more[k]
+	return &p.more[k/sizeChunk][k%sizeChunk]
 }
 
-// Byte classes for measure's scan outside strings.
-const (
-	measurePlain uint8 = iota
-	measureQuote
-	measureOpen
-	measureComma
-	measureClose
-)
-
-var measureClass = [256]uint8{'"': measureQuote, '[': measureOpen, '{': measureOpen, ',': measureComma, ']': measureClose, '}': measureClose}
+// sizeChunk is how many slot counts past the first few p.more holds a
+// chunk.
+const sizeChunk = 1024
 
 // strStop marks the bytes that end the fast scan of a string's contents.
 var strStop = func() (t [256]bool) {
@@ -168,9 +269,13 @@ var strStop = func() (t [256]bool) {
 	return t
 }()
 
-// slots returns the storage for the next container's elements: its share
-// of the arena, as counted by measure.
-func (p *parser) slots() []Value {
+// slots returns the storage for the elements of the next container, a
+// non-empty one at depth: its share of the arena, as counted by check
+// (none for a container too deep to be counted).
+func (p *parser) slots(depth int) []Value {
+	if !counted(depth) {
+		return nil
+	}
 	n := 0
 	if p.next < p.containers {
 		n = int(*p.size(p.next))
@@ -517,12 +622,12 @@ func hexVal(c byte) byte {
 // array parses the array whose '[' is at i into dst.
 func (p *parser) array(i int, dst *Value, depth int) (int, error) {
 	s := p.s
-	items := p.slots()
 	i = skipSpace(s, i+1)
 	if i < len(s) && s[i] == ']' {
 		*dst = Value{kind: KindArray, items: []Value{}}
 		return i + 1, nil
 	}
+	items := p.slots(depth)
 	for {
 		i = skipSpace(s, i)
 		items = append(items, Value{})
@@ -590,12 +695,12 @@ const dupScanLimit = 16
 // object parses the object whose '{' is at i into dst.
 func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 	s := p.s
-	items := p.slots()
 	i = skipSpace(s, i+1)
 	if i < len(s) && s[i] == '}' {
 		*dst = Value{kind: KindObject, items: []Value{}}
 		return i + 1, nil
 	}
+	items := p.slots(depth)
 	var index map[string]int // key -> position in items, past dupScanLimit
 	for {
 		var err error

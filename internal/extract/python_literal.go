@@ -14,8 +14,29 @@ var errNotPython = errors.New("not a Python literal")
 // number, bool or None ("{'a': 3, 'b': True}"), which is how LangChain's
 // tracer records tool inputs under OpenInference. Dict keys must be strings,
 // numbers or bools (numbers and bools become their JSON text).
+//
+// The text is read twice: first only checked, building nothing, so that
+// text that is not a literal (most text this is tried on) costs no memory
+// for the values it would hold, then built.
 func ParsePythonLiteral(s string) (scoring.Value, error) {
-	p := pyParser{s: s}
+	p := pyParser{s: s, dry: true}
+	if _, err := p.literal(); err != nil {
+		return scoring.Value{}, err
+	}
+	p = pyParser{s: s}
+	return p.literal()
+}
+
+type pyParser struct {
+	s string
+	i int
+	// dry checks the text without building values: containers and
+	// strings come back empty.
+	dry bool
+}
+
+// literal reads the whole text as one literal.
+func (p *pyParser) literal() (scoring.Value, error) {
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
@@ -26,11 +47,6 @@ func ParsePythonLiteral(s string) (scoring.Value, error) {
 		return scoring.Value{}, errNotPython
 	}
 	return v, nil
-}
-
-type pyParser struct {
-	s string
-	i int
 }
 
 func (p *pyParser) space() {
@@ -86,7 +102,9 @@ func (p *pyParser) dict(depth int) (scoring.Value, error) {
 			if k.Kind() != scoring.KindNumber && k.Kind() != scoring.KindBool {
 				return scoring.Value{}, errNotPython
 			}
-			key = k.JSON()
+			if !p.dry {
+				key = k.JSON()
+			}
 		}
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
@@ -98,7 +116,9 @@ func (p *pyParser) dict(depth int) (scoring.Value, error) {
 		if err != nil {
 			return scoring.Value{}, err
 		}
-		members = append(members, scoring.Member{Key: key, Value: v})
+		if !p.dry {
+			members = append(members, scoring.Member{Key: key, Value: v})
+		}
 		p.space()
 		if p.i < len(p.s) && p.s[p.i] == ',' {
 			p.i++
@@ -125,7 +145,9 @@ func (p *pyParser) seq(depth int, end byte) (scoring.Value, error) {
 		if err != nil {
 			return scoring.Value{}, err
 		}
-		items = append(items, v)
+		if !p.dry {
+			items = append(items, v)
+		}
 		p.space()
 		if p.i < len(p.s) && p.s[p.i] == ',' {
 			p.i++
@@ -143,7 +165,7 @@ func (p *pyParser) seq(depth int, end byte) (scoring.Value, error) {
 func (p *pyParser) str() (string, error) {
 	q := p.s[p.i]
 	p.i++
-	var sb strings.Builder
+	sb := pyString{dry: p.dry}
 	for p.i < len(p.s) {
 		c := p.s[p.i]
 		switch {
@@ -154,11 +176,11 @@ func (p *pyParser) str() (string, error) {
 			p.i++
 			switch e := p.s[p.i]; e {
 			case 'n':
-				sb.WriteByte('\n')
+				sb.writeByte('\n')
 			case 't':
-				sb.WriteByte('\t')
+				sb.writeByte('\t')
 			case 'r':
-				sb.WriteByte('\r')
+				sb.writeByte('\r')
 			case 'x', 'u':
 				n := 2
 				if e == 'u' {
@@ -171,14 +193,14 @@ func (p *pyParser) str() (string, error) {
 				if err != nil {
 					return "", errNotPython
 				}
-				sb.WriteRune(rune(r))
+				sb.writeRune(rune(r))
 				p.i += n
 			default:
-				sb.WriteByte(e)
+				sb.writeByte(e)
 			}
 			p.i++
 		default:
-			sb.WriteByte(c)
+			sb.writeByte(c)
 			p.i++
 		}
 	}
@@ -200,3 +222,23 @@ func (p *pyParser) number() (scoring.Value, error) {
 	}
 	return scoring.Number(f), nil
 }
+
+// pyString collects a string's text, unless dry.
+type pyString struct {
+	sb  strings.Builder
+	dry bool
+}
+
+func (b *pyString) writeByte(c byte) {
+	if !b.dry {
+		b.sb.WriteByte(c)
+	}
+}
+
+func (b *pyString) writeRune(r rune) {
+	if !b.dry {
+		b.sb.WriteRune(r)
+	}
+}
+
+func (b *pyString) String() string { return b.sb.String() }
