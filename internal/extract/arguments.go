@@ -171,21 +171,95 @@ const (
 	// decorator or OpenInference's smolagents instrumentation), so they
 	// cannot be checked by name.
 	ArgumentsPositional
+	// ArgumentsTooLarge means the text is longer than the size limit
+	// (DecodeOptions.MaxArgumentBytes), so it was not parsed: parsing
+	// takes memory in proportion to it, many times its size.
+	ArgumentsTooLarge
 )
+
+// String says what the state means, for explanations of unknown
+// arguments; [DecodeOptions.Reason] gives the size limit as well.
+func (s ArgumentState) String() string {
+	switch s {
+	case ArgumentsKnown:
+		return "arguments known"
+	case ArgumentsAbsent:
+		return "arguments not recorded"
+	case ArgumentsPlaceholder:
+		return "arguments replaced by a placeholder"
+	case ArgumentsTruncated:
+		return "arguments truncated or malformed"
+	case ArgumentsPositional:
+		return "arguments recorded by position, without names"
+	case ArgumentsTooLarge:
+		return "arguments larger than the size limit"
+	}
+	return "argument state " + strconv.Itoa(int(s))
+}
+
+// DefaultMaxArgumentBytes is the size limit of argument text when
+// DecodeOptions.MaxArgumentBytes is 0: 1 MiB.
+const DefaultMaxArgumentBytes = 1 << 20
 
 // DecodeOptions tune argument decoding.
 type DecodeOptions struct {
 	// EmptyIsKnown makes "{}" mean "called without arguments" instead of a
 	// placeholder. Turn it on when content capture is known to be on.
 	EmptyIsKnown bool
+	// MaxArgumentBytes is the size limit of argument text: longer text is
+	// not parsed, and the arguments are unknown (ArgumentsTooLarge). 0
+	// means DefaultMaxArgumentBytes.
+	MaxArgumentBytes int
+}
+
+// maxArgumentBytes returns the size limit in effect.
+func (o *DecodeOptions) maxArgumentBytes() int {
+	if o.MaxArgumentBytes > 0 {
+		return o.MaxArgumentBytes
+	}
+	return DefaultMaxArgumentBytes
+}
+
+// tooLarge reports whether raw argument text is past the size limit.
+func (o *DecodeOptions) tooLarge(raw string) bool { return len(raw) > o.maxArgumentBytes() }
+
+// Reason says why arguments in state s are unknown ("" for known ones):
+// [ArgumentState.String], with the size limit for ArgumentsTooLarge
+// ("arguments larger than the 1 MiB limit").
+func (o DecodeOptions) Reason(s ArgumentState) string {
+	switch s {
+	case ArgumentsKnown:
+		return ""
+	case ArgumentsTooLarge:
+		return "arguments larger than the " + formatBytes(o.maxArgumentBytes()) + " limit"
+	}
+	return s.String()
+}
+
+// formatBytes writes a size in MiB or KiB when it is a whole number of
+// them, else in bytes.
+func formatBytes(n int) string {
+	switch {
+	case n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
 }
 
 // DecodeArguments parses raw argument text. Arguments that are absent, a
 // placeholder or truncated are reported as such and are not an error: the
 // call is then judged by name and position only.
+//
+// Text longer than opts.MaxArgumentBytes is not parsed: the arguments are
+// unknown, ArgumentsTooLarge.
 func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Value, ArgumentState) {
 	if enc == EncodingAbsent {
 		return scoring.Value{}, ArgumentsAbsent
+	}
+	if opts.tooLarge(raw) {
+		return scoring.Value{}, ArgumentsTooLarge
 	}
 	s := strings.TrimSpace(raw)
 	if isPlaceholder(s) {
@@ -240,14 +314,18 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 // documents (the native scorer): arguments that may be a JSON object, the
 // usual case, are given as a deferred document (scoring.DeferredDocument),
 // which the scorer reads once, checking them as it reads. ok is false in
-// every other case, which DecodeArguments decodes, and for an empty object
-// that opts does not count as known arguments.
+// every other case, which DecodeArguments decodes, for an empty object
+// that opts does not count as known arguments and for text past the size
+// limit.
 //
 // The text is not parsed here. A native scorer that finds it is not JSON
 // after all returns scoring.ErrInvalidDocument, and the run is then scored
 // from DecodeArguments' trees; those agree with the documents on every text
 // that is JSON.
 func DeferredArgumentsDocument(raw string, enc Encoding, opts DecodeOptions) (doc scoring.Document, ok bool) {
+	if opts.tooLarge(raw) {
+		return scoring.Document{}, false
+	}
 	s, ok := documentText(raw, enc)
 	if !ok {
 		return scoring.Document{}, false
@@ -448,11 +526,16 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 // member, Strands' single content block, OpenLLMetry's LangChain
 // {"output": x, "kwargs": {...}} and a serialized LangChain ToolMessage
 // (its content), alone under OpenLLMetry or as {"output": message} under
-// OpenInference. Text inside a wrapper is decoded as a raw result is.
+// OpenInference. Text inside a wrapper is decoded as a raw result is. A
+// result longer than DefaultMaxArgumentBytes is not parsed: it is the text
+// itself.
 func DecodeResult(raw string, form ResultForm) (scoring.Value, bool) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
 		return scoring.Value{}, false
+	}
+	if len(raw) > DefaultMaxArgumentBytes {
+		return scoring.String(raw), true
 	}
 	v, state := decodeJSON(s, false)
 	if state != ArgumentsKnown {
@@ -565,7 +648,7 @@ func unwrapped(x scoring.Value) scoring.Value {
 // is recorded for every tool span; scoring decodes for real (and finds,
 // for one, that a call record holds positional arguments).
 func ArgumentsLikelyKnown(raw string, enc Encoding, opts DecodeOptions) bool {
-	if enc == EncodingAbsent {
+	if enc == EncodingAbsent || opts.tooLarge(raw) {
 		return false
 	}
 	s := strings.TrimSpace(raw)

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // allocatedBytes returns the bytes f allocates (TotalAlloc before and after).
@@ -33,6 +35,7 @@ func checkMemory(t *testing.T, what, text string, f func()) {
 func TestDecodeMemory(t *testing.T) {
 	const big = 10 << 20
 	invalidArray := `{"a":[1` + strings.Repeat(",", big) + `]}`
+	ones := `{"a":[` + strings.Repeat("1,", big/2) + `1]}`
 	// Not JSON (single quotes), and not a Python literal either: it breaks
 	// at its very end.
 	python := `{'a': [` + strings.Repeat("1, ", big/3) + `x]}`
@@ -41,6 +44,9 @@ func TestDecodeMemory(t *testing.T) {
 		enc        Encoding
 	}{
 		{"invalid array", invalidArray, EncodingJSON},
+		// Valid: its tree would take 28 bytes a byte; past the size limit,
+		// it is not parsed.
+		{"array of ones", ones, EncodingJSON},
 		{"invalid python literal", python, EncodingJSONOrPython},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,4 +74,42 @@ func TestDecodeMemory(t *testing.T) {
 			t.Error("ParsePythonLiteral accepted malformed text")
 		}
 	})
+}
+
+// TestArgumentSizeLimit checks that argument text past the size limit is
+// unknown, and says why, without being parsed, on every path that decodes
+// arguments or guesses whether they will decode.
+func TestArgumentSizeLimit(t *testing.T) {
+	at := func(n int) string { return `{"a":"` + strings.Repeat("x", n-8) + `"}` }
+	for _, tc := range []struct {
+		name  string
+		opts  DecodeOptions
+		limit int
+	}{
+		{"default", DecodeOptions{}, DefaultMaxArgumentBytes},
+		{"configured", DecodeOptions{MaxArgumentBytes: 4 << 10}, 4 << 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			within, past := at(tc.limit), at(tc.limit+1)
+			if len(within) != tc.limit {
+				t.Fatalf("test text of %d bytes", len(within))
+			}
+			for _, enc := range []Encoding{EncodingJSON, EncodingJSONOrPython, EncodingTraceloop, EncodingLangChainWrapper, EncodingText} {
+				_, st := DecodeArguments(within, enc, tc.opts)
+				assert.Equal(t, ArgumentsKnown, st, "within the limit, encoding %v", enc)
+				_, st = DecodeArguments(past, enc, tc.opts)
+				assert.Equal(t, ArgumentsTooLarge, st, "past the limit, encoding %v", enc)
+				assert.False(t, ArgumentsLikelyKnown(past, enc, tc.opts))
+				assert.True(t, ArgumentsLikelyKnown(within, enc, tc.opts))
+			}
+			_, ok := DeferredArgumentsDocument(within, EncodingJSON, tc.opts)
+			assert.True(t, ok)
+			_, ok = DeferredArgumentsDocument(past, EncodingJSON, tc.opts)
+			assert.False(t, ok, "a document past the limit would be parsed by the scorer")
+		})
+	}
+	assert.Equal(t, "arguments larger than the 1 MiB limit", DecodeOptions{}.Reason(ArgumentsTooLarge))
+	assert.Equal(t, "arguments larger than the 4 KiB limit", DecodeOptions{MaxArgumentBytes: 4 << 10}.Reason(ArgumentsTooLarge))
+	assert.Empty(t, DecodeOptions{}.Reason(ArgumentsKnown))
+	assert.Equal(t, "arguments truncated or malformed", DecodeOptions{}.Reason(ArgumentsTruncated))
 }
