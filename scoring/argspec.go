@@ -274,6 +274,9 @@ const (
 	mismatchValue mismatchKind = iota
 	mismatchExtra
 	mismatchLength
+	// mismatchUnknown is a check on a value the parse left unknown (see
+	// Value.IsUnknown): not evaluated, neither passed nor failed.
+	mismatchUnknown
 )
 
 // ArgMismatch is one argument check that failed. Its text is built only when
@@ -291,6 +294,11 @@ type ArgMismatch struct {
 	kind    mismatchKind
 }
 
+// Unevaluable reports a check that was not evaluated: the value it applies
+// to is unknown (nested deeper than the parser reads), so it is neither
+// passed nor failed.
+func (m ArgMismatch) Unevaluable() bool { return m.kind == mismatchUnknown }
+
 // Reason says what was expected and what was found.
 func (m ArgMismatch) Reason() string {
 	var sb strings.Builder
@@ -300,6 +308,10 @@ func (m ArgMismatch) Reason() string {
 
 func (m ArgMismatch) writeReason(sb *strings.Builder) {
 	switch m.kind {
+	case mismatchUnknown:
+		sb.WriteString("not evaluable: the value is nested deeper than ")
+		sb.WriteString(strconv.Itoa(maxParseDepth))
+		sb.WriteString(" levels")
 	case mismatchExtra:
 		sb.WriteString("unexpected argument")
 	case mismatchLength:
@@ -398,6 +410,14 @@ func (s *argSpec) score(t *argTally) float64 {
 var undefinedValue Value
 
 func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
+	if v.unknown || ((n.kind == nodeLiteral || n.kind == nodeMatcher) && (v.partial || n.lit.unread())) {
+		// The value, or part of what a leaf check reads, was not parsed
+		// (nested too deep): the checks are not evaluated.
+		if t.record {
+			t.mismatches = append(t.mismatches, ArgMismatch{Path: n.path, Want: n.want, kind: mismatchUnknown})
+		}
+		return
+	}
 	switch n.kind {
 	case nodeLiteral:
 		t.total++

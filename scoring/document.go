@@ -153,7 +153,10 @@ type docParser struct {
 
 func (p *docParser) value(i, depth int) (int, error) {
 	if depth > maxParseDepth {
-		return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
+		// Too deep to index: checked, and read as the tree Parse builds,
+		// where it is unknown.
+		p.needTree = true
+		return p.check(i, depth)
 	}
 	s := p.s
 	if i >= len(s) {

@@ -62,7 +62,10 @@ func checkDocumentAgrees(t *testing.T, s string) {
 	require.NoError(t, err, "%q", s)
 	checkScanAgrees(t, s)
 	got := doc.Value()
-	require.True(t, Equal(want, got), "%q: %s vs %s", s, want.JSON(), got.JSON())
+	// A value read in part (nested too deep) equals nothing, itself
+	// included; its JSON and its parts still agree.
+	require.Equal(t, want.unread(), got.unread(), "%q", s)
+	require.True(t, want.unread() || Equal(want, got), "%q: %s vs %s", s, want.JSON(), got.JSON())
 	require.Equal(t, want.JSON(), got.JSON(), "%q", s)
 	require.Equal(t, want.Kind(), doc.Kind())
 	require.Equal(t, want.Len(), doc.Len())

@@ -812,10 +812,19 @@ func (n *native) explain(res *Result, calls []Call, ne int) string {
 // out of order, and nothing forbidden or hallucinated was called; what a
 // score of 1 still allows, and the explanation reports, is an optional call
 // out of order, an unexpected call the policy lets through, and a pair
-// whose arguments were unavailable.
+// whose arguments were unavailable or held a check that could not be
+// evaluated (a mismatch that is not a failure).
 func cleanMatch(res *Result) bool {
 	b := &res.Breakdown
-	return res.Score == 1 && len(b.OutOfOrder) == 0 && len(b.Unexpected) == 0 && b.ArgumentsUnavailable == 0
+	if res.Score != 1 || len(b.OutOfOrder) != 0 || len(b.Unexpected) != 0 || b.ArgumentsUnavailable != 0 {
+		return false
+	}
+	for i := range b.Pairs {
+		if len(b.Pairs[i].Mismatches) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // allMatchedExplanations returns, for k from 0 to calls, the explanation of

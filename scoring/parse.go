@@ -13,7 +13,9 @@ import (
 // value, which is what a span attribute cut at its length limit looks like.
 var ErrTruncated = errors.New("json: unexpected end of input")
 
-// maxParseDepth bounds nesting so hostile input cannot exhaust the stack.
+// maxParseDepth bounds the nesting the parse builds, so hostile input cannot
+// exhaust the stack: a value nested deeper is checked, without a stack, and
+// read as unknown (see Value.IsUnknown).
 const maxParseDepth = 256
 
 // SyntaxError reports malformed JSON at a byte offset.
@@ -116,9 +118,6 @@ func (p *parser) check(i, depth int) (int, error) {
 	)
 	for {
 		// A value starts at i.
-		if depth > maxParseDepth {
-			return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
-		}
 		if i >= len(s) {
 			return i, ErrTruncated
 		}
@@ -313,7 +312,12 @@ func (p *parser) errAt(i int, msg string) error {
 // value parses the value at i into dst and returns the index after it.
 func (p *parser) value(i int, dst *Value, depth int) (int, error) {
 	if depth > maxParseDepth {
-		return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
+		// Too deep to build: checked, and unknown.
+		j, err := p.check(i, depth)
+		if err == nil {
+			*dst = Value{unknown: true}
+		}
+		return j, err
 	}
 	s := p.s
 	if i >= len(s) {
@@ -628,6 +632,7 @@ func (p *parser) array(i int, dst *Value, depth int) (int, error) {
 		return i + 1, nil
 	}
 	items := p.slots(depth)
+	partial := false
 	for {
 		i = skipSpace(s, i)
 		items = append(items, Value{})
@@ -635,9 +640,10 @@ func (p *parser) array(i int, dst *Value, depth int) (int, error) {
 		if i, err = p.value(i, &items[len(items)-1], depth+1); err != nil {
 			return i, err
 		}
+		partial = partial || items[len(items)-1].unread()
 		done := false
 		if i, done, err = p.separator(i, ']'); err != nil || done {
-			*dst = Value{kind: KindArray, items: items[:len(items):len(items)]}
+			*dst = Value{kind: KindArray, items: items[:len(items):len(items)], partial: partial}
 			return i, err
 		}
 	}
@@ -702,6 +708,7 @@ func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 	}
 	items := p.slots(depth)
 	var index map[string]int // key -> position in items, past dupScanLimit
+	partial := false
 	for {
 		var err error
 		if i, err = p.memberKey(i); err != nil {
@@ -719,6 +726,10 @@ func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 		if i, err = p.value(i, &items[at+1], depth+1); err != nil {
 			return i, err
 		}
+		// A repeated key's earlier value may have been the unknown one:
+		// the object stays partial, which only means it is not compared
+		// whole.
+		partial = partial || items[at+1].unread()
 		// A repeated key keeps its first position and its last value.
 		if prev := findKey(items, at, key, &index); prev >= 0 {
 			items[prev+1] = items[at+1]
@@ -727,7 +738,7 @@ func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 		}
 		done := false
 		if i, done, err = p.separator(i, '}'); err != nil || done {
-			*dst = Value{kind: KindObject, items: items[:len(items):len(items)]}
+			*dst = Value{kind: KindObject, items: items[:len(items):len(items)], partial: partial}
 			return i, err
 		}
 	}

@@ -66,7 +66,9 @@ type Pair struct {
 	// Failed reports that the actual call failed and the expected call
 	// required success.
 	Failed bool
-	// Mismatches lists the argument checks that failed.
+	// Mismatches lists the argument checks that failed, and those that
+	// were not evaluated (ArgMismatch.Unevaluable), which count neither
+	// way.
 	Mismatches []ArgMismatch
 }
 

@@ -53,6 +53,10 @@ type Value struct {
 	// items holds array elements, or object members as alternating key (a
 	// KindString Value) and value.
 	items []Value
+	// unknown marks an undefined value that stands for one the parse left
+	// unread: nested deeper than the depth limit (see [Value.IsUnknown]).
+	// partial marks a container holding an unknown value somewhere.
+	unknown, partial bool
 }
 
 // Undefined returns the undefined (absent) value.
@@ -129,6 +133,16 @@ func (v Value) Kind() Kind { return v.kind }
 
 // IsUndefined reports whether the value is absent.
 func (v Value) IsUndefined() bool { return v.kind == KindUndefined }
+
+// IsUnknown reports whether the value stands for one that was not read:
+// [Parse] reads a value nested more than 256 levels deep as unknown, so
+// that the rest of the document can still be checked. An unknown value is
+// undefined for every other purpose; the native scorer reports a check on
+// it as not evaluable.
+func (v Value) IsUnknown() bool { return v.unknown }
+
+// unread reports whether the value is unknown or holds an unknown value.
+func (v *Value) unread() bool { return v.unknown || v.partial }
 
 // IsNullish reports whether the value is null or undefined.
 func (v Value) IsNullish() bool { return v.kind <= KindNull }
@@ -246,7 +260,10 @@ func equalPtr(a, b *Value) bool {
 		return false
 	}
 	switch a.kind {
-	case KindUndefined, KindNull:
+	case KindUndefined:
+		// An unknown value equals nothing: what it stands for is unknown.
+		return !a.unknown && !b.unknown
+	case KindNull:
 		return true
 	case KindBool:
 		return a.b == b.b
