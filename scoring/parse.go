@@ -18,6 +18,12 @@ var ErrTruncated = errors.New("json: unexpected end of input")
 // read as unknown (see Value.IsUnknown).
 const maxParseDepth = 256
 
+// MaxDepth is the deepest nesting [Parse] reads: a value nested deeper (at
+// depth MaxDepth+1, the document's value being at depth 0) is read as
+// unknown whatever its text, so writers of JSON for the parser may write
+// anything valid in its place.
+const MaxDepth = maxParseDepth
+
 // SyntaxError reports malformed JSON at a byte offset.
 type SyntaxError struct {
 	Offset int

@@ -20,11 +20,19 @@ func valueText(v pcommon.Value) string {
 		return v.Str()
 	}
 	var sb strings.Builder
-	appendValueJSON(&sb, v)
+	appendValueJSON(&sb, v, 0)
 	return sb.String()
 }
 
-func appendValueJSON(sb *strings.Builder, v pcommon.Value) {
+// appendValueJSON writes v, at depth, as JSON. A value nested deeper than
+// scoring.MaxDepth is written as null: the parse reads whatever is there
+// as unknown, so the text parses as the whole value would, and a value
+// nested however deep is written in bounded stack and space.
+func appendValueJSON(sb *strings.Builder, v pcommon.Value, depth int) {
+	if depth > scoring.MaxDepth {
+		sb.WriteString("null")
+		return
+	}
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
 		sb.WriteString(scoring.String(v.Str()).JSON())
@@ -49,7 +57,7 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value) {
 			first = false
 			sb.WriteString(scoring.String(k).JSON())
 			sb.WriteByte(':')
-			appendValueJSON(sb, e)
+			appendValueJSON(sb, e, depth+1)
 		}
 		sb.WriteByte('}')
 	case pcommon.ValueTypeSlice:
@@ -58,7 +66,7 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value) {
 			if i > 0 {
 				sb.WriteByte(',')
 			}
-			appendValueJSON(sb, e)
+			appendValueJSON(sb, e, depth+1)
 		}
 		sb.WriteByte(']')
 	case pcommon.ValueTypeBytes:
