@@ -67,6 +67,10 @@ type LimitsConfig struct {
 	// would need more to reach their run are dropped (and counted).
 	// Default 10000.
 	MaxSpansPerTrace int `mapstructure:"max_spans_per_trace"`
+	// MaxArgumentBytes bounds the argument text of one call that is parsed;
+	// longer arguments are unknown (judged by name and order) and the
+	// explanation says why. Default 1 MiB.
+	MaxArgumentBytes int `mapstructure:"max_argument_bytes"`
 
 	_ struct{}
 }
@@ -264,6 +268,9 @@ func (cfg *Config) Validate() error {
 	}
 	if l.MaxTrackedTraces <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_tracked_traces: %d must be positive", l.MaxTrackedTraces))
+	}
+	if l.MaxArgumentBytes <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_argument_bytes: %d must be positive", l.MaxArgumentBytes))
 	}
 	if l.MaxSpansPerTrace <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_spans_per_trace: %d must be positive", l.MaxSpansPerTrace))

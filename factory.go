@@ -42,6 +42,7 @@ func createDefaultConfig() component.Config {
 			MaxAge:                5 * time.Minute,
 			MaxTrackedTraces:      50_000,
 			MaxSpansPerTrace:      10_000,
+			MaxArgumentBytes:      extract.DefaultMaxArgumentBytes,
 		},
 		Output: OutputConfig{
 			Attributes:           true,

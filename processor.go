@@ -91,7 +91,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		rules:      compiled,
 		outputs:    newRuleOutputs(compiled),
 		tel:        tel,
-		decodeOpts: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty"},
+		decodeOpts: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty", MaxArgumentBytes: cfg.Limits.MaxArgumentBytes},
 		now:        time.Now,
 		done:       make(chan struct{}),
 		store: trajectory.NewStore(trajectory.Limits{

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -370,4 +371,19 @@ func TestOneHugeTraceStaysBounded(t *testing.T) {
 	assert.Less(t, retained, int64(2<<20), "state of one trace stays within the limits")
 	assert.LessOrEqual(t, c.p.store.Open(), 1)
 	require.NoError(t, c.proc.Shutdown(context.Background()))
+}
+
+// TestOversizedArgumentsAreUnknown: arguments past limits.max_argument_bytes
+// are not parsed; the call is judged by name and the explanation says why.
+func TestOversizedArgumentsAreUnknown(t *testing.T) {
+	cfg := weatherConfig()
+	cfg.Limits.MaxArgumentBytes = 1 << 10
+	h := newHarness(t, cfg)
+	td := runsBatch(0, 1, "Paris")
+	tool := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	tool.Attributes().PutStr("gen_ai.tool.call.arguments", `{"city":"London","pad":"`+strings.Repeat("x", 2<<10)+`"}`)
+	out := h.run(t, []ptrace.Traces{td})
+	agent := spansByID(out)[spanID(1)]
+	expl, _ := agent.Attributes().Get(attrPrefix + "weather.explanation")
+	assert.Contains(t, expl.Str(), "arguments larger than the 1 KiB limit")
 }

@@ -38,6 +38,10 @@ type Call struct {
 	// ArgsUnknown reports that the arguments were not available. It is
 	// different from a call made without arguments.
 	ArgsUnknown bool
+	// ArgsNote says why unknown arguments are unknown when a limit caused
+	// it ("arguments larger than the 1 MiB limit"); scorers repeat it in
+	// their explanation.
+	ArgsNote string
 	// Result holds the parsed tool result when it was recorded.
 	Result Value
 	// Status says whether the call succeeded.

@@ -926,6 +926,16 @@ func (n *native) explanation(res *Result, calls []Call, ne int) string {
 		}
 		sb.WriteString(" (judged by name and order)")
 	}
+	for i := range calls {
+		if calls[i].ArgsUnknown && calls[i].ArgsNote != "" {
+			sb.WriteString("; call ")
+			sb.WriteString(itoa(i + 1))
+			sb.WriteString(" ")
+			sb.WriteString(calls[i].Name)
+			sb.WriteString(": ")
+			sb.WriteString(calls[i].ArgsNote)
+		}
+	}
 	return sb.String()
 }
 

@@ -87,6 +87,9 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 			Status:      scoring.StatusOK,
 			StepType:    scoring.StepToolCall,
 		}
+		if state == extract.ArgumentsTooLarge {
+			sc.ArgsNote = opts.Decode.Reason(state)
+		}
 		if c.Failed {
 			sc.Status = scoring.StatusError
 		}
