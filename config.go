@@ -71,6 +71,11 @@ type LimitsConfig struct {
 	// longer arguments are unknown (judged by name and order) and the
 	// explanation says why. Default 1 MiB.
 	MaxArgumentBytes int `mapstructure:"max_argument_bytes"`
+	// MaxContextBytes caps the run context (tool definitions, request,
+	// response) captured per run for rules whose scorers read it (checks);
+	// text over it is not kept, and the run's explanation says so.
+	// Default 16 KiB.
+	MaxContextBytes int `mapstructure:"max_context_bytes"`
 
 	_ struct{}
 }
@@ -268,6 +273,9 @@ func (cfg *Config) Validate() error {
 	}
 	if l.MaxTrackedTraces <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_tracked_traces: %d must be positive", l.MaxTrackedTraces))
+	}
+	if l.MaxContextBytes <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_context_bytes: %d must be positive", l.MaxContextBytes))
 	}
 	if l.MaxArgumentBytes <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_argument_bytes: %d must be positive", l.MaxArgumentBytes))

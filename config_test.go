@@ -33,7 +33,7 @@ func TestLoadConfig(t *testing.T) {
 		EmptyArguments: "empty",
 		SkipTools:      []string{"(merged tools)"},
 		LocalRoots:     true,
-		Limits:         LimitsConfig{MaxOpenTrajectories: 500, MaxCallsPerTrajectory: 64, MaxAge: time.Minute, MaxTrackedTraces: 1000, MaxSpansPerTrace: 2000, MaxArgumentBytes: 1 << 20},
+		Limits:         LimitsConfig{MaxOpenTrajectories: 500, MaxCallsPerTrajectory: 64, MaxAge: time.Minute, MaxTrackedTraces: 1000, MaxSpansPerTrace: 2000, MaxArgumentBytes: 1 << 20, MaxContextBytes: 16 << 10},
 		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200, ToolCalls: ToolCallsAlways},
 		Rules: []RuleConfig{{
 			Name: "weather",
@@ -82,6 +82,7 @@ func TestConfigValidationErrors(t *testing.T) {
 		{"bad_limits", `limits.max_tracked_traces: 0 must be positive`},
 		{"bad_limits", `limits.max_spans_per_trace: 0 must be positive`},
 		{"bad_limits", `limits.max_argument_bytes: 0 must be positive`},
+		{"bad_limits", `limits.max_context_bytes: 0 must be positive`},
 		{"bad_limits", `output.max_explanation_length: 0 must be positive`},
 		{"bad_limits", `output.tool_calls: "sometimes" must be one of on_failure, always, never`},
 		{"bad_rule_name", `rules[0]: rule "Weather-Agent": name: must be lower_snake_case`},

@@ -43,6 +43,7 @@ func createDefaultConfig() component.Config {
 			MaxTrackedTraces:      50_000,
 			MaxSpansPerTrace:      10_000,
 			MaxArgumentBytes:      extract.DefaultMaxArgumentBytes,
+			MaxContextBytes:       16 << 10,
 		},
 		Output: OutputConfig{
 			Attributes:           true,

@@ -216,7 +216,7 @@ func (p *tcaProcessor) runDeferred(h *heldRun) {
 		for _, rs := range run.pending {
 			r := p.rules[rs[0]]
 			calls := r.Calls(run.calls)
-			run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: r.Scorers[rs[1]].Score(ctx, calls), calls: calls})
+			run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: scoreRun(ctx, r.Scorers[rs[1]].Scorer, calls, run.context), calls: calls})
 		}
 		run.pending = nil
 		sortEvaluations(run.evals)

@@ -38,7 +38,9 @@ type tcaProcessor struct {
 	extractOpts extract.Options
 	decodeOpts  extract.DecodeOptions
 	keepResults bool
-	now         func() time.Time
+	// captureContext is set when a rule's scorer reads the run context.
+	captureContext bool
+	now            func() time.Time
 
 	// mu guards store, held and replays: the mutable state between batches.
 	mu    sync.Mutex
@@ -94,13 +96,11 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		decodeOpts: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty", MaxArgumentBytes: cfg.Limits.MaxArgumentBytes},
 		now:        time.Now,
 		done:       make(chan struct{}),
-		store: trajectory.NewStore(trajectory.Limits{
-			MaxOpenTrajectories:   cfg.Limits.MaxOpenTrajectories,
-			MaxCallsPerTrajectory: cfg.Limits.MaxCallsPerTrajectory,
-			MaxAge:                cfg.Limits.MaxAge,
-			MaxTrackedTraces:      cfg.Limits.MaxTrackedTraces,
-			MaxSpansPerTrace:      cfg.Limits.MaxSpansPerTrace,
-		}),
+	}
+	p.store = trajectory.NewStore(p.storeLimits(cfg.Limits.MaxContextBytes))
+	p.captureContext = readsContext(compiled)
+	if !p.captureContext {
+		p.store = trajectory.NewStore(p.storeLimits(0))
 	}
 	p.replays = newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge))
 	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
@@ -109,6 +109,19 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		o(p)
 	}
 	return p, nil
+}
+
+// storeLimits are the store's limits, with a context cap of contextBytes.
+func (p *tcaProcessor) storeLimits(contextBytes int) trajectory.Limits {
+	l := p.cfg.Limits
+	return trajectory.Limits{
+		MaxOpenTrajectories:   l.MaxOpenTrajectories,
+		MaxCallsPerTrajectory: l.MaxCallsPerTrajectory,
+		MaxAge:                l.MaxAge,
+		MaxTrackedTraces:      l.MaxTrackedTraces,
+		MaxSpansPerTrace:      l.MaxSpansPerTrace,
+		MaxContextBytes:       contextBytes,
+	}
 }
 
 func (p *tcaProcessor) start(context.Context, component.Host) error {
@@ -198,6 +211,9 @@ type entry struct {
 	localRoot bool
 	// modelStart is a model call's start time (0 for other spans).
 	modelStart pcommon.Timestamp
+	// context indexes batch.contexts plus one: the run context an agent
+	// or model-call span recorded (0 for none).
+	context int32
 }
 
 // batch holds one ConsumeTraces call's working memory, pooled.
@@ -206,6 +222,9 @@ type batch struct {
 	calls   []extract.Call
 	order   []int
 	runs    []closedRun
+	// contexts are the run contexts recorded by the batch's agent and
+	// model-call spans, when a rule reads them.
+	contexts []extract.ContextPart
 	// scratch holds the calls of the run being scored.
 	scratch trajectory.Scratch
 }
@@ -215,8 +234,9 @@ var batchPool = sync.Pool{New: func() any { return new(batch) }}
 func (b *batch) reset() {
 	clear(b.calls) // drop references to span strings
 	clear(b.runs)
+	clear(b.contexts)
 	b.scratch.Clear()
-	b.entries, b.calls, b.order, b.runs = b.entries[:0], b.calls[:0], b.order[:0], b.runs[:0]
+	b.entries, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 
 // closedRun is an agent run (or a trace root's calls) ready to score, or
@@ -338,6 +358,12 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				if res.ModelCall {
 					e.modelStart = span.StartTimestamp()
 				}
+				if p.captureContext && (res.ModelCall || res.Kind == extract.KindAgent || (res.GenAI && e.parent.IsEmpty())) {
+					if part := extract.CaptureContext(span); !part.Empty() {
+						b.contexts = append(b.contexts, part)
+						e.context = int32(len(b.contexts))
+					}
+				}
 				b.entries = append(b.entries, e)
 			}
 		}
@@ -427,12 +453,19 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 				runs = p.again(runs, e, seen)
 				continue
 			}
+			if e.context > 0 {
+				p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
+			}
 			hold := p.cfg.Wait > 0
 			traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
 			if traj != nil || hold {
 				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold})
 			}
 		default:
+			if e.context > 0 && e.modelStart == 0 {
+				// A GenAI root's context is its run's, like an agent's.
+				p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
+			}
 			var traj *trajectory.Trajectory
 			if e.localRoot {
 				traj = p.store.LocalRoot(e.trace, e.span, e.genai, now)
@@ -448,6 +481,9 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			}
 			if e.modelStart != 0 {
 				p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
+			}
+			if e.context > 0 && e.modelStart != 0 {
+				p.store.AttachContext(e.trace, e.parent, &b.contexts[e.context-1], false, now)
 			}
 		}
 	}

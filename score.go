@@ -28,6 +28,8 @@ type evaluation struct {
 type scoredRun struct {
 	calls   []scoring.Call
 	dropped int
+	// context is the run context for scorers that read it (nil if none).
+	context *scoring.RunContext
 	evals   []evaluation
 	// pending lists the deferred scorers still to run, as (rule, scorer).
 	pending [][2]int
@@ -95,18 +97,22 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	if nevals > len(evalBuf) {
 		evals = make([]evaluation, 0, nevals)
 	}
-	calls, evals, pending := p.evaluate(ctx, traj, agent, opts, selected, evals)
+	var rc *scoring.RunContext
+	if p.captureContext {
+		rc = p.runContext(span, traj.Context, counts)
+	}
+	calls, evals, pending := p.evaluate(ctx, traj, agent, opts, selected, evals, rc)
 	if opts.Documents && invalidDocument(evals) {
 		// An argument text read as a document is not JSON: score the run
 		// again from decoded arguments, as if documents were off.
 		opts.Documents = false
-		calls, evals, pending = p.evaluate(ctx, traj, agent, opts, selected, evals[:0])
+		calls, evals, pending = p.evaluate(ctx, traj, agent, opts, selected, evals[:0], rc)
 	}
 	if len(pending) > 0 {
 		// The run outlives this frame: its evaluations move to the heap.
-		return &scoredRun{calls: calls, dropped: traj.Dropped, evals: slices.Clone(evals), pending: pending}
+		return &scoredRun{calls: calls, dropped: traj.Dropped, context: rc, evals: slices.Clone(evals), pending: pending}
 	}
-	run := scoredRun{calls: calls, dropped: traj.Dropped, evals: evals}
+	run := scoredRun{calls: calls, dropped: traj.Dropped, context: rc, evals: evals}
 	p.finish(span, &run, counts)
 	return nil
 }
@@ -115,7 +121,7 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 // appending their results to evals; the deferred scorers are listed in
 // pending instead.
 func (p *tcaProcessor) evaluate(ctx context.Context, traj *trajectory.Trajectory, agent pcommon.SpanID, opts trajectory.ScoringOptions,
-	selected []int, evals []evaluation,
+	selected []int, evals []evaluation, rc *scoring.RunContext,
 ) (calls []scoring.Call, _ []evaluation, pending [][2]int) {
 	calls = trajectory.ScoringCalls(traj, agent, opts)
 	for _, ri := range selected {
@@ -125,10 +131,31 @@ func (p *tcaProcessor) evaluate(ctx context.Context, traj *trajectory.Trajectory
 				pending = append(pending, [2]int{ri, si})
 				continue
 			}
-			evals = append(evals, evaluation{rule: ri, scorer: si, result: s.Score(ctx, ruleCalls), calls: ruleCalls})
+			evals = append(evals, evaluation{rule: ri, scorer: si, result: scoreRun(ctx, s.Scorer, ruleCalls, rc), calls: ruleCalls})
 		}
 	}
 	return calls, evals, pending
+}
+
+// scoreRun runs one scorer, with the run context when it reads one.
+func scoreRun(ctx context.Context, s scoring.Scorer, calls []scoring.Call, rc *scoring.RunContext) scoring.Result {
+	if cs, ok := s.(scoring.ContextScorer); ok {
+		return cs.ScoreContext(ctx, calls, rc)
+	}
+	return s.Score(ctx, calls)
+}
+
+// readsContext reports whether a rule's scorer reads the run context, so
+// that it is captured.
+func readsContext(rs []*rules.Rule) bool {
+	for _, r := range rs {
+		for _, s := range r.Scorers {
+			if _, ok := s.Scorer.(scoring.ContextScorer); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // invalidDocument reports an evaluation that found a deferred argument

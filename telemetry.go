@@ -76,6 +76,8 @@ type telemetry struct {
 	dropped, cyclic, overSpans measureOpts
 	// lostDownstream is the lost_spans reason for held spans not sent.
 	lostDownstream measureOpts
+	// context are the context_issues reasons.
+	context [numContextIssues]measureOpts
 
 	open, held atomic.Int64
 	// countsPool recycles batchCounts (see newCounts).
@@ -117,6 +119,9 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 			newMeasureOpts(proc, conv, attribute.String("arguments", "unknown")),
 		}
 	}
+	for i, name := range contextIssueNames {
+		t.context[i] = newMeasureOpts(proc, attribute.String("reason", name))
+	}
 	for r, name := range evictReasonNames {
 		t.evicted[r] = newMeasureOpts(proc, attribute.String("reason", name))
 	}
@@ -157,6 +162,7 @@ type batchCounts struct {
 	calls      [][numCallStatuses]int64
 	extracted  [extract.NumConventions][2]int64 // [known, unknown]
 	noRule     int64
+	context    [numContextIssues]int64
 	store      trajectory.Stats
 	scoreCalls []scoreSample
 }
@@ -186,6 +192,7 @@ func (c *batchCounts) reset() {
 	clear(c.calls)
 	c.extracted = [extract.NumConventions][2]int64{}
 	c.noRule, c.store, c.scoreCalls = 0, trajectory.Stats{}, c.scoreCalls[:0]
+	c.context = [numContextIssues]int64{}
 }
 
 func (c *batchCounts) addExtracted(conv extract.Convention, known bool) {
@@ -225,6 +232,11 @@ func (t *telemetry) record(ctx context.Context, c *batchCounts) {
 			if n > 0 {
 				tb.ProcessorToolCallAccuracyExtractedCalls.Add(ctx, n, t.extracted[conv][k].add...)
 			}
+		}
+	}
+	for i, n := range c.context {
+		if n > 0 {
+			tb.ProcessorToolCallAccuracyContextIssues.Add(ctx, n, t.context[i].add...)
 		}
 	}
 	if c.noRule > 0 {

@@ -59,6 +59,7 @@ func TestParseToolDefinitionsShapes(t *testing.T) {
 		{"anthropic", `[{"name":"a","description":"d","input_schema":{"type":"object","properties":{"x":{}}}}]`, "a", "x"},
 		{"bedrock", `{"tools":[{"toolSpec":{"name":"a","inputSchema":{"json":{"type":"object","properties":{"x":{}}}}}}]}`, "a", "x"},
 		{"gemini", `[{"function_declarations":[{"name":"a","parameters":{"type":"object","properties":{"x":{}}}}]}]`, "a", "x"},
+		{"adk request, gemini types", `{"model":"m","config":{"tools":[{"function_declarations":[{"name":"a","parameters":{"type":"OBJECT","properties":{"x":{"type":"STRING"}}}}]}]},"contents":[]}`, "a", "x"},
 		{"schema as text", `[{"name":"a","parameters":"{\"type\":\"object\",\"properties\":{\"x\":{}}}"}]`, "a", "x"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +68,8 @@ func TestParseToolDefinitionsShapes(t *testing.T) {
 			require.Len(t, defs, 1)
 			assert.Equal(t, tt.tool, defs[0].Name)
 			assert.True(t, defs[0].Parameters.Has("properties"))
+			_, err = CompileArgumentSchema(defs[0].Parameters)
+			assert.NoError(t, err)
 		})
 	}
 	_, err := ParseToolDefinitions(`not json`)

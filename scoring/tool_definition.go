@@ -3,6 +3,7 @@ package scoring
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ToolDefinition is a tool the model was offered: its name, description and
@@ -92,7 +93,7 @@ func DefinitionFromValue(v Value) (ToolDefinition, bool) {
 			p = j
 		}
 		if p.Kind() == KindObject {
-			d.Parameters = p
+			d.Parameters = lowerSchemaTypes(p, 0)
 		}
 		break
 	}
@@ -123,6 +124,13 @@ func collectDefinitions(v Value, defs *[]ToolDefinition, errs *[]error, depth in
 				collectDefinitions(list, defs, errs, depth+1)
 				return
 			}
+		}
+		if cfg, ok := v.Get("config"); ok && cfg.Kind() == KindObject {
+			// An ADK / Gemini request: {"model", "config": {"tools": […]}, "contents"}.
+			if list, ok := cfg.Get("tools"); ok {
+				collectDefinitions(list, defs, errs, depth+1)
+			}
+			return
 		}
 		if d, ok := DefinitionFromValue(v); ok {
 			*defs = append(*defs, d)
@@ -179,3 +187,59 @@ func (t *ToolDefinitions) Len() int { return len(t.list) }
 
 // All returns the definitions in the order they were added.
 func (t *ToolDefinitions) All() []ToolDefinition { return t.list }
+
+// lowerSchemaTypes rewrites Gemini's upper-case schema types ("OBJECT",
+// "STRING", as ADK and the Gemini API record function declarations) to the
+// JSON Schema names, at every level; other schemas are returned unchanged.
+func lowerSchemaTypes(v Value, depth int) Value {
+	if depth > 64 || !hasUpperType(v, depth) {
+		return v
+	}
+	switch v.Kind() {
+	case KindObject:
+		members := make([]Member, 0, v.Len())
+		for i := 0; i < v.Len(); i++ {
+			k, m := v.MemberAt(i)
+			if k == "type" && m.Kind() == KindString {
+				m = String(strings.ToLower(m.StringValue()))
+			} else {
+				m = lowerSchemaTypes(m, depth+1)
+			}
+			members = append(members, Member{Key: k, Value: m})
+		}
+		return Object(members...)
+	case KindArray:
+		items := make([]Value, v.Len())
+		for i := range items {
+			items[i] = lowerSchemaTypes(v.Index(i), depth+1)
+		}
+		return Array(items...)
+	}
+	return v
+}
+
+// hasUpperType reports a "type" written in upper case anywhere in v.
+func hasUpperType(v Value, depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	switch v.Kind() {
+	case KindObject:
+		for i := 0; i < v.Len(); i++ {
+			k, m := v.MemberAt(i)
+			if k == "type" && m.Kind() == KindString && m.StringValue() != "" && m.StringValue() == strings.ToUpper(m.StringValue()) && m.StringValue() != strings.ToLower(m.StringValue()) {
+				return true
+			}
+			if hasUpperType(m, depth+1) {
+				return true
+			}
+		}
+	case KindArray:
+		for i := 0; i < v.Len(); i++ {
+			if hasUpperType(v.Index(i), depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -28,6 +28,7 @@ type TelemetryBuilder struct {
 	meter                                        metric.Meter
 	mu                                           sync.Mutex
 	registrations                                []metric.Registration
+	ProcessorToolCallAccuracyContextIssues       metric.Int64Counter
 	ProcessorToolCallAccuracyDroppedCalls        metric.Int64Counter
 	ProcessorToolCallAccuracyEvaluations         metric.Int64Counter
 	ProcessorToolCallAccuracyEvictedTrajectories metric.Int64Counter
@@ -110,6 +111,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ProcessorToolCallAccuracyContextIssues, err = builder.meter.Int64Counter(
+		"otelcol_processor_tool_call_accuracy_context_issues",
+		metric.WithDescription("Scored runs whose captured context was not all used, by reason; each is said in the run's explanation. [Development]"),
+		metric.WithUnit("{run}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyDroppedCalls, err = builder.meter.Int64Counter(
 		"otelcol_processor_tool_call_accuracy_dropped_calls",
 		metric.WithDescription("Tool calls not kept for scoring because a limit was reached. [Development]"),

@@ -28,6 +28,7 @@ func TestSetupTelemetry(t *testing.T) {
 		observer.Observe(1)
 		return nil
 	}))
+	tb.ProcessorToolCallAccuracyContextIssues.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyDroppedCalls.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyEvaluations.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyEvictedTrajectories.Add(context.Background(), 1)
@@ -37,6 +38,9 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolCallAccuracyRunsWithoutRule.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyScore.Record(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyToolCalls.Add(context.Background(), 1)
+	AssertEqualProcessorToolCallAccuracyContextIssues(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyDroppedCalls(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())

@@ -42,6 +42,9 @@ type Limits struct {
 	// Past it, new spans of the trace are not remembered, and calls that
 	// would need a new one to reach their run are dropped and counted.
 	MaxSpansPerTrace int
+	// MaxContextBytes caps the run context (tool definitions, request,
+	// response) held per run; 0 captures none.
+	MaxContextBytes int
 }
 
 // maxWalk bounds ancestor walks, so a cycle in hostile span ids cannot loop.
@@ -91,6 +94,8 @@ type Trajectory struct {
 	// Models lists, for the spans the calls ran under, the start times of
 	// the model calls beside them, which mark the model turns (see [Order]).
 	Models []ModelStarts
+	// Context is the run context captured (nil when none was).
+	Context *RunContext
 }
 
 // ModelStarts are the start times, ascending, of the model calls (inference
@@ -439,6 +444,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 		if tn := ts.nodes.get(target); tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
 			tn.traj.Dropped += n.traj.Dropped
 			tn.traj.SubAgents += n.traj.SubAgents
+			s.mergeContext(&tn.traj, n.traj.Context)
 		}
 	}
 	return nil
@@ -672,8 +678,21 @@ func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajecto
 		}
 		traj.Dropped += g.traj.Dropped
 		traj.SubAgents += g.traj.SubAgents
+		s.mergeContext(traj, g.traj.Context)
 		return true
 	})
+}
+
+// mergeContext adds a moved group's run context to traj's.
+func (s *Store) mergeContext(traj *Trajectory, c *RunContext) {
+	if c == nil {
+		return
+	}
+	if traj.Context == nil {
+		traj.Context = c
+		return
+	}
+	traj.Context.merge(c, s.limits.MaxContextBytes)
 }
 
 // closeGroup removes one group from the open counts; the caller replaces or

@@ -2,6 +2,7 @@ package trajectory
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -341,4 +342,47 @@ func TestSeen(t *testing.T) {
 	assert.Equal(t, SeenHeld, s.Seen(trace1, sid(1)))
 	s.Release(trace1, sid(1))
 	assert.Equal(t, SeenClosed, s.Seen(trace1, sid(1)))
+}
+
+// TestRunContextGathersAtTheAgent: definitions recorded on model calls under
+// a step reach the run once each; the agent span's request wins over the
+// first model call's, the last model call's response is kept.
+func TestRunContextGathersAtTheAgent(t *testing.T) {
+	l := limits()
+	l.MaxContextBytes = 1 << 10
+	s := NewStore(l)
+	defs := `[{"name":"a"}]`
+	s.AttachContext(trace1, sid(2), &extract.ContextPart{Definitions: []string{defs}, Request: "first", Response: "r1", Start: 1, End: 2}, false, 0)
+	s.Tool(trace1, sid(3), sid(2), tool("a"), 0)
+	s.AttachContext(trace1, sid(2), &extract.ContextPart{Definitions: []string{defs}, Request: "second", Response: "r2", Start: 3, End: 4}, false, 0)
+	s.Link(trace1, sid(2), sid(1), true, 0) // the step
+	s.AttachContext(trace1, sid(1), &extract.ContextPart{Request: "from the agent"}, true, 0)
+	traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+	require.NotNil(t, traj.Context)
+	assert.Equal(t, []string{defs}, traj.Context.Definitions)
+	assert.Equal(t, "from the agent", traj.Context.Request)
+	assert.Equal(t, "r2", traj.Context.Response)
+	assert.Equal(t, []string{"a"}, names(traj))
+	assert.Equal(t, 0, s.Open())
+}
+
+// TestRunContextCap: a run's context stays within the cap; what was cut is
+// counted, and a cut text is copied so it does not pin the attribute.
+func TestRunContextCap(t *testing.T) {
+	l := limits()
+	l.MaxContextBytes = 100
+	s := NewStore(l)
+	big := strings.Repeat("x", 1<<20)
+	s.AttachContext(trace1, sid(1), &extract.ContextPart{Definitions: []string{`["a"]`, big}, Request: big, Response: "ok"}, true, 0)
+	traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+	require.NotNil(t, traj.Context)
+	c := traj.Context
+	assert.LessOrEqual(t, c.Bytes, 100)
+	assert.Equal(t, []string{`["a"]`}, c.Definitions)
+	assert.Len(t, c.Request, 100-len(`["a"]`))
+	assert.Equal(t, "", c.Response, "nothing left for the response")
+	assert.Equal(t, 2*(1<<20)-len(c.Request)+2, c.Cut)
+	off := NewStore(limits())
+	off.AttachContext(trace1, sid(1), &extract.ContextPart{Request: "x"}, true, 0)
+	assert.Nil(t, off.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0).Context, "no capture with a cap of 0")
 }
