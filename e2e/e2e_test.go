@@ -486,15 +486,15 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 		want := map[string]map[string]float64{
-			"adk-go-mock-allok invoke_agent weather_agent":              {"paris_trip": 1, "stock_lookup_succeeds": 1},
-			"adk-go-mock invoke_agent weather_agent":                    {"paris_trip": 1, "stock_lookup_succeeds": 0.5},
-			"genkit-go-mock weatherAgentFlow":                           {"paris_trip": 1, "stock_lookup_succeeds": 1},
-			"langchain-openinference-mock weather-agent":                {"paris_trip": 0.5, "stock_lookup_succeeds": 0.5},
-			"vercel-ai-mock ai.generateText":                            {"paris_trip": 1, "stock_lookup_succeeds": 0.5},
-			"vercel-ai-v7-otel-mock invoke_agent mock-model-1":          {"paris_trip": 1, "stock_lookup_succeeds": 0.5},
-			"mastra-mock invoke_agent weather-agent":                    {"paris_trip": 1, "stock_lookup_succeeds": 0.5},
-			"openllmetry-langchain-mock weather_agent.agent":            {"paris_trip": 1, "stock_lookup_succeeds": 0.5},
-			"openllmetry-langchain-mock-nowithtool weather_agent.agent": {"paris_trip": 0.5, "stock_lookup_succeeds": 0.5},
+			"adk-go-mock-allok invoke_agent weather_agent":              {"paris_trip": 1, "stock_lookup_succeeds": 1, "tool_checks": 1},
+			"adk-go-mock invoke_agent weather_agent":                    {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"genkit-go-mock weatherAgentFlow":                           {"paris_trip": 1, "stock_lookup_succeeds": 1, "tool_checks": 1},
+			"langchain-openinference-mock weather-agent":                {"paris_trip": 0.5, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"vercel-ai-mock ai.generateText":                            {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"vercel-ai-v7-otel-mock invoke_agent mock-model-1":          {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"mastra-mock invoke_agent weather-agent":                    {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"openllmetry-langchain-mock weather_agent.agent":            {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"openllmetry-langchain-mock-nowithtool weather_agent.agent": {"paris_trip": 0.5, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
 		}
 		for run, rules := range want {
 			for rule, score := range rules {
@@ -520,7 +520,7 @@ func TestEndToEnd(t *testing.T) {
 							n++
 						}
 					}
-					assert.Equal(t, 2, n, s.Name())
+					assert.Equal(t, 3, n, s.Name())
 				}
 			}
 		}
@@ -580,12 +580,12 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 		for key, n := range evals {
-			got, ok := value(samples, ourPrefix+"evaluations", map[string]string{"processor": processor, "rule": key[0], "scorer": "native", "outcome": key[1]})
+			got, ok := value(samples, ourPrefix+"evaluations", map[string]string{"processor": processor, "rule": key[0], "scorer": scorerOf(key[0]), "outcome": key[1]})
 			assert.True(t, ok, "evaluations %v", key)
 			assert.Equal(t, n, got, "evaluations %v", key)
 		}
 		for rule, n := range counts {
-			labels := map[string]string{"processor": processor, "rule": rule, "scorer": "native"}
+			labels := map[string]string{"processor": processor, "rule": rule, "scorer": scorerOf(rule)}
 			got, _ := value(samples, ourPrefix+"score_count", labels)
 			assert.Equal(t, n, got, "score_count %s", rule)
 			sum, _ := value(samples, ourPrefix+"score_sum", labels)
@@ -657,6 +657,14 @@ func TestEndToEnd(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, string(log), "Shutdown complete.")
 	})
+}
+
+// scorerOf is the primary scorer of a demo rule.
+func scorerOf(rule string) string {
+	if rule == "tool_checks" {
+		return "checks"
+	}
+	return "native"
 }
 
 // checkAlertNames checks that every metric the alert rules read is exposed

@@ -288,8 +288,16 @@ func explainChecks(calls []Call, findings []Finding, failed int, defs offered, n
 		fmt.Fprintf(&sb, "all %d calls passed the checks", len(calls))
 	} else {
 		fmt.Fprintf(&sb, "%d of %d calls failed checks:", failed, len(calls))
-		for _, f := range findings {
-			fmt.Fprintf(&sb, " call %d %s: %s;", f.Call+1, calls[f.Call].Name, f.Detail)
+		for i, f := range findings {
+			if i == 0 || findings[i-1].Call != f.Call {
+				fmt.Fprintf(&sb, " call %d %s: %s;", f.Call+1, calls[f.Call].Name, f.Detail)
+				continue
+			}
+			// Another finding of the same call (findings are by call).
+			trimmed := strings.TrimSuffix(sb.String(), ";")
+			sb.Reset()
+			sb.WriteString(trimmed)
+			fmt.Fprintf(&sb, ", and %s;", f.Detail)
 		}
 	}
 	if !defs.known {

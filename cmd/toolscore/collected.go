@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 	"io"
 	"io/fs"
@@ -16,6 +17,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.Var(&configFiles, "config", "collector or processor configuration `file` (repeatable); rules that scored no run then fail the report")
 	id := fs.String("processor", "", "processor `id` to use when the file configures several")
 	format := fs.String("format", "table", "output `format`: table or json")
+	calls := fs.Bool("calls", false, "list each run's tool calls (arguments, result, failure) after the table")
 	waitSpans := fs.Int("wait-spans", 0, "wait until the files hold at least `n` spans (the collector flushes asynchronously)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long -wait-spans waits")
 	files, err := parseArgs(fs, args)
@@ -31,6 +33,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	var rules []string
+	skipTools := extract.DefaultSkipTools()
 	if len(configFiles) > 0 {
 		_, cfg, err := loadProcessorConfig(configFiles, *id)
 		if err != nil {
@@ -39,6 +42,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 		for _, r := range cfg.Rules {
 			rules = append(rules, r.Name)
 		}
+		skipTools = cfg.SkipTools
 	}
 	var docs []otlpjson.Doc
 	if *waitSpans > 0 {
@@ -49,8 +53,8 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	rep := buildReport(mergeDocs(docs), rules)
-	if err := rep.write(stdout, *format); err != nil {
+	rep := buildReport(mergeDocs(docs), rules, skipTools)
+	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err
 	}
 	return rep.exitCode(), nil

@@ -2,8 +2,8 @@
 // processor, reports the scores a collector attached, and replays traces
 // over OTLP.
 //
-//	toolscore score  -config FILE [-processor ID] [-format table|json] TRACES...
-//	toolscore report [-config FILE [-processor ID]] [-format table|json] [-wait-spans N] [-timeout D] SPANS...
+//	toolscore score  -config FILE [-processor ID] [-format table|json] [-calls] TRACES...
+//	toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
 //	toolscore send   [-endpoint URL] [-protocol http|grpc] TRACES...
 //
 // score runs the traces through the processor itself (created with
@@ -37,14 +37,16 @@ const (
 const usage = `toolscore scores GenAI agent runs with the tool_call_accuracy processor.
 
 Usage:
-  toolscore score  -config FILE [-processor ID] [-format table|json] TRACES...
+  toolscore score  -config FILE [-processor ID] [-format table|json] [-calls] TRACES...
       Run the traces through the processor (the collector's code) offline and
       report the scores. FILE is a collector config (the processor is taken
       from processors: tool_call_accuracy[/name]), a file of processor
       sections keyed by id, or a bare processor config; repeat -config to
       merge files as the collector does. ${env:VAR:-default} references
-      resolve. -out FILE also writes the annotated spans.
-  toolscore report [-config FILE [-processor ID]] [-format table|json] [-wait-spans N] [-timeout D] SPANS...
+      resolve. -out FILE also writes the annotated spans. -calls lists each
+      run's tool calls (arguments, result, failure) after the table; the
+      JSON report always has them.
+  toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
       Report the scores a collector attached to the spans in SPANS (the file
       exporter's output). With -config, rules that scored no run fail the
       report. With -wait-spans, wait until the files hold N spans.

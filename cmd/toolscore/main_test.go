@@ -88,11 +88,11 @@ func TestScoreDemoJSON(t *testing.T) {
 	require.Equal(t, exitFailed, code)
 	rep := decodeReport(t, out)
 	assert.Len(t, rep.Runs, 9)
-	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 18, Passed: 9, Failed: 9, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
+	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 27, Passed: 11, Failed: 16, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
 	assert.Empty(t, rep.UnmatchedRules)
 	for _, run := range rep.Runs {
 		assert.NotEmpty(t, run.Source, run.Service)
-		assert.Len(t, run.Evaluations, 2, run.Service)
+		assert.Len(t, run.Evaluations, 3, run.Service)
 	}
 
 	allok := ruleOf(t, rep, "adk-go-mock-allok", "stock_lookup_succeeds")
@@ -116,8 +116,14 @@ func TestScoreDemoJSON(t *testing.T) {
 	assert.Equal(t, []string{"lookup_stock"}, nw.MissingTools)
 	assert.Equal(t, []string{"DynamicStructuredTool"}, nw.UnexpectedTools)
 
-	require.Len(t, rep.Rules, 2)
+	// The rule with no expected calls, only the checks, scores every run.
+	lcChecks := ruleOf(t, rep, "langchain-openinference-mock", "tool_checks")
+	assert.Contains(t, lcChecks.Explanation, "arguments break the schema: /: got string, want object")
+	assert.Equal(t, []string{"DynamicStructuredTool"}, ruleOf(t, rep, "openllmetry-langchain-mock-nowithtool", "tool_checks").UnexpectedTools)
+
+	require.Len(t, rep.Rules, 3)
 	assert.Equal(t, RuleSummary{Rule: "paris_trip", Runs: 9, Passed: 7, Failed: 2, MeanScore: ptr(8.0 / 9)}, rep.Rules[0])
+	assert.Equal(t, RuleSummary{Rule: "tool_checks", Runs: 9, Passed: 2, Failed: 7, MeanScore: ptr(5.5 / 9)}, rep.Rules[2])
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -338,4 +344,30 @@ func TestSendGRPC(t *testing.T) {
 	code, _, errOut = toolscore(t, "send", "-protocol", "udp", demoTrace("adk-go-mock"))
 	assert.Equal(t, exitFailure, code)
 	assert.Contains(t, errOut, `-protocol "udp"`)
+}
+
+// TestScoreListsCalls: the JSON report lists each run's calls with their
+// arguments, result and failure; -calls prints them after the table.
+func TestScoreListsCalls(t *testing.T) {
+	_, out, _ := toolscore(t, "score", "-format", "json", "-config", demoConfig, demoTrace("adk-go-mock"), demoTrace("langchain-openinference-mock"))
+	rep := decodeReport(t, out)
+	calls := map[string][]CallDetail{}
+	for _, run := range rep.Runs {
+		calls[run.Service] = run.Calls
+	}
+	require.Len(t, calls["adk-go-mock"], 2, "ADK's (merged tools) wrapper is not a call; the calls under it are")
+	stock := calls["langchain-openinference-mock"][1]
+	assert.Equal(t, "lookup_stock", stock.Tool)
+	assert.Equal(t, `"ZZZZ"`, stock.Arguments)
+	assert.True(t, stock.Failed)
+	assert.Equal(t, "openinference", stock.Convention)
+	weather := calls["adk-go-mock"][1]
+	assert.Equal(t, CallDetail{Tool: "get_weather", Arguments: `{"city":"Paris","unit":"celsius"}`, ArgumentsState: "known",
+		Result: `{"city":"Paris","temperature":21,"unit":"celsius"}`, SpanID: weather.SpanID, Convention: "google_adk"}, weather)
+
+	_, table, _ := toolscore(t, "score", "-calls", "-config", demoConfig, demoTrace("langchain-openinference-mock"))
+	assert.Contains(t, table, "Calls of each run:\n  langchain-openinference-mock / weather-agent")
+	assert.Contains(t, table, `2. lookup_stock "ZZZZ" -> - [FAILED]`)
+	_, plain, _ := toolscore(t, "score", "-config", demoConfig, demoTrace("langchain-openinference-mock"))
+	assert.NotContains(t, plain, "Calls of each run")
 }

@@ -49,6 +49,9 @@ type Run struct {
 	Passed      bool         `json:"passed"`
 	Rules       []RuleResult `json:"rules"`
 	Evaluations []Evaluation `json:"evaluations,omitempty"`
+	// Calls are the run's tool calls as recorded: arguments, result and
+	// failure, in the order their spans appear.
+	Calls []CallDetail `json:"calls,omitempty"`
 }
 
 // RuleResult is a rule's primary-scorer result on a run (the flat
@@ -102,9 +105,10 @@ type Summary struct {
 	OK bool `json:"ok"`
 }
 
-// buildReport collects the scored agent spans of td. rules, when known,
-// lists the configured rule names (to find rules that scored no run).
-func buildReport(td ptrace.Traces, rules []string) *Report {
+// buildReport collects the scored agent spans of td and their calls. rules,
+// when known, lists the configured rule names (to find rules that scored no
+// run); skipTools are the tool names that are not calls (skip_tools).
+func buildReport(td ptrace.Traces, rules, skipTools []string) *Report {
 	rep := &Report{Runs: []Run{}, UnmatchedRules: []string{}}
 	rep.Summary.Spans = td.SpanCount()
 	for _, rs := range td.ResourceSpans().All() {
@@ -118,6 +122,7 @@ func buildReport(td ptrace.Traces, rules []string) *Report {
 			}
 		}
 	}
+	attachCalls(rep, td, skipTools)
 	slices.SortFunc(rep.Runs, func(a, b Run) int {
 		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.AgentSpan, b.AgentSpan),
 			cmp.Compare(a.TraceID, b.TraceID), cmp.Compare(a.SpanID, b.SpanID))
@@ -394,12 +399,19 @@ func mergeDocs(docs []otlpjson.Doc) ptrace.Traces {
 	return out
 }
 
-// write prints the report in the format asked for.
-func (rep *Report) write(w io.Writer, format string) error {
+// write prints the report in the format asked for; calls adds each run's
+// calls to the table (the JSON report always has them).
+func (rep *Report) write(w io.Writer, format string, calls bool) error {
 	if format == "json" {
 		return rep.writeJSON(w)
 	}
-	return rep.writeTable(w)
+	if err := rep.writeTable(w); err != nil {
+		return err
+	}
+	if calls {
+		rep.writeCalls(w)
+	}
+	return nil
 }
 
 // checkFormat validates -format.

@@ -62,6 +62,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	fs.Var(&configFiles, "config", "collector or processor configuration `file` (required; repeat to merge several in order, like the collector's --config)")
 	id := fs.String("processor", "", "processor `id` to use when the file configures several (e.g. tool_call_accuracy/ci)")
 	format := fs.String("format", "table", "output `format`: table or json")
+	calls := fs.Bool("calls", false, "list each run's tool calls (arguments, result, failure) after the table")
 	verbose := fs.Bool("v", false, "print the processor's log on stderr")
 	outFile := fs.String("out", "", "also write the annotated spans to `file` (OTLP JSON, one request per line, like the file exporter)")
 	files, err := parseArgs(fs, args)
@@ -104,12 +105,12 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	for i, r := range cfg.Rules {
 		names[i] = r.Name
 	}
-	rep := buildReport(res.out, names)
+	rep := buildReport(res.out, names, cfg.SkipTools)
 	for i := range rep.Runs {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}
 	rep.Summary.RunsWithoutRule = &res.runsWithoutRule
-	if err := rep.write(stdout, *format); err != nil {
+	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err
 	}
 	return rep.exitCode(), nil
