@@ -40,6 +40,9 @@ type Settings struct {
 	// Tools are tool definitions given in configuration, for scorers that
 	// check calls against the tools offered (checks).
 	Tools []ToolDefinition
+	// Judge sends the requests of LLM-judged scorers (nil when the rule
+	// configures no judge).
+	Judge Completer
 	// Options are the scorer's own options, with the peer's option names in
 	// snake_case (MongoDB has none; Mastra's expectedToolOrder is
 	// expected_tool_order).
