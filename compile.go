@@ -1,6 +1,7 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -23,7 +24,10 @@ func nopTelemetry() component.TelemetrySettings {
 
 // compileRule turns a rule's configuration into a compiled rule. Errors name
 // the field with its YAML path inside the rule.
-func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, error) {
+//
+// judgeFor gives each judge scorer (by scorer index) the Completer it sends
+// requests with; nil (validation) gives one that sends nothing.
+func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(scorer int) scoring.Completer) (*rules.Rule, error) {
 	exp, err := buildExpectation(&r.Expect)
 	if err != nil {
 		return nil, err
@@ -41,6 +45,11 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, e
 	tools, err := buildTools(r.Tools)
 	if err != nil {
 		return nil, err
+	}
+	if r.Judge != nil {
+		if err := r.Judge.validate(); err != nil {
+			return nil, err
+		}
 	}
 	scorerCfgs := r.Scorers
 	if len(scorerCfgs) == 0 {
@@ -63,7 +72,14 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, e
 			continue
 		}
 		labels[label] = i
-		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools})
+		var judge scoring.Completer
+		if r.Judge != nil {
+			judge = unsentJudge{}
+			if judgeFor != nil {
+				judge = judgeFor(i)
+			}
+		}
+		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
 			continue
@@ -75,6 +91,14 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings) (*rules.Rule, e
 		return nil, errors.Join(errs...)
 	}
 	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+}
+
+// unsentJudge stands in for a rule's judge while the configuration is only
+// validated: nothing is sent.
+type unsentJudge struct{}
+
+func (unsentJudge) Complete(context.Context, scoring.ChatRequest) (scoring.ChatResponse, error) {
+	return scoring.ChatResponse{}, errJudgeNotStarted
 }
 
 // buildTools converts a rule's tool definitions, compiling each schema so

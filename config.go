@@ -3,11 +3,14 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
 )
 
 // Config is the processor's configuration.
@@ -131,8 +134,76 @@ type RuleConfig struct {
 	// tool definitions on their spans; the checks scorer validates calls
 	// against them (a configured definition wins over a recorded one).
 	Tools []ToolConfig `mapstructure:"tools"`
+	// Judge configures the LLM judge of the rule's judge scorers
+	// (meai_tool_call_accuracy, azure_tool_call_accuracy, ...): the
+	// endpoint, and what the rule may spend. Run content leaves the
+	// collector only for rules with a judge.
+	Judge *JudgeConfig `mapstructure:"judge"`
 
 	_ struct{}
+}
+
+// JudgeConfig is a rule's LLM judge: an OpenAI-compatible chat-completions
+// endpoint and the limits on what the rule's judges may spend.
+type JudgeConfig struct {
+	// SampleRatio is the share of runs judged, decided by a hash of the
+	// trace id so that every collector picks the same runs. Default 1.
+	SampleRatio *float64 `mapstructure:"sample_ratio"`
+	// MaxConcurrent bounds the requests in flight. Default 4.
+	MaxConcurrent int `mapstructure:"max_concurrent"`
+	// QueueSize bounds the requests waiting for a slot; past it a run is
+	// not judged (not_evaluated, budget). Default 100.
+	QueueSize int `mapstructure:"queue_size"`
+	// RequestsPerMinute bounds the requests sent (0: no bound); a run over
+	// it is not judged.
+	RequestsPerMinute int `mapstructure:"requests_per_minute"`
+	// TokensPerMinute bounds the tokens requests may use, estimated before
+	// sending (0: no bound).
+	TokensPerMinute int `mapstructure:"tokens_per_minute"`
+	// CacheSize bounds the answers kept by request content, so the same
+	// run judged again sends no request. Default 1000.
+	CacheSize int `mapstructure:"cache_size"`
+
+	_ struct{}
+}
+
+func (j *JudgeConfig) sampleRatio() float64 {
+	if j.SampleRatio == nil {
+		return 1
+	}
+	return *j.SampleRatio
+}
+
+// limits returns the judge limits with defaults applied.
+func (j *JudgeConfig) limits() judging.Limits {
+	l := judging.Limits{MaxConcurrent: j.MaxConcurrent, QueueSize: j.QueueSize, RequestsPerMinute: j.RequestsPerMinute, TokensPerMinute: j.TokensPerMinute, CacheSize: j.CacheSize}
+	if l.MaxConcurrent == 0 {
+		l.MaxConcurrent = 4
+	}
+	if l.QueueSize == 0 {
+		l.QueueSize = 100
+	}
+	if l.CacheSize == 0 {
+		l.CacheSize = 1000
+	}
+	return l
+}
+
+// validate checks the judge section; errors name the field under judge.
+func (j *JudgeConfig) validate() error {
+	var errs []error
+	if r := j.sampleRatio(); r < 0 || r > 1 || math.IsNaN(r) {
+		errs = append(errs, fmt.Errorf("judge.sample_ratio: %v is outside [0, 1]", r))
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max_concurrent", j.MaxConcurrent}, {"queue_size", j.QueueSize}, {"requests_per_minute", j.RequestsPerMinute}, {"tokens_per_minute", j.TokensPerMinute}, {"cache_size", j.CacheSize}} {
+		if f.v < 0 {
+			errs = append(errs, fmt.Errorf("judge.%s: %d must not be negative", f.name, f.v))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ToolConfig defines one tool the agent is offered.
@@ -306,7 +377,7 @@ func validateRule(r *RuleConfig) error {
 	if reservedRuleNames[r.Name] {
 		return fmt.Errorf("rule %q: name: %q is reserved for a summary attribute", r.Name, r.Name)
 	}
-	if _, err := compileRule(r, nopTelemetry()); err != nil {
+	if _, err := compileRule(r, nopTelemetry(), nil); err != nil {
 		return prefixEach(fmt.Sprintf("rule %q: ", r.Name), err)
 	}
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // tcaProcessor scores agent runs as their spans pass through. Every span is
@@ -38,9 +39,16 @@ type tcaProcessor struct {
 	extractOpts extract.Options
 	decodeOpts  extract.DecodeOptions
 	keepResults bool
-	// captureContext is set when a rule's scorer reads the run context.
-	captureContext bool
-	now            func() time.Time
+	// captureContext is set when a rule's scorer reads the run context;
+	// contextAlways when a scorer other than a sampled judge reads it.
+	captureContext, contextAlways bool
+	// judges are the rules' LLM judges, by rule (nil for rules without).
+	judges []*ruleJudge
+	// host are the telemetry settings judge clients are made with.
+	host component.TelemetrySettings
+	// makeJudge makes a rule's judge client at Start (tests replace it).
+	makeJudge func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (scoring.Completer, error)
+	now  func() time.Time
 
 	// mu guards store, held and replays: the mutable state between batches.
 	mu    sync.Mutex
@@ -70,9 +78,19 @@ type tcaProcessor struct {
 type processorOption func(*tcaProcessor)
 
 func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opts ...processorOption) (*tcaProcessor, error) {
+	p := &tcaProcessor{}
 	compiled := make([]*rules.Rule, 0, len(cfg.Rules))
+	judges := make([]*ruleJudge, len(cfg.Rules))
 	for i := range cfg.Rules {
-		r, err := compileRule(&cfg.Rules[i], set.TelemetrySettings)
+		var judgeFor func(int) scoring.Completer
+		if jc := cfg.Rules[i].Judge; jc != nil {
+			judges[i] = newRuleJudge(jc)
+			judgeFor = func(scorer int) scoring.Completer {
+				o := &judgeObserver{p: p, rule: i, scorer: scorer}
+				return judges[i].guard.For(o.observe)
+			}
+		}
+		r, err := compileRule(&cfg.Rules[i], set.TelemetrySettings, judgeFor)
 		if err != nil {
 			return nil, err
 		}
@@ -86,8 +104,11 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	if err != nil {
 		return nil, err
 	}
-	p := &tcaProcessor{
+	*p = tcaProcessor{
 		cfg:        cfg,
+		judges:     judges,
+		host:       set.TelemetrySettings,
+		makeJudge:  newJudgeClient,
 		logger:     set.Logger,
 		next:       next,
 		rules:      compiled,
@@ -99,6 +120,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	}
 	p.store = trajectory.NewStore(p.storeLimits(cfg.Limits.MaxContextBytes))
 	p.captureContext = readsContext(compiled)
+	p.contextAlways = readsContextUnsampled(compiled)
 	if !p.captureContext {
 		p.store = trajectory.NewStore(p.storeLimits(0))
 	}
@@ -124,8 +146,12 @@ func (p *tcaProcessor) storeLimits(contextBytes int) trajectory.Limits {
 	}
 }
 
-func (p *tcaProcessor) start(context.Context, component.Host) error {
+func (p *tcaProcessor) start(ctx context.Context, host component.Host) error {
+	var err error
 	p.startOnce.Do(func() {
+		if err = p.startJudges(ctx, host); err != nil {
+			return
+		}
 		if p.tick == nil {
 			interval := sweepInterval(p.cfg)
 			t := time.NewTicker(interval)
@@ -134,7 +160,7 @@ func (p *tcaProcessor) start(context.Context, component.Host) error {
 		p.loopDone = make(chan struct{})
 		go p.loop()
 	})
-	return nil
+	return err
 }
 
 // sweepInterval is how often held runs are checked and idle traces swept.
@@ -358,7 +384,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				if res.ModelCall {
 					e.modelStart = span.StartTimestamp()
 				}
-				if p.captureContext && (res.ModelCall || res.Kind == extract.KindAgent || (res.GenAI && e.parent.IsEmpty())) {
+				if p.captureContext && (res.ModelCall || res.Kind == extract.KindAgent || (res.GenAI && e.parent.IsEmpty())) && p.wantsContext(e.trace) {
 					if part := extract.CaptureContext(span); !part.Empty() {
 						b.contexts = append(b.contexts, part)
 						e.context = int32(len(b.contexts))

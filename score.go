@@ -50,6 +50,9 @@ func needsResults(rs []*rules.Rule) bool {
 			case "deepeval", "mastra_trajectory", "mastra_trajectory_full":
 				return true
 			}
+			if s.Deferred { // judges read results
+				return true
+			}
 		}
 	}
 	return false
@@ -101,12 +104,12 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	if p.captureContext {
 		rc = p.runContext(span, traj.Context, counts)
 	}
-	calls, evals, pending := p.evaluate(ctx, traj, agent, opts, selected, evals, rc)
+	calls, evals, pending := p.evaluate(ctx, span.TraceID(), traj, agent, opts, selected, evals, rc)
 	if opts.Documents && invalidDocument(evals) {
 		// An argument text read as a document is not JSON: score the run
 		// again from decoded arguments, as if documents were off.
 		opts.Documents = false
-		calls, evals, pending = p.evaluate(ctx, traj, agent, opts, selected, evals[:0], rc)
+		calls, evals, pending = p.evaluate(ctx, span.TraceID(), traj, agent, opts, selected, evals[:0], rc)
 	}
 	if len(pending) > 0 {
 		// The run outlives this frame: its evaluations move to the heap.
@@ -120,7 +123,7 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 // evaluate decodes a run's calls and runs the selected rules' scorers,
 // appending their results to evals; the deferred scorers are listed in
 // pending instead.
-func (p *tcaProcessor) evaluate(ctx context.Context, traj *trajectory.Trajectory, agent pcommon.SpanID, opts trajectory.ScoringOptions,
+func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj *trajectory.Trajectory, agent pcommon.SpanID, opts trajectory.ScoringOptions,
 	selected []int, evals []evaluation, rc *scoring.RunContext,
 ) (calls []scoring.Call, _ []evaluation, pending [][2]int) {
 	calls = trajectory.ScoringCalls(traj, agent, opts)
@@ -128,7 +131,9 @@ func (p *tcaProcessor) evaluate(ctx context.Context, traj *trajectory.Trajectory
 		ruleCalls := p.rules[ri].Calls(calls)
 		for si, s := range p.rules[ri].Scorers {
 			if s.Deferred {
-				pending = append(pending, [2]int{ri, si})
+				if p.judged(ri, trace) {
+					pending = append(pending, [2]int{ri, si})
+				}
 				continue
 			}
 			evals = append(evals, evaluation{rule: ri, scorer: si, result: scoreRun(ctx, s.Scorer, ruleCalls, rc), calls: ruleCalls})
@@ -143,6 +148,19 @@ func scoreRun(ctx context.Context, s scoring.Scorer, calls []scoring.Call, rc *s
 		return cs.ScoreContext(ctx, calls, rc)
 	}
 	return s.Score(ctx, calls)
+}
+
+// readsContextUnsampled reports whether a scorer that is not a sampled
+// judge (checks) reads the run context, so it is captured on every run.
+func readsContextUnsampled(rs []*rules.Rule) bool {
+	for _, r := range rs {
+		for _, s := range r.Scorers {
+			if _, ok := s.Scorer.(scoring.ContextScorer); ok && !s.Deferred {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readsContext reports whether a rule's scorer reads the run context, so

@@ -4,11 +4,13 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
@@ -78,6 +80,8 @@ type telemetry struct {
 	lostDownstream measureOpts
 	// context are the context_issues reasons.
 	context [numContextIssues]measureOpts
+	// judge are the judge metrics' attribute sets, by rule and scorer.
+	judge [][]judgeOpts
 
 	open, held atomic.Int64
 	// countsPool recycles batchCounts (see newCounts).
@@ -111,6 +115,20 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 			cs[st] = newMeasureOpts(proc, attribute.String("rule", r.Name), attribute.String("status", callStatusNames[st]))
 		}
 		t.calls = append(t.calls, cs)
+		jo := make([]judgeOpts, len(r.Scorers))
+		for si, sc := range r.Scorers {
+			if !sc.Deferred {
+				continue
+			}
+			ra, sa := attribute.String("rule", r.Name), attribute.String("scorer", sc.Label)
+			jo[si].plain = newMeasureOpts(proc, ra, sa)
+			for o := range jo[si].outcome {
+				jo[si].outcome[o] = newMeasureOpts(proc, ra, sa, attribute.String("outcome", judging.Outcome(o).String()))
+			}
+			jo[si].input = newMeasureOpts(proc, ra, sa, attribute.String("token_type", "input"))
+			jo[si].output = newMeasureOpts(proc, ra, sa, attribute.String("token_type", "output"))
+		}
+		t.judge = append(t.judge, jo)
 	}
 	for _, c := range extract.Conventions() {
 		conv := attribute.String("convention", c.String())
@@ -265,5 +283,29 @@ func (t *telemetry) recordStore(ctx context.Context, st trajectory.Stats) {
 	}
 	if st.OverSpans > 0 {
 		tb.ProcessorToolCallAccuracyDroppedCalls.Add(ctx, st.OverSpans, t.overSpans.add...)
+	}
+}
+
+// judgeOpts are one judge scorer's metric attribute sets.
+type judgeOpts struct {
+	plain, input, output measureOpts
+	outcome              [judging.NumOutcomes]measureOpts
+}
+
+// recordJudge records one judge request: its outcome, duration and tokens.
+func (t *telemetry) recordJudge(rule, scorer int, outcome judging.Outcome, took time.Duration, resp *scoring.ChatResponse) {
+	if rule >= len(t.judge) || scorer >= len(t.judge[rule]) {
+		return
+	}
+	o := &t.judge[rule][scorer]
+	ctx := context.Background()
+	t.tb.ProcessorToolCallAccuracyJudgeRequests.Add(ctx, 1, o.outcome[outcome].add...)
+	if outcome == judging.OutcomeBudget || outcome == judging.OutcomeCacheHit {
+		return // nothing was sent
+	}
+	t.tb.ProcessorToolCallAccuracyJudgeDuration.Record(ctx, took.Seconds(), o.plain.record...)
+	if resp != nil {
+		t.tb.ProcessorToolCallAccuracyJudgeTokens.Add(ctx, int64(resp.InputTokens), o.input.add...)
+		t.tb.ProcessorToolCallAccuracyJudgeTokens.Add(ctx, int64(resp.OutputTokens), o.output.add...)
 	}
 }

@@ -34,6 +34,9 @@ type TelemetryBuilder struct {
 	ProcessorToolCallAccuracyEvictedTrajectories metric.Int64Counter
 	ProcessorToolCallAccuracyExtractedCalls      metric.Int64Counter
 	ProcessorToolCallAccuracyHeldSpans           metric.Int64ObservableGauge
+	ProcessorToolCallAccuracyJudgeDuration       metric.Float64Histogram
+	ProcessorToolCallAccuracyJudgeRequests       metric.Int64Counter
+	ProcessorToolCallAccuracyJudgeTokens         metric.Int64Counter
 	ProcessorToolCallAccuracyLateSpans           metric.Int64Counter
 	ProcessorToolCallAccuracyLostSpans           metric.Int64Counter
 	ProcessorToolCallAccuracyOpenTrajectories    metric.Int64ObservableGauge
@@ -145,6 +148,25 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_tool_call_accuracy_held_spans",
 		metric.WithDescription("Agent spans held back while waiting for late tool spans or for asynchronous scorers. [Development]"),
 		metric.WithUnit("{span}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyJudgeDuration, err = builder.meter.Float64Histogram(
+		"otelcol_processor_tool_call_accuracy_judge_duration",
+		metric.WithDescription("How long judge requests took, by rule and scorer (as gen_ai.client.operation.duration). [Development]"),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries([]float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}...),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyJudgeRequests, err = builder.meter.Int64Counter(
+		"otelcol_processor_tool_call_accuracy_judge_requests",
+		metric.WithDescription("Requests of LLM-judged scorers, by rule, scorer and outcome (budget and cache_hit were not sent). [Development]"),
+		metric.WithUnit("{request}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyJudgeTokens, err = builder.meter.Int64Counter(
+		"otelcol_processor_tool_call_accuracy_judge_tokens",
+		metric.WithDescription("Tokens judge requests used, by rule, scorer and token type (as gen_ai.client.token.usage). [Development]"),
+		metric.WithUnit("{token}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyLateSpans, err = builder.meter.Int64Counter(

@@ -33,6 +33,9 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolCallAccuracyEvaluations.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyEvictedTrajectories.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyExtractedCalls.Add(context.Background(), 1)
+	tb.ProcessorToolCallAccuracyJudgeDuration.Record(context.Background(), 1)
+	tb.ProcessorToolCallAccuracyJudgeRequests.Add(context.Background(), 1)
+	tb.ProcessorToolCallAccuracyJudgeTokens.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyLateSpans.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyLostSpans.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyRunsWithoutRule.Add(context.Background(), 1)
@@ -54,6 +57,15 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyHeldSpans(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolCallAccuracyJudgeDuration(t, testTel,
+		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolCallAccuracyJudgeRequests(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolCallAccuracyJudgeTokens(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyLateSpans(t, testTel,

@@ -1,0 +1,226 @@
+package toolcallaccuracyprocessor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// echoJudge is a scorer that asks its judge about the run's request and
+// passes when the answer is "pass": the processor's judge path without a
+// peer profile.
+type echoJudge struct{ judge scoring.Completer }
+
+func init() {
+	scoring.Register("test_echo_judge", func(s scoring.Settings) (scoring.Scorer, error) {
+		if s.Judge == nil {
+			return nil, scoring.ErrNoJudge
+		}
+		return &echoJudge{judge: s.Judge}, nil
+	})
+}
+
+func (j *echoJudge) Name() string { return "test_echo_judge" }
+func (j *echoJudge) Deferred()    {}
+func (j *echoJudge) Score(ctx context.Context, calls []scoring.Call) scoring.Result {
+	return j.ScoreContext(ctx, calls, nil)
+}
+
+func (j *echoJudge) ScoreContext(ctx context.Context, calls []scoring.Call, rc *scoring.RunContext) scoring.Result {
+	args := calls[0].Args.JSON()
+	if calls[0].ArgsDoc != nil {
+		args = calls[0].ArgsDoc.Text()
+	}
+	req := scoring.ChatRequest{Messages: []scoring.ChatMessage{{Role: "user", Content: fmt.Sprintf("%d calls, first %s %s", len(calls), calls[0].Name, args)}}}
+	if rc != nil {
+		req.Messages = append(req.Messages, scoring.ChatMessage{Role: "user", Content: rc.Request})
+	}
+	resp, err := j.judge.Complete(ctx, req)
+	switch {
+	case errors.Is(err, scoring.ErrJudgeSkipped):
+		return scoring.Result{Scorer: j.Name(), Outcome: scoring.OutcomeNotEvaluated, Explanation: err.Error()}
+	case err != nil:
+		return scoring.Result{Scorer: j.Name(), Outcome: scoring.OutcomeError, Err: err, Explanation: err.Error()}
+	}
+	res := scoring.Result{Scorer: j.Name(), Threshold: 1, Explanation: resp.Content}
+	if resp.Content == "pass" {
+		res.Score, res.Outcome = 1, scoring.OutcomePass
+	}
+	return res
+}
+
+// fakeJudge answers "pass" and counts what it was sent.
+type fakeJudge struct {
+	sent  atomic.Int64
+	mu    sync.Mutex
+	seen  map[string]int
+	delay time.Duration
+}
+
+func (f *fakeJudge) Complete(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, error) {
+	f.sent.Add(1)
+	f.mu.Lock()
+	if f.seen == nil {
+		f.seen = map[string]int{}
+	}
+	f.seen[req.Messages[0].Content]++
+	f.mu.Unlock()
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return scoring.ChatResponse{}, ctx.Err()
+		}
+	}
+	return scoring.ChatResponse{Content: "pass", InputTokens: 12, OutputTokens: 1}, nil
+}
+
+func judgeRuleConfig(judge *JudgeConfig) *Config {
+	cfg := weatherConfig()
+	cfg.Rules[0].Scorers = []ScorerConfig{{Name: "native"}, {Name: "test_echo_judge", Label: "judge"}}
+	cfg.Rules[0].Judge = judge
+	cfg.ScoreTimeout = 10 * time.Second
+	return cfg
+}
+
+// newJudged is a started processor whose rules' judges are fake.
+func newJudged(t *testing.T, cfg *Config, fake *fakeJudge) (*harness, *tcaProcessor) {
+	t.Helper()
+	h := &harness{sink: new(consumertest.TracesSink), tel: componenttest.NewTelemetry()}
+	t.Cleanup(func() { require.NoError(t, h.tel.Shutdown(context.Background())) })
+	var p *tcaProcessor
+	f := newFactory(func(tp *tcaProcessor) {
+		tp.makeJudge = func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (scoring.Completer, error) {
+			return fake, nil
+		}
+		p = tp
+	})
+	proc, err := f.CreateTraces(context.Background(), metadatatest.NewSettings(h.tel), cfg, h.sink)
+	require.NoError(t, err)
+	require.NoError(t, proc.Start(context.Background(), componenttest.NewNopHost()))
+	h.proc = proc
+	return h, p
+}
+
+// judgedRuns returns the judge's outcome label on every agent span.
+func judgedRuns(td ptrace.Traces) map[pcommon.SpanID]string {
+	out := map[pcommon.SpanID]string{}
+	for id, s := range spansByID(td) {
+		if s.Name() != "invoke_agent weather-agent" {
+			continue
+		}
+		out[id] = evaluationEvents(s)["weather/judge"]
+	}
+	return out
+}
+
+// TestJudgeSamplingIsByTraceID: two processors with the same ratio judge
+// the same runs, about ratio of them.
+func TestJudgeSamplingIsByTraceID(t *testing.T) {
+	ratio := 0.3
+	var picked [2]map[pcommon.SpanID]string
+	for i := range picked {
+		fake := &fakeJudge{}
+		h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{SampleRatio: &ratio}), fake)
+		td := ptrace.NewTraces()
+		ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+		for n := uint64(0); n < 400; n++ {
+			appendRun(ss, n, fmt.Sprintf("City %d", n), pcommon.SpanID{})
+		}
+		out := h.run(t, []ptrace.Traces{td})
+		require.Equal(t, 800, out.SpanCount())
+		picked[i] = judgedRuns(out)
+		judged := 0
+		for _, label := range picked[i] {
+			if label != "" {
+				judged++
+			}
+		}
+		assert.Equal(t, int64(judged), fake.sent.Load())
+		assert.InDelta(t, 0.3*400, judged, 40)
+	}
+	assert.Equal(t, picked[0], picked[1])
+}
+
+// TestJudgeBudget: 1,000 runs against 50 requests a minute: 50 requests go
+// out; the other runs are not_evaluated and counted as budget.
+func TestJudgeBudget(t *testing.T) {
+	fake := &fakeJudge{}
+	h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{RequestsPerMinute: 50, QueueSize: 1000, MaxConcurrent: 8}), fake)
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for i := uint64(0); i < 1000; i++ {
+		appendRun(ss, i, fmt.Sprintf("City %d", i), pcommon.SpanID{})
+	}
+	out := h.run(t, []ptrace.Traces{td})
+	require.Equal(t, 2000, out.SpanCount())
+	assert.Equal(t, int64(50), fake.sent.Load())
+	labels := map[string]int{}
+	for _, l := range judgedRuns(out) {
+		labels[l]++
+	}
+	assert.Equal(t, map[string]int{"pass": 50, "not_evaluated": 950}, labels)
+	metadatatest.AssertEqualProcessorToolCallAccuracyJudgeRequests(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 50, Attributes: attrs("rule", "weather", "scorer", "judge", "outcome", "ok")},
+		{Value: 950, Attributes: attrs("rule", "weather", "scorer", "judge", "outcome", "budget")},
+	}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolCallAccuracyEvaluations(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 1000, Attributes: attrs("rule", "weather", "scorer", "native", "outcome", "fail")},
+		{Value: 50, Attributes: attrs("rule", "weather", "scorer", "judge", "outcome", "pass")},
+		{Value: 950, Attributes: attrs("rule", "weather", "scorer", "judge", "outcome", "not_evaluated")},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestSameRunJudgedOnce: the same run sent twice (a retry the processor did
+// not see fail) asks the judge once.
+func TestSameRunJudgedOnce(t *testing.T) {
+	fake := &fakeJudge{}
+	h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{}), fake)
+	// Two traces with the same content: the same request.
+	a, b := runsBatch(0, 1, "Paris"), runsBatch(1, 1, "Paris")
+	out := h.run(t, []ptrace.Traces{a, b})
+	assert.Equal(t, 4, out.SpanCount())
+	assert.Equal(t, int64(1), fake.sent.Load())
+	for _, l := range judgedRuns(out) {
+		assert.Equal(t, "pass", l)
+	}
+}
+
+// TestShutdownCancelsJudges: a judge that does not answer is cancelled at
+// Shutdown; the held spans go out with what is in.
+func TestShutdownCancelsJudges(t *testing.T) {
+	fake := &fakeJudge{delay: time.Hour}
+	h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{}), fake)
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for n := uint64(0); n < 3; n++ {
+		appendRun(ss, n, fmt.Sprintf("City %d", n), pcommon.SpanID{})
+	}
+	require.NoError(t, h.proc.ConsumeTraces(context.Background(), td))
+	require.Eventually(t, func() bool { return fake.sent.Load() == 3 }, 5*time.Second, time.Millisecond)
+	start := time.Now()
+	require.NoError(t, h.proc.Shutdown(context.Background()))
+	assert.Less(t, time.Since(start), 5*time.Second)
+	out := mergeTraces(h.sink.AllTraces())
+	assert.Equal(t, 6, out.SpanCount())
+	for _, l := range judgedRuns(out) {
+		assert.Equal(t, "error", l)
+	}
+}
