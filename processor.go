@@ -48,7 +48,7 @@ type tcaProcessor struct {
 	host component.TelemetrySettings
 	// makeJudge makes a rule's judge client at Start (tests replace it).
 	makeJudge func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (scoring.Completer, error)
-	now  func() time.Time
+	now       func() time.Time
 
 	// mu guards store, held and replays: the mutable state between batches.
 	mu    sync.Mutex
