@@ -162,6 +162,15 @@ func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracypro
 			break
 		}
 	}
+	if consumeErr == nil {
+		// Held runs (wait, judges) go out on their own; Shutdown would cut
+		// judges short, so wait until every span is out or the deadline.
+		waitForSpans := otlpjson.SpanCount(docs)
+		deadline := time.Now().Add(cfg.Wait + cfg.ScoreTimeout + time.Second)
+		for sink.SpanCount() < waitForSpans && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	shutdownCtx, cancel := context.WithTimeout(ctx, cfg.ScoreTimeout+10*time.Second)
 	defer cancel()
 	if err := errors.Join(consumeErr, proc.Shutdown(shutdownCtx)); err != nil {
