@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processorhelper"
 	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
 )
 
 const benchBatch = 100
@@ -292,26 +294,26 @@ func BenchmarkRetainedPerCall(b *testing.B) {
 				cfg.Limits.MaxTrackedTraces = calls
 				cfg.Limits.MaxOpenTrajectories = calls
 				p := newBenchProcessor(b, cfg, false)
-				ctx := context.Background()
 				raw := encodedToolBatches(b, calls, perRun)
-				var before, after runtime.MemStats
-				runtime.GC()
-				runtime.ReadMemStats(&before)
-				var u ptrace.ProtoUnmarshaler
-				for _, buf := range raw {
-					td, err := u.UnmarshalTraces(buf)
-					if err != nil {
-						b.Fatal(err)
-					}
-					_ = p.ConsumeTraces(ctx, td)
-				}
-				runtime.GC()
-				runtime.ReadMemStats(&after)
-				b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/calls, "B/call")
+				retained := memtest.RetainedBytes(func() { consumeEncoded(b, p, raw) })
+				b.ReportMetric(float64(retained)/calls, "B/call")
 				runtime.KeepAlive(raw)
 				runtime.KeepAlive(p)
 			}
 		})
+	}
+}
+
+// consumeEncoded decodes each protobuf batch, as the OTLP receiver does, and
+// passes it to p.
+func consumeEncoded(b *testing.B, p processor.Traces, raw [][]byte) {
+	var u ptrace.ProtoUnmarshaler
+	for _, buf := range raw {
+		td, err := u.UnmarshalTraces(buf)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = p.ConsumeTraces(context.Background(), td)
 	}
 }
 

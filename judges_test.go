@@ -119,6 +119,17 @@ func newJudged(t *testing.T, cfg *Config, fake *fakeJudge) (*harness, *tcaProces
 	return h, p
 }
 
+// citiesBatch is one batch of n runs, each in its own trace and asking
+// for another city, so that no two judge requests are alike.
+func citiesBatch(n uint64) ptrace.Traces {
+	td := ptrace.NewTraces()
+	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
+	for i := uint64(0); i < n; i++ {
+		appendRun(ss, i, fmt.Sprintf("City %d", i), pcommon.SpanID{})
+	}
+	return td
+}
+
 // judgedRuns returns the judge's outcome label on every agent span.
 func judgedRuns(td ptrace.Traces) map[pcommon.SpanID]string {
 	out := map[pcommon.SpanID]string{}
@@ -139,12 +150,7 @@ func TestJudgeSamplingIsByTraceID(t *testing.T) {
 	for i := range picked {
 		fake := &fakeJudge{}
 		h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{SampleRatio: &ratio}), fake)
-		td := ptrace.NewTraces()
-		ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
-		for n := uint64(0); n < 400; n++ {
-			appendRun(ss, n, fmt.Sprintf("City %d", n), pcommon.SpanID{})
-		}
-		out := h.run(t, []ptrace.Traces{td})
+		out := h.run(t, []ptrace.Traces{citiesBatch(400)})
 		require.Equal(t, 800, out.SpanCount())
 		picked[i] = judgedRuns(out)
 		judged := 0
@@ -164,12 +170,7 @@ func TestJudgeSamplingIsByTraceID(t *testing.T) {
 func TestJudgeBudget(t *testing.T) {
 	fake := &fakeJudge{}
 	h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{RequestsPerMinute: 50, QueueSize: 1000, MaxConcurrent: 8}), fake)
-	td := ptrace.NewTraces()
-	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
-	for i := uint64(0); i < 1000; i++ {
-		appendRun(ss, i, fmt.Sprintf("City %d", i), pcommon.SpanID{})
-	}
-	out := h.run(t, []ptrace.Traces{td})
+	out := h.run(t, []ptrace.Traces{citiesBatch(1000)})
 	require.Equal(t, 2000, out.SpanCount())
 	assert.Equal(t, int64(50), fake.sent.Load())
 	labels := map[string]int{}
@@ -208,12 +209,7 @@ func TestSameRunJudgedOnce(t *testing.T) {
 func TestShutdownCancelsJudges(t *testing.T) {
 	fake := &fakeJudge{delay: time.Hour}
 	h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{}), fake)
-	td := ptrace.NewTraces()
-	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
-	for n := uint64(0); n < 3; n++ {
-		appendRun(ss, n, fmt.Sprintf("City %d", n), pcommon.SpanID{})
-	}
-	require.NoError(t, h.proc.ConsumeTraces(context.Background(), td))
+	require.NoError(t, h.proc.ConsumeTraces(context.Background(), citiesBatch(3)))
 	require.Eventually(t, func() bool { return fake.sent.Load() == 3 }, 5*time.Second, time.Millisecond)
 	start := time.Now()
 	require.NoError(t, h.proc.Shutdown(context.Background()))

@@ -1,13 +1,14 @@
 package toolcallaccuracyprocessor
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
 )
 
 // demoDefinitions and the messages below are the size of the demo's runs
@@ -78,20 +79,8 @@ func BenchmarkRetainedRunContext(b *testing.B) {
 						cfg.Rules[0].Scorers = []ScorerConfig{{Name: "checks"}}
 					}
 					p := newBenchProcessor(b, cfg, false)
-					var before, after runtime.MemStats
-					runtime.GC()
-					runtime.ReadMemStats(&before)
-					var u ptrace.ProtoUnmarshaler
-					for _, buf := range raw {
-						td, err := u.UnmarshalTraces(buf)
-						if err != nil {
-							b.Fatal(err)
-						}
-						_ = p.ConsumeTraces(context.Background(), td)
-					}
-					runtime.GC()
-					runtime.ReadMemStats(&after)
-					b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(tt.runs), "B/run")
+					retained := memtest.RetainedBytes(func() { consumeEncoded(b, p, raw) })
+					b.ReportMetric(float64(retained)/float64(tt.runs), "B/run")
 					runtime.KeepAlive(p)
 				}
 			})

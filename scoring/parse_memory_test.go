@@ -1,21 +1,15 @@
 package scoring
 
 import (
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
 	"unsafe"
 )
 
-// allocatedBytes returns the bytes f allocates (TotalAlloc before and after).
-func allocatedBytes(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+// allocatedBytes returns the bytes f allocates.
+func allocatedBytes(f func()) uint64 { return memtest.AllocatedBytes(f) }
 
 // TestParseMemoryInvalidText checks that malformed text is rejected before
 // memory is reserved for its values: a parse of text that fails costs no

@@ -1,22 +1,16 @@
 package extract
 
 import (
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
 
 	"github.com/stretchr/testify/assert"
 )
 
-// allocatedBytes returns the bytes f allocates (TotalAlloc before and after).
-func allocatedBytes(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+// allocatedBytes returns the bytes f allocates.
+func allocatedBytes(f func()) uint64 { return memtest.AllocatedBytes(f) }
 
 // checkMemory fails t when f allocated more than 4x the size of text.
 func checkMemory(t *testing.T, what, text string, f func()) {
