@@ -5,6 +5,7 @@
 //	toolscore score  -config FILE [-processor ID] [-format table|json] [-calls] TRACES...
 //	toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
 //	toolscore send   [-endpoint URL] [-protocol http|grpc] TRACES...
+//	toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
 //
 // score runs the traces through the processor itself (created with
 // toolcallaccuracyprocessor.NewFactory, exactly as the collector creates it)
@@ -54,6 +55,12 @@ Usage:
       Send every ExportTraceServiceRequest of the files over OTLP; prints the
       number of spans sent.
 
+  toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
+      Serve a stand-in LLM judge on loopback (chat completions; prints its
+      endpoint): deterministic answers in every judge profile's format, a run
+      judged wrong when its request mentions an error. For demos and tests,
+      not a judge.
+
 Trace files are OTLP JSON: one ExportTraceServiceRequest per line (the file
 exporter's framing) or one document.
 
@@ -81,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = runReport(args[1:], stdout, stderr)
 	case "send":
 		code, err = runSend(args[1:], stdout, stderr)
+	case "judge-standin":
+		code, err = runStandin(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -11,6 +11,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -370,4 +372,35 @@ func TestScoreListsCalls(t *testing.T) {
 	assert.Contains(t, table, `2. lookup_stock "ZZZZ" -> - [FAILED]`)
 	_, plain, _ := toolscore(t, "score", "-config", demoConfig, demoTrace("langchain-openinference-mock"))
 	assert.NotContains(t, plain, "Calls of each run")
+}
+
+// TestStandinJudge: the stand-in answers chat completions in the tag and
+// JSON forms, judging a run wrong when its request mentions an error.
+func TestStandinJudge(t *testing.T) {
+	srv := httptest.NewServer(&standin{})
+	defer srv.Close()
+	ask := func(content string, jsonObject bool) string {
+		body := `{"model":"m","messages":[{"role":"user","content":` + strconv.Quote(content) + `}]`
+		if jsonObject {
+			body += `,"response_format":{"type":"json_object"}`
+		}
+		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body+"}"))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		var out struct {
+			Choices []struct {
+				Message struct{ Content string } `json:"message"`
+			} `json:"choices"`
+		}
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		return out.Choices[0].Message.Content
+	}
+	assert.Contains(t, ask(`result: {"temperature":21}`, false), "<S2>true</S2>")
+	assert.Contains(t, ask(`result: {"error":"unknown symbol"}`, false), "<S2>false</S2>")
+	assert.Contains(t, ask(`result: {"error":"unknown symbol"}`, true), `"tool_calls_success_level":2`)
+	resp, err := http.Get(srv.URL + "/v1/models")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
