@@ -146,7 +146,7 @@ func newDeepEval(s Settings) (Scorer, error) {
 	r.Raw("evaluation_template")
 	if x, ok := r.Raw("available_tools"); ok && !isEmptyList(x) {
 		// DeepEval skips the judge when the list is empty (falsy).
-		r.fail("available_tools", "needs DeepEval's LLM tool-selection judge, which this library does not run; remove it to score tool correctness deterministically")
+		r.fail("available_tools", "needs DeepEval's LLM tool-selection judge: use the %s scorer, or remove it to score tool correctness deterministically", DeepEvalLLMName)
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -217,17 +217,24 @@ func (d *deepeval) ScoreTestCase(ctx context.Context, calls []Call, calledNone, 
 
 // Score implements Scorer.
 func (d *deepeval) Score(_ context.Context, calls []Call) Result {
+	res, _ := d.score(calls)
+	return res
+}
+
+// score is Score; it also returns the tool-calling reason (DeepEval's
+// _generate_reason), which the LLM-judged profile wraps with its own.
+func (d *deepeval) score(calls []Call) (Result, string) {
 	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	called := make([]deCall, len(tools))
 	for j := range tools {
 		t := &tools[j]
 		if k := t.Args.Kind(); !t.ArgsUnknown && k > KindNull && k != KindObject {
-			return d.fail(fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, k))
+			return d.fail(fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, k)), ""
 		}
 		called[j] = deCall{name: t.Name, mcp: strings.EqualFold(t.Type, "mcp"), params: t.Args, output: t.Result, unknown: t.ArgsUnknown, pos: j}
 		if t.ArgsUnknown && d.inputParams {
-			return d.fail(argsUnavailable(DeepEvalName, t, j))
+			return d.fail(argsUnavailable(DeepEvalName, t, j)), ""
 		}
 	}
 	var score float64
@@ -246,7 +253,7 @@ func (d *deepeval) Score(_ context.Context, calls []Call) Result {
 		score, pairs, err = d.defaultScore(called)
 	}
 	if err != nil {
-		return d.fail(err)
+		return d.fail(err), ""
 	}
 	if d.strict && score < d.threshold {
 		score = 0
@@ -288,7 +295,7 @@ func (d *deepeval) Score(_ context.Context, calls []Call) Result {
 	// rounding tolerance, which the outcome keeps.
 	res.decide()
 	res.Explanation = formatScore(score) + ": " + reason
-	return res
+	return res, reason
 }
 
 func (d *deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }

@@ -143,7 +143,7 @@ func TestDeepEvalCrashes(t *testing.T) {
 
 func TestDeepEvalOptionsAndMapping(t *testing.T) {
 	_, err := New(DeepEvalName, Settings{Options: map[string]any{"available_tools": []any{"a"}}})
-	assert.EqualError(t, err, `deepeval: option "available_tools": needs DeepEval's LLM tool-selection judge, which this library does not run; remove it to score tool correctness deterministically`)
+	assert.EqualError(t, err, `deepeval: option "available_tools": needs DeepEval's LLM tool-selection judge: use the deepeval_llm scorer, or remove it to score tool correctness deterministically`)
 	// An empty list is falsy in Python: no judge, deterministic scoring.
 	_, err = New(DeepEvalName, Settings{Options: map[string]any{"available_tools": []any{}, "evaluation_template": "MyTemplate"}})
 	assert.NoError(t, err)
