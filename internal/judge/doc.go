@@ -1,0 +1,43 @@
+// Package judge asks an LLM judge over the OpenAI chat-completions API. Its
+// [Client] implements [scoring.Completer] for OpenAI, Azure OpenAI and every
+// OpenAI-compatible server (vLLM, Ollama, llama.cpp, LiteLLM, gateways).
+//
+// # Why not openai-go
+//
+// The client is a small typed client over the collector's own HTTP client
+// block, go.opentelemetry.io/collector/config/confighttp, not the
+// github.com/openai/openai-go SDK:
+//   - contrib components talk to HTTP services through confighttp, so users
+//     configure TLS, proxy, headers, timeouts, compression and authenticator
+//     extensions (e.g. Entra ID or OAuth2 tokens) the way they do for every
+//     exporter, and the calls get the collector's otelhttp telemetry;
+//   - a collector distribution already links confighttp (the OTLP/HTTP
+//     receiver and exporter), so the judge adds only its own few hundred
+//     lines, where the SDK would bring a second HTTP stack, its generated
+//     API surface and its own retry and option machinery for the one
+//     endpoint we use.
+//
+// # Wire format
+//
+// The request is {model, messages, temperature, top_p, max_tokens,
+// response_format: {"type": "json_object"}}, unset parameters omitted so the
+// server's defaults apply. It sends max_tokens rather than
+// max_completion_tokens: every OpenAI-compatible server and Azure api-version
+// accepts max_tokens, while max_completion_tokens is OpenAI's newer name that
+// many compatible servers reject. OpenAI's reasoning models reject
+// max_tokens; leave MaxTokens at 0 for them. The answer read is
+// choices[0].message.content (a refusal or a missing content is an error),
+// finish_reason, model and usage.prompt_tokens/completion_tokens.
+//
+// # Retries and secrets
+//
+// Failed attempts are retried on 429, 5xx, transport errors and attempts
+// that hit request_timeout, with full-jitter exponential backoff or the
+// server's Retry-After / retry-after-ms, and never past the caller's
+// deadline. Returned errors are [*Error], whose text is built from parts
+// that hold no secret and is scrubbed of the API key, header values and URL
+// credentials besides; logs are at debug level and carry neither headers
+// nor bodies.
+//
+// Package [judgetest] is a scripted chat-completions server for tests.
+package judge // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
