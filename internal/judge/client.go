@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configopaque"
 	"go.uber.org/zap"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
@@ -35,7 +36,7 @@ type Client struct {
 	url        *url.URL
 	display    string // url for messages: no userinfo, no query
 	azure      bool
-	apiKey     string
+	apiKey     configopaque.String // prints as [REDACTED]
 	timeout    time.Duration
 	maxRetries int
 	initial    time.Duration
@@ -79,7 +80,7 @@ func NewClient(cfg *Config, httpClient *http.Client, logger *zap.Logger) (*Clien
 		url:        u,
 		display:    displayURL(u),
 		azure:      cfg.APIVersion != "",
-		apiKey:     string(cfg.APIKey),
+		apiKey:     cfg.APIKey,
 		timeout:    cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout),
 		maxRetries: cfg.MaxRetries,
 		initial:    cmp.Or(cfg.InitialBackoff, DefaultInitialBackoff),
@@ -111,6 +112,14 @@ func NewClientFromHost(ctx context.Context, cfg *Config, host component.Host, se
 	}
 	return NewClient(cfg, httpClient, settings.Logger)
 }
+
+// String describes the Client without its secrets, for %v and %+v.
+func (c *Client) String() string {
+	return fmt.Sprintf("judge.Client{model: %q, url: %q}", c.model, c.display)
+}
+
+// GoString is String, so %#v cannot print the key either.
+func (c *Client) GoString() string { return c.String() }
 
 // Close releases the idle connections of the Client's HTTP client. The
 // Client must not be used afterwards.
@@ -303,9 +312,9 @@ func (c *Client) attempt(ctx context.Context, body []byte) (scoring.ChatResponse
 	hreq.Header.Set("User-Agent", userAgent)
 	if c.apiKey != "" {
 		if c.azure {
-			hreq.Header.Set("api-key", c.apiKey)
+			hreq.Header.Set("api-key", string(c.apiKey))
 		} else {
-			hreq.Header.Set("Authorization", "Bearer "+c.apiKey)
+			hreq.Header.Set("Authorization", "Bearer "+string(c.apiKey))
 		}
 	}
 
