@@ -3,8 +3,12 @@ package judge
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"reflect"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -96,7 +100,57 @@ type RedactConfig struct {
 	Replacement string `mapstructure:"replacement"`
 }
 
-var _ confmap.Validator = (*Config)(nil)
+var (
+	_ confmap.Validator   = (*Config)(nil)
+	_ confmap.Unmarshaler = (*Config)(nil)
+)
+
+// configKeys are the keys a Config accepts at its top level: its own and
+// those of the squashed HTTP client block.
+var configKeys = mapstructureKeys(reflect.TypeFor[Config]())
+
+// Unmarshal decodes conf as confmap does, but first rejects keys that
+// neither Config nor the HTTP client block knows. confmap does not: because
+// confighttp.ClientConfig has its own Unmarshal, confmap decodes a struct
+// that squashes it with unused keys ignored (confmap v1.67.0), so a typo
+// such as max_retires would otherwise be silently dropped.
+func (cfg *Config) Unmarshal(conf *confmap.Conf) error {
+	var unknown []string
+	for k := range conf.ToStringMap() {
+		if !configKeys[strings.ToLower(k)] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return fmt.Errorf("invalid keys: %s", strings.Join(unknown, ", "))
+	}
+	return conf.Unmarshal(cfg)
+}
+
+// mapstructureKeys lists the mapstructure keys of struct type t, descending
+// into squashed fields.
+func mapstructureKeys(t reflect.Type) map[string]bool {
+	keys := map[string]bool{}
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
+		if slices.Contains(strings.Split(opts, ","), "squash") {
+			maps.Copy(keys, mapstructureKeys(f.Type))
+			continue
+		}
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		keys[strings.ToLower(name)] = true
+	}
+	return keys
+}
 
 // NewDefaultConfig returns a Config with every default set; Model and the
 // endpoint are left for the user.
