@@ -212,7 +212,11 @@ func (c *Client) Complete(ctx context.Context, req scoring.ChatRequest) (scoring
 		if aerr == nil {
 			return resp, nil
 		}
-		last = *aerr
+		// An attempt cut short by the caller's context says less than the
+		// failure that led to it: report that one.
+		if !aerr.interrupted || attempt == 0 {
+			last = *aerr
+		}
 		sent := attempt + 1
 		if ctx.Err() != nil {
 			return scoring.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), %v", sent, ctx.Err()), ctx.Err())
@@ -293,6 +297,7 @@ type attemptError struct {
 	msg           string
 	status        int
 	retryable     bool
+	interrupted   bool // the caller's context ended during the attempt
 	retryAfter    time.Duration
 	retryAfterSet bool
 }
@@ -357,7 +362,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) (scoring.ChatResponse
 // (the loop stops on ctx anyway).
 func (c *Client) transportError(ctx, actx context.Context, where string, err error) *attemptError {
 	if ctx.Err() != nil {
-		return &attemptError{msg: where + ": no answer before the context ended"}
+		return &attemptError{msg: where + ": no answer before the context ended", interrupted: true}
 	}
 	if actx.Err() != nil {
 		return &attemptError{msg: fmt.Sprintf("%s: no answer within request_timeout (%s)", where, c.timeout), retryable: true}
