@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
 )
 
@@ -146,6 +147,10 @@ type RuleConfig struct {
 // JudgeConfig is a rule's LLM judge: an OpenAI-compatible chat-completions
 // endpoint and the limits on what the rule's judges may spend.
 type JudgeConfig struct {
+	// Client is the chat-completions client: endpoint, model, api_key,
+	// api_version, headers, tls, auth, timeouts, retries, redact. Its keys
+	// sit beside the others in the judge section.
+	Client judge.Config `mapstructure:"-"`
 	// SampleRatio is the share of runs judged, decided by a hash of the
 	// trace id so that every collector picks the same runs. Default 1.
 	SampleRatio *float64 `mapstructure:"sample_ratio"`
@@ -165,6 +170,33 @@ type JudgeConfig struct {
 	CacheSize int `mapstructure:"cache_size"`
 
 	_ struct{}
+}
+
+// judgeOwnKeys are the judge section's keys that are not the client's.
+var judgeOwnKeys = map[string]bool{"sample_ratio": true, "max_concurrent": true, "queue_size": true, "requests_per_minute": true, "tokens_per_minute": true, "cache_size": true}
+
+// Unmarshal splits the judge section: the limits are decoded here, every
+// other key by the client's configuration (from its defaults), which
+// rejects keys it does not know.
+func (j *JudgeConfig) Unmarshal(conf *confmap.Conf) error {
+	own, client := map[string]any{}, map[string]any{}
+	for k, v := range conf.ToStringMap() {
+		if judgeOwnKeys[strings.ToLower(k)] {
+			own[k] = v
+		} else {
+			client[k] = v
+		}
+	}
+	type ownFields JudgeConfig // without this method
+	if err := confmap.NewFromStringMap(own).Unmarshal((*ownFields)(j)); err != nil {
+		return err
+	}
+	j.Client = judge.NewDefaultConfig()
+	cc := confmap.NewFromStringMap(client)
+	if u, ok := any(&j.Client).(confmap.Unmarshaler); ok {
+		return u.Unmarshal(cc) // it checks its keys
+	}
+	return cc.Unmarshal(&j.Client)
 }
 
 func (j *JudgeConfig) sampleRatio() float64 {
@@ -192,6 +224,9 @@ func (j *JudgeConfig) limits() judging.Limits {
 // validate checks the judge section; errors name the field under judge.
 func (j *JudgeConfig) validate() error {
 	var errs []error
+	if err := j.Client.Validate(); err != nil {
+		errs = append(errs, prefixEach("judge.", err))
+	}
 	if r := j.sampleRatio(); r < 0 || r > 1 || math.IsNaN(r) {
 		errs = append(errs, fmt.Errorf("judge.sample_ratio: %v is outside [0, 1]", r))
 	}

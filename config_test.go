@@ -94,6 +94,10 @@ func TestConfigValidationErrors(t *testing.T) {
 		{"bad_path", `rules[0]: rule "weather": expect.calls[0].match: path "items[x]": invalid index "x"`},
 		{"bad_empty_arguments", `empty_arguments: invalid value "maybe", expected "unknown" or "empty"`},
 		{"bad_skip_tools", `skip_tools[1]: "*" would skip every tool`},
+		{"bad_judge_fields", `rules[0]: rule "judged": judge.endpoint: must not be empty`},
+		{"bad_judge_fields", `rules[0]: rule "judged": judge.model: must not be empty`},
+		{"bad_judge_fields", `rules[0]: rule "judged": judge.sample_ratio: 2 is outside [0, 1]`},
+		{"bad_judge_fields", `rules[0]: rule "judged": judge.queue_size: -1 must not be negative`},
 		{"bad_tools", `rules[0]: rule "weather": tools[0].name: must not be empty`},
 		{"bad_tools", `rules[0]: rule "weather": tools[1].parameters: schema does not compile`},
 		{"bad_tools", `rules[0]: rule "weather": tools[3].name: "lookup_stock" is already defined by tools[2]`},
@@ -114,4 +118,27 @@ func TestChecksConfig(t *testing.T) {
 	require.Len(t, cfg.Rules[0].Tools, 1)
 	assert.Equal(t, "get_weather", cfg.Rules[0].Tools[0].Name)
 	assert.Equal(t, []any{"city"}, cfg.Rules[0].Tools[0].Parameters["required"])
+}
+
+func TestJudgeConfig(t *testing.T) {
+	cfg := subConfig(t, "judge")
+	require.NoError(t, confmap.Validate(cfg))
+	j := cfg.Rules[0].Judge
+	require.NotNil(t, j)
+	assert.Equal(t, "https://api.openai.com/v1", j.Client.ClientConfig.Endpoint)
+	assert.Equal(t, "gpt-4o-mini", j.Client.Model)
+	assert.Equal(t, "sk-test-not-a-key", string(j.Client.APIKey))
+	assert.Equal(t, 3, j.Client.MaxRetries, "the client's defaults apply")
+	assert.Equal(t, 0.25, *j.SampleRatio)
+	assert.Equal(t, 60, j.RequestsPerMinute)
+	assert.Len(t, j.Client.Redact, 1)
+
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+	sub, err := cm.Sub("tool_call_accuracy/bad_judge")
+	require.NoError(t, err)
+	bad := createDefaultConfig().(*Config)
+	err = sub.Unmarshal(bad)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "max_retires")
 }

@@ -2,15 +2,15 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"context"
-	"errors"
 
 	"go.opentelemetry.io/collector/component"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
-// newJudgeClient makes a rule's judge client. Placeholder until the
-// chat-completions client lands: it refuses to start a judge.
-var newJudgeClient = func(_ context.Context, _ *JudgeConfig, _ component.Host, _ component.TelemetrySettings) (scoring.Completer, error) {
-	return nil, errors.New("no judge client")
+// newJudgeClient makes a rule's chat-completions client, with the host's
+// extensions (authenticators) and the collector's telemetry.
+func newJudgeClient(ctx context.Context, cfg *JudgeConfig, host component.Host, set component.TelemetrySettings) (scoring.Completer, error) {
+	return judge.NewClientFromHost(ctx, &cfg.Client, host, set)
 }

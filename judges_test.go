@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,12 +14,18 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
@@ -219,4 +226,105 @@ func TestShutdownCancelsJudges(t *testing.T) {
 	for _, l := range judgedRuns(out) {
 		assert.Equal(t, "error", l)
 	}
+}
+
+// judgeServerConfig is a rule judged by MEAI's ToolCallAccuracy profile
+// against srv, with an API key.
+func judgeServerConfig(t *testing.T, endpoint string) *Config {
+	cfg := createDefaultConfig().(*Config)
+	cfg.ScoreTimeout = 10 * time.Second
+	jc := &JudgeConfig{Client: judge.NewDefaultConfig()}
+	jc.Client.ClientConfig.Endpoint = endpoint
+	jc.Client.Model = "judge-model"
+	jc.Client.APIKey = "sk-secret-key-do-not-log"
+	jc.Client.MaxRetries = 1
+	jc.Client.InitialBackoff = time.Millisecond
+	cfg.Rules = []RuleConfig{{Name: "judged", Scorers: []ScorerConfig{{Name: "meai_tool_call_accuracy"}}, Judge: jc}}
+	require.NoError(t, confmap.Validate(cfg))
+	return cfg
+}
+
+// TestJudgeOverHTTP: a captured run judged over the chat-completions
+// protocol: the verdict on the span, the request and token metrics.
+func TestJudgeOverHTTP(t *testing.T) {
+	srv := judgetest.NewServer(t)
+	srv.Always(judgetest.Reply{Content: "<S0>both calls fit the request</S0><S1>The calls are right.</S1><S2>true</S2>", PromptTokens: 900, CompletionTokens: 30})
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "captures", "vercel-ai-v7-otel-mock.otlp.jsonl"))
+	h := newHarness(t, judgeServerConfig(t, srv.OpenAIEndpoint()))
+	for _, td := range cloneAll(in) {
+		require.NoError(t, h.proc.ConsumeTraces(context.Background(), td))
+	}
+	require.Eventually(t, func() bool { return h.sink.SpanCount() == totalSpans(in) }, 10*time.Second, 5*time.Millisecond, "the judged span goes out when the judge answers")
+	out := h.run(t, nil)
+	assertConserved(t, in, out)
+	agent := onlyScored(t, out)
+	assert.Equal(t, map[string]string{"judged/meai_tool_call_accuracy": "pass"}, evaluationEvents(agent))
+	expl, _ := agent.Attributes().Get(attrPrefix + "judged.explanation")
+	assert.Equal(t, "The calls are right.", expl.Str())
+	require.Equal(t, 1, srv.Count())
+	req := srv.Requests()[0]
+	assert.Equal(t, "Bearer sk-secret-key-do-not-log", req.Header.Get("Authorization"))
+	assert.Contains(t, string(req.RawBody), "lookup_stock", "the calls and definitions are sent")
+	assert.Equal(t, "judge-model", req.Body.Model)
+	metadatatest.AssertEqualProcessorToolCallAccuracyJudgeRequests(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attrs("rule", "judged", "scorer", "meai_tool_call_accuracy", "outcome", "ok")},
+	}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolCallAccuracyJudgeTokens(t, h.tel, []metricdata.DataPoint[int64]{
+		{Value: 900, Attributes: attrs("rule", "judged", "scorer", "meai_tool_call_accuracy", "token_type", "input")},
+		{Value: 30, Attributes: attrs("rule", "judged", "scorer", "meai_tool_call_accuracy", "token_type", "output")},
+	}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestFailingJudgeKeepsTheKeySecret: a judge that fails (401, then 500s)
+// leaves the run with an error result, every span delivered, and the API
+// key in no log line, error or explanation.
+func TestFailingJudgeKeepsTheKeySecret(t *testing.T) {
+	srv := judgetest.NewServer(t)
+	srv.Enqueue(judgetest.Status(401, "Incorrect API key provided: sk-secret-key-do-not-log"))
+	srv.Always(judgetest.Status(500, "boom"))
+	core, logs := observer.New(zap.DebugLevel)
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "captures", "vercel-ai-v7-otel-mock.otlp.jsonl"))
+	in = append(in, readTraceFile(t, filepath.Join("testdata", "traces", "emitters", "vercel-ai-v6-mock.otlp.jsonl"))...)
+	sink := new(consumertest.TracesSink)
+	set := processortest.NewNopSettings(NewFactory().Type())
+	set.Logger = zap.New(core)
+	p, err := NewFactory().CreateTraces(context.Background(), set, judgeServerConfig(t, srv.OpenAIEndpoint()), sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	for _, td := range cloneAll(in) {
+		require.NoError(t, p.ConsumeTraces(context.Background(), td))
+	}
+	require.Eventually(t, func() bool { return sink.SpanCount() == totalSpans(in) }, 10*time.Second, 5*time.Millisecond)
+	require.NoError(t, p.Shutdown(context.Background()))
+	out := mergeTraces(sink.AllTraces())
+	assertConserved(t, in, out)
+	var texts []string
+	for _, s := range spansByID(out) {
+		for _, v := range s.Attributes().All() {
+			texts = append(texts, v.AsString())
+		}
+		for _, e := range s.Events().All() {
+			for _, v := range e.Attributes().All() {
+				texts = append(texts, v.AsString())
+			}
+		}
+	}
+	for _, e := range logs.All() {
+		texts = append(texts, e.Message)
+		for _, f := range e.Context {
+			texts = append(texts, fmt.Sprint(f.Interface, f.String, f.Integer))
+		}
+	}
+	require.NotEmpty(t, texts)
+	for _, text := range texts {
+		assert.NotContains(t, text, "sk-secret-key-do-not-log")
+	}
+	labels := 0
+	for _, s := range spansByID(out) {
+		if l, ok := evaluationEvents(s)["judged/meai_tool_call_accuracy"]; ok {
+			assert.Equal(t, "error", l)
+			labels++
+		}
+	}
+	assert.Equal(t, 2, labels)
 }
