@@ -227,7 +227,7 @@ func TestShutdownCancelsJudges(t *testing.T) {
 	out := mergeTraces(h.sink.AllTraces())
 	assert.Equal(t, 6, out.SpanCount())
 	for _, l := range judgedRuns(out) {
-		assert.Equal(t, "error", l)
+		assert.Equal(t, "not_evaluated", l, "cut short at Shutdown: not judged")
 	}
 }
 
@@ -322,12 +322,13 @@ func TestFailingJudgeKeepsTheKeySecret(t *testing.T) {
 	for _, text := range texts {
 		assert.NotContains(t, text, "sk-secret-key-do-not-log")
 	}
-	labels := 0
+	// 401 is a configuration error; 500s after the retries leave the run
+	// not judged.
+	labels := map[string]int{}
 	for _, s := range spansByID(out) {
 		if l, ok := evaluationEvents(s)["judged/meai_tool_call_accuracy"]; ok {
-			assert.Equal(t, "error", l)
-			labels++
+			labels[l]++
 		}
 	}
-	assert.Equal(t, 2, labels)
+	assert.Equal(t, map[string]int{"error": 1, "not_evaluated": 1}, labels)
 }

@@ -130,7 +130,22 @@ func (o observed) Complete(ctx context.Context, req scoring.ChatRequest) (scorin
 		}
 		o.obs(outcome, time.Since(start), r)
 	}
+	if err != nil && notJudged(outcome, err) {
+		// The run was not judged: it is not_evaluated, not an error.
+		err = fmt.Errorf("%w: the judge did not answer: %w", scoring.ErrJudgeSkipped, err)
+	}
 	return resp, err
+}
+
+// notJudged reports a request that ended without a verdict for want of a
+// judge: the wait ran out (score_timeout, Shutdown) or the judge was
+// unavailable (an error with Unavailable() true: unreachable, 429, 5xx).
+func notJudged(outcome Outcome, err error) bool {
+	if outcome == OutcomeTimeout {
+		return true
+	}
+	var u interface{ Unavailable() bool }
+	return outcome == OutcomeError && errors.As(err, &u) && u.Unavailable()
 }
 
 // errBudget builds the error of a request that was not sent.
