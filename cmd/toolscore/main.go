@@ -46,7 +46,9 @@ Usage:
       merge files as the collector does. ${env:VAR:-default} references
       resolve. -out FILE also writes the annotated spans. -calls lists each
       run's tool calls (arguments, result, failure) after the table; the
-      JSON report always has them.
+      JSON report always has them. Rules with a judge run it as the collector
+      does; -no-judges skips judge scorers, -judge-endpoint URL sends their
+      requests elsewhere (a stand-in, a local model).
   toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
       Report the scores a collector attached to the spans in SPANS (the file
       exporter's output). With -config, rules that scored no run fail the

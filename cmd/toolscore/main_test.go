@@ -90,11 +90,11 @@ func TestScoreDemoJSON(t *testing.T) {
 	require.Equal(t, exitFailed, code)
 	rep := decodeReport(t, out)
 	assert.Len(t, rep.Runs, 9)
-	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 27, Passed: 11, Failed: 16, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
+	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 36, Passed: 12, Failed: 20, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
 	assert.Empty(t, rep.UnmatchedRules)
 	for _, run := range rep.Runs {
 		assert.NotEmpty(t, run.Source, run.Service)
-		assert.Len(t, run.Evaluations, 3, run.Service)
+		assert.Len(t, run.Evaluations, 4, run.Service)
 	}
 
 	allok := ruleOf(t, rep, "adk-go-mock-allok", "stock_lookup_succeeds")
@@ -123,7 +123,16 @@ func TestScoreDemoJSON(t *testing.T) {
 	assert.Contains(t, lcChecks.Explanation, "arguments break the schema: /: got string, want object")
 	assert.Equal(t, []string{"DynamicStructuredTool"}, ruleOf(t, rep, "openllmetry-langchain-mock-nowithtool", "tool_checks").UnexpectedTools)
 
-	require.Len(t, rep.Rules, 3)
+	// The judge rule, against the stand-in judge: runs whose calls returned an
+	// error are judged wrong; runs with no recorded conversation, or a call
+	// to a tool never offered, are not judged (MEAI's validations).
+	judged := ruleOf(t, rep, "langchain-openinference-mock", "judged_calls")
+	assert.Equal(t, "fail", judged.Outcome)
+	assert.Contains(t, judged.Explanation, "Tool Call Accuracy is not True.")
+	assert.Equal(t, "pass", ruleOf(t, rep, "genkit-go-mock", "judged_calls").Outcome)
+	assert.Equal(t, "not_evaluated", ruleOf(t, rep, "adk-go-mock", "judged_calls").Outcome)
+
+	require.Len(t, rep.Rules, 4)
 	assert.Equal(t, RuleSummary{Rule: "paris_trip", Runs: 9, Passed: 7, Failed: 2, MeanScore: ptr(8.0 / 9)}, rep.Rules[0])
 	assert.Equal(t, RuleSummary{Rule: "tool_checks", Runs: 9, Passed: 2, Failed: 7, MeanScore: ptr(5.5 / 9)}, rep.Rules[2])
 }
@@ -403,4 +412,33 @@ func TestStandinJudge(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+// TestMain serves the stand-in judge for the demo configuration's judge
+// rule, as make run does.
+func TestMain(m *testing.M) {
+	srv := httptest.NewServer(&standin{})
+	os.Setenv("TCA_JUDGE_ENDPOINT", srv.URL+"/v1")
+	code := m.Run()
+	srv.Close()
+	os.Exit(code)
+}
+
+// TestScoreJudgeFlags: -no-judges runs no judge (its rules need not score
+// a run); -judge-endpoint sends the requests elsewhere.
+func TestScoreJudgeFlags(t *testing.T) {
+	code, out, _ := toolscore(t, "score", "-no-judges", "-config", demoConfig, demoTrace("genkit-go-mock"))
+	assert.Equal(t, exitOK, code, out)
+	assert.NotContains(t, out, "judged_calls")
+
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		(&standin{}).ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	code, out, _ = toolscore(t, "score", "-judge-endpoint", srv.URL+"/v1", "-config", demoConfig, demoTrace("genkit-go-mock"))
+	assert.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "judged_calls")
+	assert.Equal(t, int64(1), asked.Load())
 }

@@ -65,6 +65,8 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	calls := fs.Bool("calls", false, "list each run's tool calls (arguments, result, failure) after the table")
 	verbose := fs.Bool("v", false, "print the processor's log on stderr")
 	outFile := fs.String("out", "", "also write the annotated spans to `file` (OTLP JSON, one request per line, like the file exporter)")
+	noJudges := fs.Bool("no-judges", false, "run no LLM judge: rules' judge scorers are skipped (nothing is sent)")
+	judgeEndpoint := fs.String("judge-endpoint", "", "send every rule's judge requests to `url` instead of the configured endpoint")
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return 0, err
@@ -81,6 +83,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	overrideJudges(cfg, *noJudges, *judgeEndpoint)
 	docs, err := otlpjson.ReadFiles(files...)
 	if err != nil {
 		return 0, err
@@ -101,9 +104,12 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 			return 0, err
 		}
 	}
-	names := make([]string, len(cfg.Rules))
-	for i, r := range cfg.Rules {
-		names[i] = r.Name
+	var names []string
+	for _, r := range cfg.Rules {
+		if *noJudges && r.Judge != nil {
+			continue // its judges were skipped: it need not score a run
+		}
+		names = append(names, r.Name)
 	}
 	rep := buildReport(res.out, names, cfg.SkipTools)
 	for i := range rep.Runs {
@@ -114,6 +120,24 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	return rep.exitCode(), nil
+}
+
+// overrideJudges applies -no-judges (sampling every judge rule at 0, so
+// its judge scorers run on no run) and -judge-endpoint.
+func overrideJudges(cfg *toolcallaccuracyprocessor.Config, none bool, endpoint string) {
+	zero := 0.0
+	for i := range cfg.Rules {
+		j := cfg.Rules[i].Judge
+		if j == nil {
+			continue
+		}
+		if none {
+			j.SampleRatio = &zero
+		}
+		if endpoint != "" {
+			j.Client.ClientConfig.Endpoint = endpoint
+		}
+	}
 }
 
 // offlineResult is the output of one offline scoring.
@@ -146,6 +170,7 @@ func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracypro
 		return nil, fmt.Errorf("start processor: %w", err)
 	}
 	res := &offlineResult{sources: map[string]string{}}
+	total := otlpjson.SpanCount(docs) // before the processor takes held spans out
 	var consumeErr error
 	for _, d := range docs {
 		for _, rs := range d.Traces.ResourceSpans().All() {
@@ -165,9 +190,8 @@ func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracypro
 	if consumeErr == nil {
 		// Held runs (wait, judges) go out on their own; Shutdown would cut
 		// judges short, so wait until every span is out or the deadline.
-		waitForSpans := otlpjson.SpanCount(docs)
 		deadline := time.Now().Add(cfg.Wait + cfg.ScoreTimeout + time.Second)
-		for sink.SpanCount() < waitForSpans && time.Now().Before(deadline) {
+		for sink.SpanCount() < total && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
