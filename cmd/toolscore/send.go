@@ -153,7 +153,18 @@ func (e *grpcExporter) close()         { _ = e.conn.Close() }
 func partialSuccessError(resp ptraceotlp.ExportResponse) error {
 	ps := resp.PartialSuccess()
 	if ps.RejectedSpans() > 0 {
-		return fmt.Errorf("the collector rejected %d spans: %s", ps.RejectedSpans(), ps.ErrorMessage())
+		return &rejectedError{spans: ps.RejectedSpans(), message: ps.ErrorMessage()}
 	}
 	return nil
+}
+
+// rejectedError is a partial success: the request was answered, but the
+// collector dropped some of its spans. The load generator counts them.
+type rejectedError struct {
+	spans   int64
+	message string
+}
+
+func (e *rejectedError) Error() string {
+	return fmt.Sprintf("the collector rejected %d spans: %s", e.spans, e.message)
 }
