@@ -6,6 +6,7 @@
 //	toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
 //	toolscore send   [-endpoint URL] [-protocol http|grpc] TRACES...
 //	toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
+//	toolscore load   [-endpoint URL] [-protocol http|grpc] [-rate N] [-duration D] [-spans N] [-genai-share F] [-split] [-hold N] TRACES...
 //
 // score runs the traces through the processor itself (created with
 // toolcallaccuracyprocessor.NewFactory, exactly as the collector creates it)
@@ -18,6 +19,11 @@
 // configured rule scored at least one run; 1 an evaluation failed or errored,
 // a rule matched no run, or no run was scored; 2 usage, configuration or
 // input errors. send exits 0 when every request was accepted, 2 otherwise.
+//
+// load is a load generator: it replays the runs of TRACES under fresh ids,
+// mixed with ordinary HTTP spans, at a set rate, and reports what the
+// receiver accepted. It exits 0 when every span was accepted, 1 when a
+// request failed or spans were rejected, 2 on usage or input errors.
 package main
 
 import (
@@ -56,6 +62,22 @@ Usage:
   toolscore send   [-endpoint URL] [-protocol http|grpc] [-timeout D] TRACES...
       Send every ExportTraceServiceRequest of the files over OTLP; prints the
       number of spans sent.
+  toolscore load   [-endpoint URL] [-protocol http|grpc] [-rate N] [-duration D] [-spans N]
+                   [-batch N] [-workers N] [-genai-share F] [-split] [-hold N [-drop-held]]
+                   [-format text|json] TRACES...
+      Load generator: replay each trace of the files as a GenAI run under
+      fresh trace and span ids, mixed with ordinary HTTP server spans (each
+      its own trace) so that a share F of the spans (default 0.1) are GenAI,
+      at N spans per second (-rate, default 1000; 0 as fast as the receiver
+      answers), in requests of -batch spans (default 100) from -workers
+      concurrent senders (default 4), until -duration (default 10s) or -spans
+      is reached. A run's spans go in one request unless -split sends them in
+      separate ones, interleaved with other runs', its agent span last, once
+      the requests with its other spans were answered. -hold N keeps the
+      agent spans of the first N runs back until the end (never sent with
+      -drop-held), so that those runs stay open in the collector. Reports
+      spans sent and accepted, requests, errors, elapsed time and the rate
+      achieved; exits 1 when a request failed or spans were rejected.
 
   toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
       Serve a stand-in LLM judge on loopback (chat completions; prints its
@@ -92,6 +114,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = runSend(args[1:], stdout, stderr)
 	case "judge-standin":
 		code, err = runStandin(args[1:], stdout, stderr)
+	case "load":
+		code, err = runLoad(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
