@@ -436,6 +436,11 @@ func TestEndToEnd(t *testing.T) {
 	require.NoError(t, os.WriteFile(sent, buf.Bytes(), 0o644))
 	total := sentSpans.SpanCount()
 
+	// The stand-in judge of the demo's judged_calls rule, for the collector
+	// and for toolscore.
+	judge := startStandin(t)
+	t.Setenv("TCA_JUDGE_ENDPOINT", judge.endpoint)
+
 	c := startCollector(t)
 
 	// Alternate OTLP/gRPC and OTLP/HTTP.
@@ -488,12 +493,12 @@ func TestEndToEnd(t *testing.T) {
 		want := map[string]map[string]float64{
 			"adk-go-mock-allok invoke_agent weather_agent":              {"paris_trip": 1, "stock_lookup_succeeds": 1, "tool_checks": 1},
 			"adk-go-mock invoke_agent weather_agent":                    {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
-			"genkit-go-mock weatherAgentFlow":                           {"paris_trip": 1, "stock_lookup_succeeds": 1, "tool_checks": 1},
-			"langchain-openinference-mock weather-agent":                {"paris_trip": 0.5, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
-			"vercel-ai-mock ai.generateText":                            {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
-			"vercel-ai-v7-otel-mock invoke_agent mock-model-1":          {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"genkit-go-mock weatherAgentFlow":                           {"paris_trip": 1, "stock_lookup_succeeds": 1, "tool_checks": 1, "judged_calls": 1},
+			"langchain-openinference-mock weather-agent":                {"paris_trip": 0.5, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5, "judged_calls": 0},
+			"vercel-ai-mock ai.generateText":                            {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5, "judged_calls": 0},
+			"vercel-ai-v7-otel-mock invoke_agent mock-model-1":          {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5, "judged_calls": 0},
 			"mastra-mock invoke_agent weather-agent":                    {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
-			"openllmetry-langchain-mock weather_agent.agent":            {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
+			"openllmetry-langchain-mock weather_agent.agent":            {"paris_trip": 1, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5, "judged_calls": 0},
 			"openllmetry-langchain-mock-nowithtool weather_agent.agent": {"paris_trip": 0.5, "stock_lookup_succeeds": 0.5, "tool_checks": 0.5},
 		}
 		for run, rules := range want {
@@ -506,6 +511,10 @@ func TestEndToEnd(t *testing.T) {
 		}
 		assert.Equal(t, "pass", outcome["adk-go-mock-allok invoke_agent weather_agent stock_lookup_succeeds"])
 		assert.Equal(t, "fail", outcome["langchain-openinference-mock weather-agent paris_trip"])
+		// The judge's verdict, and MEAI's validations: no recorded
+		// conversation (ADK Go) is not judged.
+		assert.Equal(t, "pass", outcome["genkit-go-mock weatherAgentFlow judged_calls"])
+		assert.Equal(t, "not_evaluated", outcome["adk-go-mock invoke_agent weather_agent judged_calls"])
 
 		// Every annotated agent span carries one evaluation event per rule.
 		for _, rs := range exported.ResourceSpans().All() {
@@ -520,7 +529,7 @@ func TestEndToEnd(t *testing.T) {
 							n++
 						}
 					}
-					assert.Equal(t, 3, n, s.Name())
+					assert.Equal(t, 4, n, s.Name())
 				}
 			}
 		}
@@ -611,9 +620,13 @@ func TestEndToEnd(t *testing.T) {
 		accepted, _ = value(samples, "otelcol_receiver_accepted_spans", map[string]string{"transport": "http"})
 		assert.Equal(t, float64(httpSpans), accepted, "accepted over HTTP")
 		in, _ := value(samples, "otelcol_processor_incoming_items", map[string]string{"processor": processor})
-		out, _ := value(samples, "otelcol_processor_outgoing_items", map[string]string{"processor": processor})
 		assert.Equal(t, float64(total), in)
-		assert.Equal(t, float64(total), out)
+		// Agent spans held for judges go out on their own, not through the
+		// processor helper's outgoing count: the exporter sees every span.
+		sent, _ := value(samples, "otelcol_exporter_sent_spans", map[string]string{"exporter": "file"})
+		assert.Equal(t, float64(total), sent)
+		out, _ := value(samples, "otelcol_processor_outgoing_items", map[string]string{"processor": processor})
+		assert.LessOrEqual(t, out, float64(total))
 
 		// The second instance (testdata/overrides.yaml) selects no run and
 		// keeps one call per run.
@@ -635,6 +648,71 @@ func TestEndToEnd(t *testing.T) {
 		}
 		assert.Equal(t, "counter", types[ourPrefix+"evaluations"])
 		assert.Equal(t, "histogram", types[ourPrefix+"score"])
+
+		// Every judged verdict came from the stand-in (or its cache).
+		judgeLabels := func(outcome string) map[string]string {
+			return map[string]string{"processor": processor, "rule": "judged_calls", "scorer": "meai_tool_call_accuracy", "outcome": outcome}
+		}
+		okRequests, _ := value(samples, ourPrefix+"judge_requests", judgeLabels("ok"))
+		cacheHits, _ := value(samples, ourPrefix+"judge_requests", judgeLabels("cache_hit"))
+		assert.Positive(t, okRequests)
+		assert.Equal(t, evals[[2]string{"judged_calls", "pass"}]+evals[[2]string{"judged_calls", "fail"}], okRequests+cacheHits)
+		assert.Equal(t, "histogram", types[ourPrefix+"judge_duration"])
+		tokens, _ := value(samples, ourPrefix+"judge_tokens", map[string]string{"processor": processor, "token_type": "input"})
+		assert.Positive(t, tokens)
+	})
+
+	// The judge dies: runs sent afterwards are not judged, every span still
+	// comes out, and the collector keeps scoring.
+	var reloaded int
+	t.Run("a judge that dies", func(t *testing.T) {
+		judge.kill(t)
+		// The demo runs again, under new trace ids and about another city,
+		// so that no verdict is in the judge's cache.
+		demo, err := filepath.Glob("../testdata/demo/traces/*.otlp.jsonl")
+		require.NoError(t, err)
+		for _, f := range demo {
+			for _, r := range readRequests(t, f) {
+				td := retell(r.td, "Paris", "Lyon")
+				c.sendHTTP(t, td)
+				reloaded += td.SpanCount()
+			}
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		var td ptrace.Traces
+		for {
+			var complete bool
+			td, complete = readExported(t, c.out)
+			if complete && td.SpanCount() >= total+reloaded {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "%d of %d spans out after the judge died", td.SpanCount(), total+reloaded)
+			time.Sleep(200 * time.Millisecond)
+		}
+		old := map[string]bool{}
+		for _, id := range traceIDs(sentSpans) {
+			old[id] = true
+		}
+		rep, _ := toolscore(t, "report", "-format", "json", c.out)
+		judgedAfter := 0
+		for _, run := range rep.Runs {
+			if old[run.TraceID] {
+				continue
+			}
+			for _, rr := range run.Rules {
+				if rr.Rule == "judged_calls" {
+					assert.Equal(t, "not_evaluated", rr.Outcome, "%s after the judge died", run.Service)
+					judgedAfter++
+				}
+				if rr.Rule == "paris_trip" {
+					assert.NotEqual(t, "error", rr.Outcome, "the other rules keep scoring")
+				}
+			}
+		}
+		assert.Positive(t, judgedAfter)
+		samples, _ := c.scrape(t)
+		failed, _ := value(samples, ourPrefix+"judge_requests", map[string]string{"processor": processor, "rule": "judged_calls", "outcome": "error"})
+		assert.Positive(t, failed, "the failed requests are counted")
 	})
 
 	t.Run("alert rules use the exposed metric names", func(t *testing.T) {
@@ -652,7 +730,14 @@ func TestEndToEnd(t *testing.T) {
 		assert.Equal(t, 0, c.cmd.ProcessState.ExitCode())
 		final, complete := readExported(t, c.out)
 		assert.True(t, complete)
-		assert.Equal(t, spanIDs(sentSpans), spanIDs(final), "spans in == spans out")
+		assert.Equal(t, total+reloaded, final.SpanCount(), "spans in == spans out")
+		out := map[string]bool{}
+		for _, id := range spanIDs(final) {
+			out[id] = true
+		}
+		for _, id := range spanIDs(sentSpans) {
+			assert.True(t, out[id], "span %s out", id)
+		}
 		log, err := os.ReadFile(c.log)
 		require.NoError(t, err)
 		assert.Contains(t, string(log), "Shutdown complete.")
@@ -661,10 +746,81 @@ func TestEndToEnd(t *testing.T) {
 
 // scorerOf is the primary scorer of a demo rule.
 func scorerOf(rule string) string {
-	if rule == "tool_checks" {
+	switch rule {
+	case "tool_checks":
 		return "checks"
+	case "judged_calls":
+		return "meai_tool_call_accuracy"
 	}
 	return "native"
+}
+
+// standinJudge is a running toolscore judge-standin.
+type standinJudge struct {
+	cmd      *exec.Cmd
+	endpoint string
+}
+
+// startStandin starts the stand-in judge on a free loopback port.
+func startStandin(t *testing.T) *standinJudge {
+	t.Helper()
+	port := freePorts(t, 1)[0]
+	cmd := exec.Command(toolscoreBin, "judge-standin", "-listen", fmt.Sprintf("127.0.0.1:%d", port))
+	require.NoError(t, cmd.Start())
+	j := &standinJudge{cmd: cmd, endpoint: fmt.Sprintf("http://127.0.0.1:%d/v1", port)}
+	t.Cleanup(func() { j.kill(t) })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second); err == nil {
+			conn.Close()
+			return j
+		}
+		require.True(t, time.Now().Before(deadline), "the stand-in judge did not listen within 10s")
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// kill stops the stand-in judge at once (SIGKILL), as a crash would.
+func (j *standinJudge) kill(t *testing.T) {
+	if j.cmd.ProcessState == nil {
+		_ = j.cmd.Process.Kill()
+		_ = j.cmd.Wait()
+	}
+}
+
+// retell returns a copy of td under new trace ids (the first byte
+// flipped) with every string attribute's from replaced by to.
+func retell(td ptrace.Traces, from, to string) ptrace.Traces {
+	out := ptrace.NewTraces()
+	td.CopyTo(out)
+	for _, rs := range out.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, s := range ss.Spans().All() {
+				id := s.TraceID()
+				id[0] ^= 0xff
+				s.SetTraceID(id)
+				for _, v := range s.Attributes().All() {
+					if v.Type() == pcommon.ValueTypeStr && strings.Contains(v.Str(), from) {
+						v.SetStr(strings.ReplaceAll(v.Str(), from, to))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// traceIDs lists every trace id of td.
+func traceIDs(td ptrace.Traces) []string {
+	var ids []string
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, s := range ss.Spans().All() {
+				ids = append(ids, s.TraceID().String())
+			}
+		}
+	}
+	return ids
 }
 
 // checkAlertNames checks that every metric the alert rules read is exposed

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo behind `make run` and `make serve`:
-#   1. starts the collector built by ocb with testdata/demo/config.yaml, on
-#      loopback;
+#   1. starts the stand-in LLM judge (toolscore judge-standin) and the
+#      collector built by ocb with testdata/demo/config.yaml, on loopback;
 #   2. sends the bundled demo traces (real framework captures) over OTLP/HTTP;
 #   3. waits until the file exporter has written every span, then prints the
 #      scores the collector attached (toolscore report);
@@ -10,7 +10,7 @@
 #
 # Usage: tools/demo.sh run|serve
 # Environment: COLLECTOR, TOOLSCORE (binaries), TCA_GRPC_PORT (4317),
-# TCA_HTTP_PORT (4318), TCA_METRICS_PORT (8888), TCA_OUT_DIR
+# TCA_HTTP_PORT (4318), TCA_METRICS_PORT (8888), TCA_JUDGE_PORT (4319), TCA_OUT_DIR
 # (testdata/demo/out), DEMO_TIMEOUT (seconds, 60).
 set -euo pipefail
 
@@ -28,6 +28,8 @@ config=testdata/demo/config.yaml
 export TCA_GRPC_PORT=${TCA_GRPC_PORT:-4317}
 export TCA_HTTP_PORT=${TCA_HTTP_PORT:-4318}
 export TCA_METRICS_PORT=${TCA_METRICS_PORT:-8888}
+export TCA_JUDGE_PORT=${TCA_JUDGE_PORT:-4319}
+export TCA_JUDGE_ENDPOINT=http://127.0.0.1:$TCA_JUDGE_PORT/v1
 export TCA_OUT_DIR=${TCA_OUT_DIR:-testdata/demo/out}
 timeout=${DEMO_TIMEOUT:-60}
 out=$TCA_OUT_DIR
@@ -51,10 +53,10 @@ http_get() {
 	exec 3<&-
 }
 
-for p in "$TCA_GRPC_PORT" "$TCA_HTTP_PORT" "$TCA_METRICS_PORT"; do
+for p in "$TCA_GRPC_PORT" "$TCA_HTTP_PORT" "$TCA_METRICS_PORT" "$TCA_JUDGE_PORT"; do
 	if port_open "$p"; then
 		echo "demo: port $p on 127.0.0.1 is in use (another collector?)." >&2
-		echo "      Stop it, or pick other ports: TCA_GRPC_PORT, TCA_HTTP_PORT, TCA_METRICS_PORT." >&2
+		echo "      Stop it, or pick other ports: TCA_GRPC_PORT, TCA_HTTP_PORT, TCA_METRICS_PORT, TCA_JUDGE_PORT." >&2
 		exit 2
 	fi
 done
@@ -62,6 +64,9 @@ done
 rm -rf "$out"
 mkdir -p "$out"
 
+echo "==> Starting the stand-in LLM judge on $TCA_JUDGE_ENDPOINT (deterministic answers; not a model)"
+"$toolscore" judge-standin -listen "127.0.0.1:$TCA_JUDGE_PORT" >"$out/judge.log" 2>&1 &
+judge_pid=$!
 echo "==> Starting $collector (OTLP gRPC 127.0.0.1:$TCA_GRPC_PORT, HTTP 127.0.0.1:$TCA_HTTP_PORT, metrics 127.0.0.1:$TCA_METRICS_PORT); log: $log"
 "$collector" --config "$config" >"$log" 2>&1 &
 pid=$!
@@ -73,7 +78,8 @@ stop_collector() {
 		return "$rc"
 	fi
 }
-trap 'stop_collector || true' EXIT
+stop_judge() { kill -TERM "$judge_pid" 2>/dev/null || true; }
+trap 'stop_collector || true; stop_judge' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -123,14 +129,14 @@ if [ "$mode" = serve ]; then
 	echo
 	echo "==> Serving. Send more traces with: bin/toolscore send -endpoint http://127.0.0.1:$TCA_HTTP_PORT FILE..."
 	echo "    (or any OTLP exporter to 127.0.0.1:$TCA_GRPC_PORT / http://127.0.0.1:$TCA_HTTP_PORT). Ctrl-C stops the collector."
-	trap 'echo; echo "==> Stopping the collector"; stop_collector; exit 0' INT TERM
+	trap 'echo; echo "==> Stopping the collector"; stop_collector; stop_judge; exit 0' INT TERM
 	wait "$pid"
 	exit 0
 fi
 
 echo
 echo "==> Stopping the collector (SIGTERM)"
-trap - EXIT
+trap stop_judge EXIT
 crc=0
 stop_collector || crc=$?
 if [ "$crc" -ne 0 ]; then
