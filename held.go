@@ -2,12 +2,15 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // heldRun is an agent span taken out of its batch: either waiting (wait) for
@@ -24,6 +27,8 @@ type heldRun struct {
 	deferred *scoredRun
 	// ref is where the span was in the batch it was taken from.
 	ref spanRef
+	// deadline bounds the deferred scorers of the run (score_timeout).
+	deadline time.Time
 	// twin marks a copy of an agent span already held (a retried batch, a
 	// duplicate span id), before it joins the held run in twins.
 	twin  bool
@@ -194,38 +199,74 @@ type heldTraj struct {
 	traj *trajectory.Trajectory
 }
 
-// runDeferred runs a held run's deferred scorers in the background, bounded
-// by score_timeout (and cut short at shutdown), then annotates and emits the
-// span with every result that came in.
+// runDeferred queues a held run for its deferred scorers (judges). A fixed
+// pool of workers runs them, each bounded by score_timeout from now and cut
+// short at Shutdown; a queued run costs its held span and scored calls, not
+// a goroutine. When the queue is full the run goes out at once, its
+// deferred scorers not_evaluated.
 func (p *tcaProcessor) runDeferred(h *heldRun) {
+	h.deadline = p.now().Add(p.cfg.ScoreTimeout)
 	p.tel.held.Add(1)
 	p.emitting.Add(1)
-	go func() {
-		defer p.emitting.Done()
-		defer p.tel.held.Add(-1)
-		ctx, cancel := context.WithTimeout(context.Background(), p.cfg.ScoreTimeout)
-		defer cancel()
-		go func() {
-			select {
-			case <-p.done:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		run := h.deferred
-		for _, rs := range run.pending {
-			r := p.rules[rs[0]]
-			calls := r.Calls(run.calls)
-			run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: scoreRun(ctx, r.Scorers[rs[1]].Scorer, calls, run.context), calls: calls})
+	select {
+	case p.deferredQ <- h:
+	default:
+		p.finishDeferred(h, errDeferredQueueFull)
+	}
+}
+
+// errDeferredQueueFull is the result of deferred scorers of a run that
+// found the queue full.
+var errDeferredQueueFull = fmt.Errorf("%w: budget: the queue of runs waiting for their judges is full", scoring.ErrJudgeSkipped)
+
+// deferredWorker runs queued runs until the queue is closed.
+func (p *tcaProcessor) deferredWorker() {
+	for h := range p.deferredQ {
+		p.finishDeferred(h, nil)
+	}
+}
+
+// finishDeferred runs a held run's deferred scorers (or, with skip, records
+// them as not evaluated for that reason), then annotates and sends the span
+// with every result.
+func (p *tcaProcessor) finishDeferred(h *heldRun, skip error) {
+	defer p.emitting.Done()
+	defer p.tel.held.Add(-1)
+	ctx, cancel := context.WithDeadline(p.runs, h.deadline)
+	defer cancel()
+	run := h.deferred
+	p.restoreCalls(run)
+	for _, rs := range run.pending {
+		r := p.rules[rs[0]]
+		calls := r.Calls(run.calls)
+		var res scoring.Result
+		if skip != nil {
+			res = scoring.Result{Scorer: r.Scorers[rs[1]].Name(), Outcome: scoring.OutcomeNotEvaluated, Explanation: skip.Error()}
+		} else {
+			res = scoreRun(ctx, r.Scorers[rs[1]].Scorer, calls, run.context)
 		}
-		run.pending = nil
-		sortEvaluations(run.evals)
-		counts := p.tel.newCounts()
-		_, _, span := h.heldSpan()
-		p.finish(span, run, counts)
-		p.tel.record(context.Background(), counts)
-		p.send(context.Background(), h)
-	}()
+		run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: res, calls: calls})
+	}
+	run.pending = nil
+	sortEvaluations(run.evals)
+	counts := p.tel.newCounts()
+	_, _, span := h.heldSpan()
+	p.finish(span, run, counts)
+	p.tel.record(context.Background(), counts)
+	p.send(context.Background(), h)
+}
+
+// deferredWorkers is how many runs' deferred scorers run at once: the
+// judges' max_concurrent summed (a rule's judge waits for its own slots),
+// at least 4, at most 256.
+func deferredWorkers(cfg *Config) int {
+	n := 0
+	for _, r := range cfg.Rules {
+		if r.Judge != nil {
+			n += r.Judge.limits().MaxConcurrent
+		}
+	}
+	return min(max(n, 4), 256)
 }
 
 // sortEvaluations orders evaluations by rule, then scorer, as configured.

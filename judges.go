@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
@@ -109,9 +110,11 @@ func (p *tcaProcessor) startJudges(ctx context.Context, host component.Host) err
 // wantsContext reports whether runs of a trace need their context: a
 // scorer reads it on every run, or a judge samples the trace.
 func (p *tcaProcessor) wantsContext(trace [16]byte) bool {
-	if p.contextAlways {
-		return true
-	}
+	return p.contextAlways || p.judgeSamples(trace)
+}
+
+// judgeSamples reports whether some rule's judge samples the trace.
+func (p *tcaProcessor) judgeSamples(trace [16]byte) bool {
 	for _, j := range p.judges {
 		if j != nil && j.samples(trace) {
 			return true
@@ -125,4 +128,33 @@ func (p *tcaProcessor) wantsContext(trace [16]byte) bool {
 func (p *tcaProcessor) judged(ri int, trace [16]byte) bool {
 	j := p.judges[ri]
 	return j == nil || j.samples(trace)
+}
+
+// dropUnjudged removes from selected the rules whose scorers are all
+// judges that do not sample the trace: nothing of theirs runs, so they
+// must not make the run's calls more expensive to prepare.
+func (p *tcaProcessor) dropUnjudged(selected []int, trace [16]byte) []int {
+	kept := selected[:0]
+	for _, ri := range selected {
+		if j := p.judges[ri]; j != nil && !j.samples(trace) && allDeferred(p.rules[ri]) {
+			continue
+		}
+		kept = append(kept, ri)
+	}
+	return kept
+}
+
+func allDeferred(r *rules.Rule) bool {
+	for _, s := range r.Scorers {
+		if !s.Deferred {
+			return false
+		}
+	}
+	return true
+}
+
+// keepsResults reports whether the calls of a trace's runs keep their
+// results: a scorer always reads them, or a judge samples the trace.
+func (p *tcaProcessor) keepsResults(trace [16]byte) bool {
+	return p.keepResultsAlways || (p.keepResults && p.judgeSamples(trace))
 }

@@ -38,7 +38,9 @@ type tcaProcessor struct {
 	// scoring settings derived from the config
 	extractOpts extract.Options
 	decodeOpts  extract.DecodeOptions
-	keepResults bool
+	// keepResults is set when a scorer reads tool results; keepResultsAlways
+	// when one other than a sampled judge does.
+	keepResults, keepResultsAlways bool
 	// captureContext is set when a rule's scorer reads the run context;
 	// contextAlways when a scorer other than a sampled judge reads it.
 	captureContext, contextAlways bool
@@ -64,6 +66,13 @@ type tcaProcessor struct {
 	closed    bool
 	// tracked mirrors store.Traces() so ordinary batches skip the lock.
 	tracked atomic.Int64
+
+	// deferredQ queues held runs for the deferred-scorer workers; runs is
+	// their context, cancelled at Shutdown.
+	deferredQ  chan *heldRun
+	runs       context.Context
+	cancelRuns context.CancelFunc
+	workers    sync.WaitGroup
 
 	// lifecycle of the background loop that releases held runs.
 	tick      <-chan time.Time
@@ -119,6 +128,8 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		done:       make(chan struct{}),
 	}
 	p.store = trajectory.NewStore(p.storeLimits(cfg.Limits.MaxContextBytes))
+	p.deferredQ = make(chan *heldRun, cfg.Limits.MaxOpenTrajectories)
+	p.runs, p.cancelRuns = context.WithCancel(context.Background())
 	p.captureContext = readsContext(compiled)
 	p.contextAlways = readsContextUnsampled(compiled)
 	if !p.captureContext {
@@ -126,7 +137,8 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	}
 	p.replays = newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge))
 	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
-	p.keepResults = needsResults(compiled)
+	p.keepResults = needsResults(compiled, true)
+	p.keepResultsAlways = needsResults(compiled, false)
 	for _, o := range opts {
 		o(p)
 	}
@@ -159,6 +171,13 @@ func (p *tcaProcessor) start(ctx context.Context, host component.Host) error {
 		}
 		p.loopDone = make(chan struct{})
 		go p.loop()
+		for range deferredWorkers(p.cfg) {
+			p.workers.Add(1)
+			go func() {
+				defer p.workers.Done()
+				p.deferredWorker()
+			}()
+		}
 	})
 	return err
 }
@@ -206,6 +225,13 @@ func (p *tcaProcessor) shutdown(ctx context.Context) error {
 		p.stopTick()
 	}
 	p.releaseDue(ctx, true)
+	// Judges in flight are cancelled; queued runs go out with what is in.
+	p.cancelRuns()
+	close(p.deferredQ)
+	p.workers.Wait()
+	for h := range p.deferredQ { // queued before any worker started
+		p.finishDeferred(h, nil)
+	}
 	p.emitting.Wait()
 	err := p.redeliver(ctx, true)
 	p.mu.Lock()
@@ -302,10 +328,14 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		p.addLinks(td, b)
 	}
 	counts := p.tel.newCounts()
-	for i := range b.calls {
-		c := &b.calls[i]
+	for i := range b.entries {
+		e := &b.entries[i]
+		if e.call < 0 {
+			continue
+		}
+		c := &b.calls[e.call]
 		counts.addExtracted(c.Convention, extract.ArgumentsLikelyKnown(c.Args, c.Encoding, p.decodeOpts))
-		if !p.keepResults {
+		if !p.keepResultsAlways && (!p.keepResults || !p.judgeSamples(e.trace)) {
 			c.Result = ""
 		}
 	}

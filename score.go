@@ -33,12 +33,31 @@ type scoredRun struct {
 	evals   []evaluation
 	// pending lists the deferred scorers still to run, as (rule, scorer).
 	pending [][2]int
+	// traj, agent and opts make calls again for a run whose calls were
+	// dropped while it waited for deferred scorers.
+	traj  *trajectory.Trajectory
+	agent pcommon.SpanID
+	opts  trajectory.ScoringOptions
+}
+
+// restoreCalls decodes a waiting run's calls again and gives its
+// evaluations their rule's view of them.
+func (p *tcaProcessor) restoreCalls(run *scoredRun) {
+	if run.calls != nil || run.traj == nil {
+		return
+	}
+	run.calls = trajectory.ScoringCalls(run.traj, run.agent, run.opts)
+	for i := range run.evals {
+		run.evals[i].calls = p.rules[run.evals[i].rule].Calls(run.calls)
+	}
+	run.traj = nil
 }
 
 // needsResults reports whether any scorer compares tool results or step
 // durations, so held calls keep their result text and calls get durations;
-// otherwise the text is dropped to save memory.
-func needsResults(rs []*rules.Rule) bool {
+// otherwise the text is dropped to save memory. With judges false, judge
+// scorers (which read results) are left out.
+func needsResults(rs []*rules.Rule, judges bool) bool {
 	for _, r := range rs {
 		for _, c := range r.Expectation.Calls {
 			if !c.Result.IsUndefined() {
@@ -50,7 +69,7 @@ func needsResults(rs []*rules.Rule) bool {
 			case "deepeval", "mastra_trajectory", "mastra_trajectory_full":
 				return true
 			}
-			if s.Deferred { // judges read results
+			if s.Deferred && judges { // judges read results
 				return true
 			}
 		}
@@ -71,6 +90,9 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	}
 	var selectedBuf [8]int
 	selected := p.selectRules(ctx, rs, ss, span, selectedBuf[:0])
+	if p.judges != nil {
+		selected = p.dropUnjudged(selected, span.TraceID())
+	}
 	if len(selected) == 0 {
 		if len(traj.Calls) > 0 {
 			counts.noRule++
@@ -80,7 +102,7 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 		return nil
 	}
-	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepResults, SkipArguments: true, Documents: true, Scratch: scratch}
+	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepsResults(span.TraceID()), SkipArguments: true, Documents: true, Scratch: scratch}
 	nevals := 0
 	for _, ri := range selected {
 		r := p.rules[ri]
@@ -112,8 +134,14 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		calls, evals, pending = p.evaluate(ctx, span.TraceID(), traj, agent, opts, selected, evals[:0], rc)
 	}
 	if len(pending) > 0 {
-		// The run outlives this frame: its evaluations move to the heap.
-		return &scoredRun{calls: calls, dropped: traj.Dropped, context: rc, evals: slices.Clone(evals), pending: pending}
+		// The run waits for its judges. It keeps its raw calls, not the
+		// decoded ones (several times larger): the worker decodes them
+		// again, which gives the same calls.
+		evals = slices.Clone(evals)
+		for i := range evals {
+			evals[i].calls = nil
+		}
+		return &scoredRun{traj: traj, agent: agent, opts: opts, dropped: traj.Dropped, context: rc, evals: evals, pending: pending}
 	}
 	run := scoredRun{calls: calls, dropped: traj.Dropped, context: rc, evals: evals}
 	p.finish(span, &run, counts)

@@ -1,0 +1,133 @@
+package toolcallaccuracyprocessor
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	judgepkg "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
+
+// withJudgeRule adds a rule judged by MEAI's ToolCallAccuracy at the given
+// sampling ratio, with a judge that is never reached (its endpoint is
+// closed) unless a test replaces the client.
+func withJudgeRule(cfg *Config, ratio float64) *Config {
+	jc := &JudgeConfig{Client: judgepkg.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
+	jc.Client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1"
+	jc.Client.Model = "bench"
+	var tools []ToolConfig
+	for i := 0; i < 5; i++ {
+		tools = append(tools, ToolConfig{Name: fmt.Sprintf("tool_%d", i), Description: "a tool of the benchmark runs"})
+	}
+	cfg.Rules = append(cfg.Rules, RuleConfig{Name: "judged", Scorers: []ScorerConfig{{Name: "meai_tool_call_accuracy"}}, Judge: jc, Tools: tools})
+	return cfg
+}
+
+// BenchmarkAgentSpanJudgeSampledOut: the agent span's cost with a judge
+// rule configured whose sampling leaves the run out, beside the same
+// processor without the judge rule.
+func BenchmarkAgentSpanJudgeSampledOut(b *testing.B) {
+	for _, mode := range []string{"no_judge_rule", "judge_rule_sampled_out"} {
+		b.Run(mode, func(b *testing.B) {
+			cfg := benchConfig()
+			if mode == "judge_rule_sampled_out" {
+				cfg = withJudgeRule(cfg, 0)
+			}
+			p := newBenchProcessor(b, cfg, false)
+			ctx := context.Background()
+			tools, agent := runBatches()
+			const chunk = 256
+			agents := make([]ptrace.Traces, chunk)
+			next := uint64(0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for done := 0; done < b.N; done += chunk {
+				n := min(chunk, b.N-done)
+				b.StopTimer()
+				for k := 0; k < n; k++ {
+					next++
+					setTrace(tools, traceID(next))
+					_ = p.ConsumeTraces(ctx, tools)
+					agents[k] = ptrace.NewTraces()
+					agent.CopyTo(agents[k])
+					setTrace(agents[k], traceID(next))
+				}
+				b.StartTimer()
+				for k := 0; k < n; k++ {
+					_ = p.ConsumeTraces(ctx, agents[k])
+				}
+			}
+			b.StopTimer()
+			requirePassed(b, agents[0])
+		})
+	}
+}
+
+// blockedJudge never answers until the context ends.
+type blockedJudge struct{}
+
+func (blockedJudge) Complete(ctx context.Context, _ scoring.ChatRequest) (scoring.ChatResponse, error) {
+	<-ctx.Done()
+	return scoring.ChatResponse{}, ctx.Err()
+}
+
+// BenchmarkRetainedHeldForJudge measures the heap one agent span held for
+// its judge keeps (runs of five calls with a recorded request), beside a
+// span held by wait, today's held-run figure.
+func BenchmarkRetainedHeldForJudge(b *testing.B) {
+	const runs = 2000
+	for _, mode := range []string{"held_by_wait", "held_for_judge"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				cfg := benchConfig()
+				cfg.ScoreTimeout = time.Hour
+				if mode == "held_by_wait" {
+					cfg.Wait = time.Hour
+				} else {
+					cfg = withJudgeRule(cfg, 1)
+				}
+				var tp *tcaProcessor
+				f := newFactory(func(p *tcaProcessor) {
+					p.makeJudge = func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (scoring.Completer, error) {
+						return blockedJudge{}, nil
+					}
+					tp = p
+				})
+				p, err := f.CreateTraces(context.Background(), processortest.NewNopSettings(NewFactory().Type()), cfg, consumertest.NewNop())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := p.Start(context.Background(), componenttest.NewNopHost()); err != nil {
+					b.Fatal(err)
+				}
+				tools, agent := runBatches()
+				agent.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Attributes().PutStr("gen_ai.input.messages",
+					`[{"role":"user","parts":[{"type":"text","content":"What is the weather in Paris, and the price of ZZZZ?"}]}]`)
+				retained := memtest.RetainedBytes(func() {
+					for i := uint64(1); i <= runs; i++ {
+						setTrace(tools, traceID(i))
+						_ = p.ConsumeTraces(context.Background(), tools)
+						a := ptrace.NewTraces()
+						agent.CopyTo(a)
+						setTrace(a, traceID(i))
+						_ = p.ConsumeTraces(context.Background(), a)
+					}
+				})
+				if held := tp.tel.held.Load(); held != runs {
+					b.Fatalf("%d spans held, want %d", held, runs)
+				}
+				b.ReportMetric(float64(retained)/runs, "B/held_run")
+				_ = p.Shutdown(context.Background())
+			}
+		})
+	}
+}
