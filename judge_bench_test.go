@@ -43,31 +43,7 @@ func BenchmarkAgentSpanJudgeSampledOut(b *testing.B) {
 				cfg = withJudgeRule(cfg, 0)
 			}
 			p := newBenchProcessor(b, cfg, false)
-			ctx := context.Background()
-			tools, agent := runBatches()
-			const chunk = 256
-			agents := make([]ptrace.Traces, chunk)
-			next := uint64(0)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for done := 0; done < b.N; done += chunk {
-				n := min(chunk, b.N-done)
-				b.StopTimer()
-				for k := 0; k < n; k++ {
-					next++
-					setTrace(tools, traceID(next))
-					_ = p.ConsumeTraces(ctx, tools)
-					agents[k] = ptrace.NewTraces()
-					agent.CopyTo(agents[k])
-					setTrace(agents[k], traceID(next))
-				}
-				b.StartTimer()
-				for k := 0; k < n; k++ {
-					_ = p.ConsumeTraces(ctx, agents[k])
-				}
-			}
-			b.StopTimer()
-			requirePassed(b, agents[0])
+			requirePassed(b, timeAgentSpans(b, p))
 		})
 	}
 }
