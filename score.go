@@ -123,7 +123,7 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		evals = make([]evaluation, 0, nevals)
 	}
 	var rc *scoring.RunContext
-	if p.captureContext {
+	if p.captureContext && p.wantsContext(span.TraceID()) {
 		rc = p.runContext(span, traj.Context, counts)
 	}
 	calls, evals, pending := p.evaluate(ctx, span.TraceID(), traj, agent, opts, selected, evals, rc)
@@ -137,11 +137,11 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		// The run waits for its judges. It keeps its raw calls, not the
 		// decoded ones (several times larger): the worker decodes them
 		// again, which gives the same calls.
-		evals = slices.Clone(evals)
-		for i := range evals {
-			evals[i].calls = nil
+		kept := slices.Clone(evals) // evals must not escape: see evalBuf
+		for i := range kept {
+			kept[i].calls = nil
 		}
-		return &scoredRun{traj: traj, agent: agent, opts: opts, dropped: traj.Dropped, context: rc, evals: evals, pending: pending}
+		return &scoredRun{traj: traj, agent: agent, opts: opts, dropped: traj.Dropped, context: rc, evals: kept, pending: pending}
 	}
 	run := scoredRun{calls: calls, dropped: traj.Dropped, context: rc, evals: evals}
 	p.finish(span, &run, counts)
