@@ -126,6 +126,9 @@ func (p *tcaProcessor) judgeSamples(trace [16]byte) bool {
 // judged reports whether rule ri's deferred (judge) scorers run on a run
 // of the trace.
 func (p *tcaProcessor) judged(ri int, trace [16]byte) bool {
+	if p.judges == nil {
+		return true
+	}
 	j := p.judges[ri]
 	return j == nil || j.samples(trace)
 }

@@ -130,6 +130,9 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.store = trajectory.NewStore(p.storeLimits(cfg.Limits.MaxContextBytes))
 	p.deferredQ = make(chan *heldRun, cfg.Limits.MaxOpenTrajectories)
 	p.runs, p.cancelRuns = context.WithCancel(context.Background())
+	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
+		p.judges = nil // no judge rule: nothing to sample
+	}
 	p.captureContext = readsContext(compiled)
 	p.contextAlways = readsContextUnsampled(compiled)
 	if !p.captureContext {
