@@ -129,6 +129,20 @@ func newJudged(t *testing.T, cfg *Config, fake *fakeJudge) (*harness, *tcaProces
 	return h, p
 }
 
+// runJudged sends every batch, waits until every span is out (the judged
+// runs' spans go out when their judges answer), then shuts the processor
+// down and returns all output. Shutting down at once would cancel the
+// judges still working.
+func (h *harness) runJudged(t *testing.T, batches ...ptrace.Traces) ptrace.Traces {
+	t.Helper()
+	total := totalSpans(batches)
+	for _, td := range batches {
+		require.NoError(t, h.proc.ConsumeTraces(context.Background(), td))
+	}
+	require.Eventually(t, func() bool { return h.sink.SpanCount() == total }, 30*time.Second, 5*time.Millisecond)
+	return h.run(t, nil)
+}
+
 // citiesBatch is one batch of n runs, each in its own trace and asking
 // for another city, so that no two judge requests are alike.
 func citiesBatch(n uint64) ptrace.Traces {
@@ -160,7 +174,7 @@ func TestJudgeSamplingIsByTraceID(t *testing.T) {
 	for i := range picked {
 		fake := &fakeJudge{}
 		h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{SampleRatio: &ratio}), fake)
-		out := h.run(t, []ptrace.Traces{citiesBatch(400)})
+		out := h.runJudged(t, citiesBatch(400))
 		require.Equal(t, 800, out.SpanCount())
 		picked[i] = judgedRuns(out)
 		judged := 0
@@ -180,7 +194,7 @@ func TestJudgeSamplingIsByTraceID(t *testing.T) {
 func TestJudgeBudget(t *testing.T) {
 	fake := &fakeJudge{}
 	h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{RequestsPerMinute: 50, QueueSize: 1000, MaxConcurrent: 8}), fake)
-	out := h.run(t, []ptrace.Traces{citiesBatch(1000)})
+	out := h.runJudged(t, citiesBatch(1000))
 	require.Equal(t, 2000, out.SpanCount())
 	assert.Equal(t, int64(50), fake.sent.Load())
 	labels := map[string]int{}
@@ -206,7 +220,7 @@ func TestSameRunJudgedOnce(t *testing.T) {
 	h, _ := newJudged(t, judgeRuleConfig(&JudgeConfig{}), fake)
 	// Two traces with the same content: the same request.
 	a, b := runsBatch(0, 1, "Paris"), runsBatch(1, 1, "Paris")
-	out := h.run(t, []ptrace.Traces{a, b})
+	out := h.runJudged(t, a, b)
 	assert.Equal(t, 4, out.SpanCount())
 	assert.Equal(t, int64(1), fake.sent.Load())
 	for _, l := range judgedRuns(out) {
