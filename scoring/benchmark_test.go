@@ -57,14 +57,37 @@ func stressTrajectory() ([]ExpectedCall, []Call) {
 	return exp, NumberCalls(act)
 }
 
+// reversedTrajectory returns 10 expected calls to 10 distinct tools, with
+// nested MongoDB-style arguments (a "$gte" key included), and the 10 actual
+// calls matching them exactly but in reverse order: the in-order greedy
+// pairing fails at once, so every pair is evaluated and the ordered
+// assignment decides.
+func reversedTrajectory() ([]ExpectedCall, []Call) {
+	var exp []ExpectedCall
+	var act []Call
+	args := func(i int) string {
+		return fmt.Sprintf(`{"db":"test","collection":"users%d","filter":{"age":{"$gte":%d},"status":"active","tags":["a","b"]},"limit":10}`, i, 18+i)
+	}
+	for i := 0; i < 10; i++ {
+		exp = append(exp, ExpectedCall{Name: fmt.Sprintf("tool_%d", i), Args: mustParse(args(i))})
+	}
+	for i := 9; i >= 0; i-- {
+		act = append(act, Call{Name: fmt.Sprintf("tool_%d", i), Args: mustParse(args(i))})
+	}
+	return exp, NumberCalls(act)
+}
+
+// benchShapes are the 10 × 10 trajectories the scorer benchmarks run on.
+var benchShapes = []struct {
+	name  string
+	build func() ([]ExpectedCall, []Call)
+}{{"typical", typicalTrajectory}, {"stress", stressTrajectory}, {"reversed", reversedTrajectory}}
+
 // BenchmarkNative10x10 measures the native scorer on 10 expected × 10
 // actual calls with nested arguments (target: ≤ 5 µs/op, ≤ 20 allocs/op on
 // the typical shape).
 func BenchmarkNative10x10(b *testing.B) {
-	shapes := []struct {
-		name  string
-		build func() ([]ExpectedCall, []Call)
-	}{{"typical", typicalTrajectory}, {"stress", stressTrajectory}}
+	shapes := benchShapes
 	for _, shape := range shapes {
 		for _, order := range []OrderMode{OrderAny, OrderInOrder} {
 			exp, calls := shape.build()
@@ -120,41 +143,81 @@ func BenchmarkNativeDeferred(b *testing.B) {
 	}
 }
 
+// benchProfiles are the peer profiles the benchmarks build, with options.
+var benchProfiles = []struct {
+	name    string
+	profile string
+	options map[string]any
+}{
+	{"mongodb", MongoDBName, nil},
+	{"mastra_tool_call", MastraToolCallName, nil},
+	{"mastra_trajectory", MastraTrajectoryName, nil},
+	{"mastra_trajectory_full", MastraTrajectoryFullName, map[string]any{"defaults": map[string]any{"max_steps": 12, "no_redundant_calls": true}}},
+	{"deepeval", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}}},
+	{"deepeval/ordering", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}, "should_consider_ordering": true}},
+	{"agentevals", AgentEvalsName, nil},
+	{"agentevals/unordered", AgentEvalsName, map[string]any{"trajectory_match_mode": "unordered"}},
+	{"adk", ADKName, map[string]any{"match_type": "ANY_ORDER"}},
+	{"adk/tool_parameter_match", ADKName, map[string]any{"metric": "tool_parameter_match"}},
+	{"ragas", RagasName, nil},
+	{"ragas/unordered", RagasName, map[string]any{"strict_order": false}},
+}
+
 // BenchmarkProfiles measures every peer profile on the typical 10 × 10
-// trajectory with nested arguments.
+// trajectory with nested arguments, and on the reversed one (named
+// "reversed/<profile>").
 func BenchmarkProfiles(b *testing.B) {
-	exp, calls := typicalTrajectory()
-	profiles := []struct {
-		name    string
-		profile string
-		options map[string]any
-	}{
-		{"mongodb", MongoDBName, nil},
-		{"mastra_tool_call", MastraToolCallName, nil},
-		{"mastra_trajectory", MastraTrajectoryName, nil},
-		{"mastra_trajectory_full", MastraTrajectoryFullName, map[string]any{"defaults": map[string]any{"max_steps": 12, "no_redundant_calls": true}}},
-		{"deepeval", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}}},
-		{"deepeval/ordering", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}, "should_consider_ordering": true}},
-		{"agentevals", AgentEvalsName, nil},
-		{"agentevals/unordered", AgentEvalsName, map[string]any{"trajectory_match_mode": "unordered"}},
-		{"adk", ADKName, map[string]any{"match_type": "ANY_ORDER"}},
-		{"adk/tool_parameter_match", ADKName, map[string]any{"metric": "tool_parameter_match"}},
-		{"ragas", RagasName, nil},
-		{"ragas/unordered", RagasName, map[string]any{"strict_order": false}},
+	for _, shape := range []string{"typical", "reversed"} {
+		exp, calls := typicalTrajectory()
+		prefix := ""
+		if shape == "reversed" {
+			exp, calls = reversedTrajectory()
+			prefix = "reversed/"
+		}
+		for _, p := range benchProfiles {
+			benchmarkProfile(b, prefix+p.name, p.profile, p.options, exp, calls)
+		}
 	}
-	for _, p := range profiles {
-		b.Run(p.name, func(b *testing.B) {
-			s, err := New(p.profile, Settings{Expectation: Expectation{Calls: exp}, Threshold: 0.5, Options: p.options})
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			if r := s.Score(ctx, calls); r.Err != nil {
-				b.Fatal(r.Err)
-			}
+}
+
+func benchmarkProfile(b *testing.B, name, profile string, options map[string]any, exp []ExpectedCall, calls []Call) {
+	b.Run(name, func(b *testing.B) {
+		s, err := New(profile, Settings{Expectation: Expectation{Calls: exp}, Threshold: 0.5, Options: options})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		if r := s.Score(ctx, calls); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			s.Score(ctx, calls)
+		}
+	})
+}
+
+// BenchmarkCompile measures building scorers from the reversed 10 × 10
+// expectation: the native scorer in order and the two peer profiles whose
+// scoring the reversed benchmarks measure.
+func BenchmarkCompile(b *testing.B) {
+	exp, _ := reversedTrajectory()
+	builds := []struct {
+		name, scorer string
+		order        OrderMode
+	}{
+		{"native/in_order", NativeName, OrderInOrder},
+		{"mastra_trajectory", MastraTrajectoryName, ""},
+		{"mongodb", MongoDBName, ""},
+	}
+	for _, c := range builds {
+		b.Run(c.name, func(b *testing.B) {
+			settings := Settings{Expectation: Expectation{Calls: exp, Order: c.order}, Threshold: 0.5}
 			b.ReportAllocs()
 			for b.Loop() {
-				s.Score(ctx, calls)
+				if _, err := New(c.scorer, settings); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}
