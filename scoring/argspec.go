@@ -3,7 +3,6 @@ package scoring
 import (
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // nodeKind is the kind of an argument check node.
@@ -300,47 +299,45 @@ type ArgMismatch struct {
 func (m ArgMismatch) Unevaluable() bool { return m.kind == mismatchUnknown }
 
 // Reason says what was expected and what was found.
-func (m ArgMismatch) Reason() string {
-	var sb strings.Builder
-	m.writeReason(&sb)
-	return sb.String()
-}
+func (m ArgMismatch) Reason() string { return string(m.appendReason(nil)) }
 
-func (m ArgMismatch) writeReason(sb *strings.Builder) {
+// appendReason appends Reason's text to b.
+func (m ArgMismatch) appendReason(b []byte) []byte {
 	switch m.kind {
 	case mismatchUnknown:
-		sb.WriteString("not evaluable: the value is nested deeper than ")
-		sb.WriteString(strconv.Itoa(maxParseDepth))
-		sb.WriteString(" levels")
+		b = append(b, "not evaluable: the value is nested deeper than "...)
+		b = strconv.AppendInt(b, maxParseDepth, 10)
+		b = append(b, " levels"...)
 	case mismatchExtra:
-		sb.WriteString("unexpected argument")
+		b = append(b, "unexpected argument"...)
 	case mismatchLength:
-		sb.WriteString("expected ")
-		sb.WriteString(m.Want)
-		sb.WriteString(", got ")
-		sb.WriteString(formatJSNumber(m.Got.num))
+		b = append(b, "expected "...)
+		b = append(b, m.Want...)
+		b = append(b, ", got "...)
+		b = append(b, formatJSNumber(m.Got.num)...)
 	default:
-		sb.WriteString("expected ")
-		sb.WriteString(m.Want)
-		sb.WriteString(", got ")
+		b = append(b, "expected "...)
+		b = append(b, m.Want...)
+		b = append(b, ", got "...)
 		switch {
 		case m.Got.kind == KindUndefined:
-			sb.WriteString("nothing (argument absent)")
+			b = append(b, "nothing (argument absent)"...)
 		case m.Got.kind == KindString && len(m.Got.str) <= 58 && !needsEscape(m.Got.str):
 			// Short plain strings, the usual wrong value, are written as
 			// they are quoted, with no intermediate encoding.
-			sb.WriteByte('"')
-			sb.WriteString(m.Got.str)
-			sb.WriteByte('"')
+			b = append(b, '"')
+			b = append(b, m.Got.str...)
+			b = append(b, '"')
 		default:
-			sb.WriteString(truncateText(m.Got.JSON(), 60))
+			b = append(b, truncateText(m.Got.JSON(), 60)...)
 		}
 	}
 	if m.Element > 0 {
-		sb.WriteString(" (element ")
-		sb.WriteString(strconv.Itoa(m.Element - 1))
-		sb.WriteString(")")
+		b = append(b, " (element "...)
+		b = strconv.AppendInt(b, int64(m.Element-1), 10)
+		b = append(b, ')')
 	}
+	return b
 }
 
 // needsEscape reports whether writeJSONString would escape a byte of s.

@@ -175,10 +175,15 @@ type scoreScratch struct {
 	mismatches   []ArgMismatch
 	mmFrom, mmTo []int32
 	perm         []int
+	dp           []int64 // orderedAssignment's table
 	// owner, took and turnPairs are orderTurns' working memory.
 	owner, took []int
 	turnPairs   []turnPair
 	tally       argTally
+	// lists gathers result's breakdown lists; text holds the explanation
+	// being written.
+	lists [numLists][]int
+	text  []byte
 	// parser indexes deferred documents the one-pass check leaves;
 	// invalid records one that is not JSON.
 	parser  DocumentParser
@@ -350,7 +355,7 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	}
 	n.scoreAll(calls, sc)
 	if !permuted {
-		orderedAssignment(ne, na, sc.weights, sc.match)
+		sc.dp = orderedAssignment(ne, na, sc.weights, sc.match, sc.dp)
 		return
 	}
 	pw := growInt64s(sc.sub, ne*na)
@@ -360,7 +365,7 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 			pw[i*na+k] = sc.weights[i*na+j]
 		}
 	}
-	orderedAssignment(ne, na, pw, sc.match)
+	sc.dp = orderedAssignment(ne, na, pw, sc.match, sc.dp)
 	for i, k := range sc.match {
 		if k >= 0 {
 			sc.match[i] = perm[k]
@@ -616,27 +621,105 @@ func (n *native) perfectGroup(calls []Call, sc *scoreScratch, rows, cols []int) 
 	return true
 }
 
-// result turns a pairing into the scored result with its breakdown.
+// result turns a pairing into the scored result with its breakdown. The
+// breakdown's lists are gathered in sc first and then copied into one
+// allocation of pairs and one of indexes (each list capped at its length,
+// so appending to one never writes into another).
 func (n *native) result(calls []Call, sc *scoreScratch) Result {
 	ne, na := len(n.calls), len(calls)
 	scores, match := sc.scores, sc.match
 	used := growBools(sc.used, na)
 	sc.used = used
-	b := Breakdown{OrderScore: 1}
-	paired := 0
-	for _, j := range match {
-		if j >= 0 {
-			paired++
-		}
-	}
-	if paired > 0 {
-		b.Pairs = make([]Pair, 0, paired)
-	}
-	nmm := 0
+	paired, nmm := 0, 0
 	for i, j := range match {
 		if j >= 0 {
+			paired++
+			used[j] = true
 			nmm += int(sc.mmTo[i*na+j] - sc.mmFrom[i*na+j])
 		}
+	}
+	// Unpaired expected calls: out of order (ordered modes, the tool was
+	// called but not in a consistent position), missing, or skipped optional.
+	lists := &sc.lists
+	for k := range lists {
+		lists[k] = lists[k][:0]
+	}
+	denominator := 0
+	for i, j := range match {
+		if j >= 0 {
+			continue
+		}
+		e := &n.calls[i]
+		if n.exp.Order != OrderAny {
+			if k := n.firstUnused(i, na, used, sc.weights); k >= 0 {
+				used[k] = true
+				lists[listOOOExpected] = append(lists[listOOOExpected], i)
+				lists[listOOOActual] = append(lists[listOOOActual], k)
+				if !e.optional {
+					denominator++
+				}
+				continue
+			}
+		}
+		if e.optional {
+			lists[listSkipped] = append(lists[listSkipped], i)
+			continue
+		}
+		lists[listMissing] = append(lists[listMissing], i)
+		denominator++
+	}
+	for j := range calls {
+		if used[j] {
+			continue
+		}
+		name := calls[j].Name
+		_, isForbidden := n.forbidden[name]
+		_, isAvailable := n.available[name]
+		switch {
+		case isForbidden:
+			lists[listForbidden] = append(lists[listForbidden], j)
+		case n.available != nil && !isAvailable:
+			lists[listHallucinated] = append(lists[listHallucinated], j)
+		default:
+			lists[listUnexpected] = append(lists[listUnexpected], j)
+		}
+	}
+
+	b := Breakdown{}
+	ooo := len(lists[listOOOExpected])
+	if paired+ooo > 0 {
+		all := make([]Pair, paired+ooo)
+		if paired > 0 {
+			b.Pairs = all[:0:paired]
+		}
+		if ooo > 0 {
+			b.OutOfOrder = all[paired:]
+			for k, i := range lists[listOOOExpected] {
+				j := lists[listOOOActual][k]
+				b.OutOfOrder[k] = Pair{Expected: i, Actual: j, Score: scores[i*na+j]}
+			}
+		}
+	}
+	nints := 0
+	for k := range lists[:listOOOExpected] {
+		nints += len(lists[k])
+	}
+	if nints > 0 {
+		ints := make([]int, nints)
+		take := func(l []int) []int {
+			if len(l) == 0 {
+				return nil
+			}
+			out := ints[:len(l):len(l)]
+			copy(out, l)
+			ints = ints[len(l):]
+			return out
+		}
+		b.Missing = take(lists[listMissing])
+		b.SkippedOptional = take(lists[listSkipped])
+		b.Unexpected = take(lists[listUnexpected])
+		b.Forbidden = take(lists[listForbidden])
+		b.Hallucinated = take(lists[listHallucinated])
 	}
 	var own []ArgMismatch
 	if nmm > 0 {
@@ -644,12 +727,11 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		// its own copy of the paired calls' mismatches, one allocation.
 		own = make([]ArgMismatch, 0, nmm)
 	}
-	numerator, denominator := 0.0, 0
+	numerator := 0.0
 	for i, j := range match {
 		if j < 0 {
 			continue
 		}
-		used[j] = true
 		e := &n.calls[i]
 		a := &calls[j]
 		p := Pair{Expected: i, Actual: j, Score: scores[i*na+j]}
@@ -666,46 +748,6 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		numerator += p.Score
 		denominator++
 		b.Pairs = append(b.Pairs, p)
-	}
-	// Unpaired expected calls: out of order (ordered modes, the tool was
-	// called but not in a consistent position), missing, or skipped optional.
-	for i, j := range match {
-		if j >= 0 {
-			continue
-		}
-		e := &n.calls[i]
-		if n.exp.Order != OrderAny {
-			if k := n.firstUnused(i, na, used, sc.weights); k >= 0 {
-				used[k] = true
-				b.OutOfOrder = append(b.OutOfOrder, Pair{Expected: i, Actual: k, Score: scores[i*na+k]})
-				if !e.optional {
-					denominator++
-				}
-				continue
-			}
-		}
-		if e.optional {
-			b.SkippedOptional = append(b.SkippedOptional, i)
-			continue
-		}
-		b.Missing = append(b.Missing, i)
-		denominator++
-	}
-	for j := range calls {
-		if used[j] {
-			continue
-		}
-		name := calls[j].Name
-		_, isForbidden := n.forbidden[name]
-		_, isAvailable := n.available[name]
-		switch {
-		case isForbidden:
-			b.Forbidden = append(b.Forbidden, j)
-		case n.available != nil && !isAvailable:
-			b.Hallucinated = append(b.Hallucinated, j)
-		default:
-			b.Unexpected = append(b.Unexpected, j)
-		}
 	}
 	sc.releaseMismatches()
 	// Paired calls to forbidden tools cannot happen (Validate rejects a
@@ -731,9 +773,22 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		res.Score = n.exp.ExtraCallCap
 	}
 	res.decide()
-	res.Explanation = n.explain(&res, calls, ne)
+	res.Explanation = n.explain(&res, calls, ne, sc)
 	return res
 }
+
+// The index lists result gathers in scoreScratch.lists.
+const (
+	listMissing = iota
+	listSkipped
+	listUnexpected
+	listForbidden
+	listHallucinated
+	// listOOOExpected and listOOOActual hold the out-of-order pairs.
+	listOOOExpected
+	listOOOActual
+	numLists
+)
 
 // firstUnused returns the earliest unused actual call that could pair with
 // expected call i, or -1.
@@ -799,13 +854,22 @@ func orderScore(pairs []Pair) float64 {
 
 // explain returns the short explanation of a native result. A run that
 // matched every expected call and did nothing else, the common case, gets
-// a string built when the scorer was; others are written by explanation.
-func (n *native) explain(res *Result, calls []Call, ne int) string {
+// a string built when the scorer was; others are written by explanation
+// into sc's text buffer, so the string is the only allocation.
+func (n *native) explain(res *Result, calls []Call, ne int, sc *scoreScratch) string {
 	if k := len(res.Breakdown.Pairs); ne > 0 && k < len(n.allMatched) && cleanMatch(res) {
 		return n.allMatched[k]
 	}
-	return n.explanation(res, calls, ne)
+	sc.text = n.appendExplanation(sc.text[:0], res, calls, ne)
+	s := string(sc.text)
+	if cap(sc.text) > maxPooledText {
+		sc.text = nil
+	}
+	return s
 }
+
+// maxPooledText bounds the explanation buffer a pooled scratch keeps.
+const maxPooledText = 4096
 
 // cleanMatch reports whether res's explanation is its header alone. A
 // score of 1 means every pair matched fully, nothing required is missing or
@@ -838,70 +902,76 @@ func allMatchedExplanations(calls int) []string {
 	return out
 }
 
-// explanation writes the short explanation of a native result.
+// explanation returns the short explanation of a native result, written
+// afresh (explain may return one built in advance).
 func (n *native) explanation(res *Result, calls []Call, ne int) string {
+	return string(n.appendExplanation(nil, res, calls, ne))
+}
+
+// appendExplanation appends the short explanation of a native result to t.
+func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) []byte {
 	b := &res.Breakdown
-	var sb strings.Builder
-	sb.Grow(160)
 	full := 0
 	for _, p := range b.Pairs {
 		if p.Score >= 1 {
 			full++
 		}
 	}
-	sb.WriteString("score ")
-	writeScore(&sb, res.Score)
+	t = append(t, "score "...)
+	t = appendScore(t, res.Score)
 	switch {
 	case ne == 0 && len(calls) == 0:
-		sb.WriteString(": no calls expected and none made")
+		t = append(t, ": no calls expected and none made"...)
 	case ne == 0:
-		sb.WriteString(": no calls expected, ")
-		sb.WriteString(itoa(len(calls)))
-		sb.WriteString(" made")
+		t = append(t, ": no calls expected, "...)
+		t = strconv.AppendInt(t, int64(len(calls)), 10)
+		t = append(t, " made"...)
 	default:
-		sb.WriteString(": ")
-		sb.WriteString(itoa(full))
-		sb.WriteString(" of ")
-		sb.WriteString(itoa(len(b.Pairs) + len(b.Missing) + len(b.OutOfOrder)))
-		sb.WriteString(" expected calls matched")
+		t = append(t, ": "...)
+		t = strconv.AppendInt(t, int64(full), 10)
+		t = append(t, " of "...)
+		t = strconv.AppendInt(t, int64(len(b.Pairs)+len(b.Missing)+len(b.OutOfOrder)), 10)
+		t = append(t, " expected calls matched"...)
 	}
-	list := func(label string, names []string) {
-		if len(names) > 0 {
-			sb.WriteString("; ")
-			sb.WriteString(label)
-			sb.WriteString(" ")
-			sb.WriteString(joinNames(names, 5))
+	expected := func(i int) string { return n.calls[i].name }
+	actual := func(j int) string { return calls[j].Name }
+	t = appendNameList(t, "missing", b.Missing, expected)
+	if len(b.OutOfOrder) > 0 {
+		t = append(t, "; out of order "...)
+		for k, p := range b.OutOfOrder {
+			if k == maxNamesShown {
+				break
+			}
+			if k > 0 {
+				t = append(t, ", "...)
+			}
+			t = append(t, n.calls[p.Expected].name...)
 		}
+		t = appendMore(t, len(b.OutOfOrder))
 	}
-	list("missing", b.MissingTools(n.exp.Calls))
-	var ooo []string
-	for _, p := range b.OutOfOrder {
-		ooo = append(ooo, n.calls[p.Expected].name)
-	}
-	list("out of order", ooo)
-	list("forbidden", b.ForbiddenTools(calls))
+	t = appendNameList(t, "forbidden", b.Forbidden, actual)
 	if len(b.ForbiddenSequences) > 0 {
-		sb.WriteString("; forbidden sequence at call ")
-		sb.WriteString(itoa(b.ForbiddenSequences[0] + 1))
+		t = append(t, "; forbidden sequence at call "...)
+		t = strconv.AppendInt(t, int64(b.ForbiddenSequences[0]+1), 10)
 	}
-	list("hallucinated", namesAt(b.Hallucinated, calls, func(c *Call) string { return c.Name }))
+	t = appendNameList(t, "hallucinated", b.Hallucinated, actual)
 	if len(b.Unexpected) > 0 {
-		list("unexpected", b.UnexpectedTools(calls))
+		t = appendNameList(t, "unexpected", b.Unexpected, actual)
 		switch n.exp.ExtraCalls {
 		case ExtraPenalize:
-			sb.WriteString(" (capped at ")
-			writeScore(&sb, n.exp.ExtraCallCap)
-			sb.WriteString(")")
+			t = append(t, " (capped at "...)
+			t = appendScore(t, n.exp.ExtraCallCap)
+			t = append(t, ')')
 		case ExtraFail:
-			sb.WriteString(" (not allowed)")
+			t = append(t, " (not allowed)"...)
 		}
 	}
 	shown := 0
 	for _, p := range b.Pairs {
 		if p.Failed {
-			sb.WriteString("; ")
-			sb.WriteString(n.calls[p.Expected].name)
-			sb.WriteString(" failed")
+			t = append(t, "; "...)
+			t = append(t, n.calls[p.Expected].name...)
+			t = append(t, " failed"...)
 			continue
 		}
 		for _, mm := range p.Mismatches {
@@ -909,34 +979,34 @@ func (n *native) explanation(res *Result, calls []Call, ne int) string {
 				break
 			}
 			shown++
-			sb.WriteString("; ")
-			sb.WriteString(n.calls[p.Expected].name)
-			sb.WriteString(" ")
-			sb.WriteString(mm.Path)
-			sb.WriteString(": ")
-			mm.writeReason(&sb)
+			t = append(t, "; "...)
+			t = append(t, n.calls[p.Expected].name...)
+			t = append(t, ' ')
+			t = append(t, mm.Path...)
+			t = append(t, ": "...)
+			t = mm.appendReason(t)
 		}
 	}
 	if b.ArgumentsUnavailable > 0 {
-		sb.WriteString("; arguments unavailable for ")
-		sb.WriteString(itoa(b.ArgumentsUnavailable))
-		sb.WriteString(" call")
+		t = append(t, "; arguments unavailable for "...)
+		t = strconv.AppendInt(t, int64(b.ArgumentsUnavailable), 10)
+		t = append(t, " call"...)
 		if b.ArgumentsUnavailable > 1 {
-			sb.WriteString("s")
+			t = append(t, 's')
 		}
-		sb.WriteString(" (judged by name and order)")
+		t = append(t, " (judged by name and order)"...)
 	}
 	for i := range calls {
 		if calls[i].ArgsUnknown && calls[i].ArgsNote != "" {
-			sb.WriteString("; call ")
-			sb.WriteString(itoa(i + 1))
-			sb.WriteString(" ")
-			sb.WriteString(calls[i].Name)
-			sb.WriteString(": ")
-			sb.WriteString(calls[i].ArgsNote)
+			t = append(t, "; call "...)
+			t = strconv.AppendInt(t, int64(i+1), 10)
+			t = append(t, ' ')
+			t = append(t, calls[i].Name...)
+			t = append(t, ": "...)
+			t = append(t, calls[i].ArgsNote...)
 		}
 	}
-	return sb.String()
+	return t
 }
 
 // formatScore renders a score with at most 4 decimals ("0.75", "1").

@@ -72,7 +72,7 @@ func TestNativeCleanMatchExplanation(t *testing.T) {
 	res := s.Score(context.Background(), calls)
 	require.Equal(t, "score 1: 2 of 2 expected calls matched", res.Explanation)
 	n := s.(*native)
-	allocs := testing.AllocsPerRun(20, func() { _ = n.explain(&res, calls, len(n.calls)) })
+	allocs := testing.AllocsPerRun(20, func() { _ = n.explain(&res, calls, len(n.calls), new(scoreScratch)) })
 	assert.Zero(t, allocs)
 
 	// What a score of 1 still allows is explained in full (scoreNative

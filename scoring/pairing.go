@@ -177,27 +177,27 @@ func maxWeightAssignment(rows, cols int, w []int64, match []int) {
 // orderedAssignment pairs rows with columns so that pairs increase in both
 // row and column (a weighted longest common subsequence), maximising the total
 // weight. wm[r*cols+c] < 0 marks an infeasible pair. Ties prefer pairing each
-// row with the earliest possible column.
-func orderedAssignment(rows, cols int, wm []int64, match []int) {
+// row with the earliest possible column. dp is working memory, grown when
+// too short and returned for reuse.
+func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []int64 {
 	for r := range match {
 		match[r] = -1
 	}
 	if rows == 0 || cols == 0 {
-		return
+		return dp
 	}
 	// dp[i][j]: best total over rows[i:] and cols[j:], filled backwards so the
-	// forward walk can prefer early columns.
+	// forward walk can prefer early columns. Only the last row and column
+	// need clearing: every other cell is written before it is read.
 	w := cols + 1
 	size := (rows + 1) * w
-	var small [512]int64
-	var dp []int64
-	if size <= len(small) {
-		dp = small[:size]
-		for i := range dp {
-			dp[i] = 0
-		}
-	} else {
+	if cap(dp) < size {
 		dp = make([]int64, size)
+	}
+	dp = dp[:size]
+	clear(dp[rows*w:])
+	for i := 0; i < rows; i++ {
+		dp[i*w+cols] = 0
 	}
 	for i := rows - 1; i >= 0; i-- {
 		for j := cols - 1; j >= 0; j-- {
@@ -228,4 +228,5 @@ func orderedAssignment(rows, cols int, wm []int64, match []int) {
 		}
 		i++
 	}
+	return dp
 }

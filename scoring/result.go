@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -162,4 +163,39 @@ func joinNames(names []string, max int) string {
 		return strings.Join(names, ", ")
 	}
 	return strings.Join(names[:max], ", ") + " and " + itoa(len(names)-max) + " more"
+}
+
+// maxNamesShown is how many names an explanation's list shows.
+const maxNamesShown = 5
+
+// appendNameList appends "; label name, name, ..." for the items at idx,
+// naming at most maxNamesShown of them as joinNames does (nothing when idx
+// is empty).
+func appendNameList(t []byte, label string, idx []int, name func(int) string) []byte {
+	if len(idx) == 0 {
+		return t
+	}
+	t = append(t, "; "...)
+	t = append(t, label...)
+	t = append(t, ' ')
+	for k, i := range idx {
+		if k == maxNamesShown {
+			break
+		}
+		if k > 0 {
+			t = append(t, ", "...)
+		}
+		t = append(t, name(i)...)
+	}
+	return appendMore(t, len(idx))
+}
+
+// appendMore appends joinNames' " and N more" for a list of n names.
+func appendMore(t []byte, n int) []byte {
+	if n <= maxNamesShown {
+		return t
+	}
+	t = append(t, " and "...)
+	t = strconv.AppendInt(t, int64(n-maxNamesShown), 10)
+	return append(t, " more"...)
 }
