@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
@@ -188,6 +187,9 @@ func (m *mongodb) Score(_ context.Context, calls []Call) Result {
 		switch {
 		case best >= 0:
 			used[best] = true
+			if b.Pairs == nil {
+				b.Pairs = make([]Pair, 0, len(exp)-i)
+			}
 			b.Pairs = append(b.Pairs, Pair{Expected: i, Actual: best, Score: bestScore})
 			if bestScore < score {
 				score = bestScore
@@ -203,9 +205,12 @@ func (m *mongodb) Score(_ context.Context, calls []Call) Result {
 			break
 		}
 	}
-	for j := range tools {
-		if !used[j] {
-			b.Unexpected = append(b.Unexpected, j)
+	if unused := len(tools) - len(b.Pairs); unused > 0 {
+		b.Unexpected = make([]int, 0, unused)
+		for j := range tools {
+			if !used[j] {
+				b.Unexpected = append(b.Unexpected, j)
+			}
 		}
 	}
 	res.Score = score
@@ -223,38 +228,40 @@ func seq(n int) []int {
 	return out
 }
 
+// explain writes the result's explanation into a stack buffer, so the
+// string is its only allocation.
 func (m *mongodb) explain(res *Result, tools []Call, failed string) string {
-	var sb strings.Builder
-	writeScore(&sb, res.Score)
-	sb.WriteString(": ")
+	var buf [128]byte
+	t := appendScore(buf[:0], res.Score)
+	t = append(t, ": "...)
 	switch {
 	case len(m.exp.Calls) == 0 && len(tools) == 0:
-		sb.WriteString("no calls expected and none made")
-		return sb.String()
+		t = append(t, "no calls expected and none made"...)
+		return string(t)
 	case len(m.exp.Calls) == 0:
-		sb.WriteString("no calls expected but ")
-		sb.WriteString(itoa(len(tools)))
-		sb.WriteString(" made (capped at 0.75)")
-		return sb.String()
+		t = append(t, "no calls expected but "...)
+		t = strconv.AppendInt(t, int64(len(tools)), 10)
+		t = append(t, " made (capped at 0.75)"...)
+		return string(t)
 	case failed != "":
-		sb.WriteString("no call to ")
-		sb.WriteString(failed)
-		sb.WriteString(" with matching parameters")
-		return sb.String()
+		t = append(t, "no call to "...)
+		t = append(t, failed...)
+		t = append(t, " with matching parameters"...)
+		return string(t)
 	}
-	sb.WriteString(itoa(len(res.Breakdown.Pairs)))
-	sb.WriteString(" of ")
-	sb.WriteString(itoa(len(m.exp.Calls)))
-	sb.WriteString(" expected calls matched")
+	t = strconv.AppendInt(t, int64(len(res.Breakdown.Pairs)), 10)
+	t = append(t, " of "...)
+	t = strconv.AppendInt(t, int64(len(m.exp.Calls)), 10)
+	t = append(t, " expected calls matched"...)
 	if n := len(res.Breakdown.SkippedOptional); n > 0 {
-		sb.WriteString(" (")
-		sb.WriteString(itoa(n))
-		sb.WriteString(" optional not made)")
+		t = append(t, " ("...)
+		t = strconv.AppendInt(t, int64(n), 10)
+		t = append(t, " optional not made)"...)
 	}
 	if len(tools) > len(m.exp.Calls) {
-		sb.WriteString("; more calls made than expected (capped at 0.75)")
+		t = append(t, "; more calls made than expected (capped at 0.75)"...)
 	}
-	return sb.String()
+	return string(t)
 }
 
 // mongoKind is the kind of a node of MongoDB's expected-parameters tree.
@@ -495,12 +502,33 @@ func (n *mongoNode) match(a *Value) float64 {
 			return 0
 		}
 		for i, k := range n.keys {
-			v, _ := jsGet(a, k)
-			if n.fields[i].match(&v) == 0 {
+			if n.fields[i].match(jsMember(a, 2*i, k)) == 0 {
 				return 0
 			}
 		}
 		return 1
 	}
 	return 0
+}
+
+// jsMember is [jsGet] for match: a pointer to v[key] (undefined when
+// absent), read in place for an object's members and an array's elements,
+// so matching builds no values. An object's members are looked for at
+// item k first, where the expectation's i-th key (k = 2i) usually is.
+func jsMember(v *Value, k int, key string) *Value {
+	switch v.kind {
+	case KindObject:
+		if p := v.memberNear(k, key); p != nil {
+			return p
+		}
+		return &undefinedValue
+	case KindArray:
+		if i, ok := jsArrayIndex(key); ok && i < len(v.items) {
+			return &v.items[i]
+		}
+	}
+	// An array's length or other key: a value of its own, rare enough to
+	// allocate.
+	x, _ := jsGet(v, key)
+	return &x
 }
