@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
+	"strconv"
+	"sync"
 )
 
 // MastraTrajectoryName is the registered name of the Mastra trajectory
@@ -205,15 +206,11 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 			resolved = item.steps.v
 		}
 	}
-	actualNames := make([]string, len(steps))
-	for i := range steps {
-		actualNames[i] = steps[i].Name
-	}
 	if resolved == nil || (m.version == MastraVersion120 && len(resolved) == 0) {
 		msg := "No expected trajectory provided (pass via options or dataset item expectedTrajectory)"
 		res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Details: map[string]any{
 			"error":             msg,
-			"actualStepNames":   mastraNameList(actualNames),
+			"actualStepNames":   mastraNameList(mastraActualNames(steps, nil)),
 			"expectedStepNames": []string{},
 		}}
 		res.decide()
@@ -227,18 +224,36 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 	if item != nil && item.allowRepeated.set {
 		allowRep = item.allowRepeated.v
 	}
-	cmp, err := compareTrajectories(steps, resolved, ordering, allowRep)
-	if err != nil {
+	var cmp mastraComparison
+	if err := cmp.compare(steps, resolved, ordering, allowRep); err != nil {
 		return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
 	}
-	details := cmp.details()
+	// The actual and expected names share one allocation.
+	names := make([]string, len(steps)+len(resolved))
+	actualNames := mastraActualNames(steps, names[:len(steps):len(steps)])
+	expectedNames := names[len(steps):]
+	for i := range resolved {
+		expectedNames[i] = resolved[i].name
+	}
+	details := cmp.detailsSized(2)
 	details["actualStepNames"] = mastraNameList(actualNames)
-	details["expectedStepNames"] = mastraExpectedNames(resolved)
+	details["expectedStepNames"] = expectedNames
 	res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score, Details: details}
 	res.Breakdown = cmp.breakdown(len(steps))
 	res.decide()
 	res.Explanation = cmp.explain(ordering)
 	return res
+}
+
+// mastraActualNames lists the steps' names into out (allocated when nil).
+func mastraActualNames(steps []Call, out []string) []string {
+	if out == nil {
+		out = make([]string, len(steps))
+	}
+	for i := range steps {
+		out[i] = steps[i].Name
+	}
+	return out
 }
 
 // mastraOrdering maps an order mode onto Mastra's ordering ("" when unset).
@@ -823,17 +838,21 @@ type mastraComparison struct {
 	expectedLength int
 }
 
-func (c *mastraComparison) details() map[string]any {
-	return map[string]any{
-		"score":              c.score,
-		"matchedSteps":       c.matched,
-		"totalExpectedSteps": c.totalExpected,
-		"totalActualSteps":   c.totalActual,
-		"missingSteps":       stringsOrEmpty(c.missing),
-		"extraSteps":         mastraNameList(c.extra),
-		"outOfOrderSteps":    stringsOrEmpty(c.outOfOrder),
-		"repeatedSteps":      mastraNameList(c.repeated),
-	}
+func (c *mastraComparison) details() map[string]any { return c.detailsSized(0) }
+
+// detailsSized is details in a map with room for extra more entries, so
+// adding them does not grow it.
+func (c *mastraComparison) detailsSized(extra int) map[string]any {
+	d := make(map[string]any, 8+extra)
+	d["score"] = c.score
+	d["matchedSteps"] = c.matched
+	d["totalExpectedSteps"] = c.totalExpected
+	d["totalActualSteps"] = c.totalActual
+	d["missingSteps"] = stringsOrEmpty(c.missing)
+	d["extraSteps"] = mastraNameList(c.extra)
+	d["outOfOrderSteps"] = stringsOrEmpty(c.outOfOrder)
+	d["repeatedSteps"] = mastraNameList(c.repeated)
+	return d
 }
 
 // mastraNameList is a list of actual step names for Details: a nameless
@@ -854,58 +873,114 @@ func mastraNameList(names []string) any {
 	return stringsOrEmpty(names)
 }
 
+// breakdown lists the pairs, the expected steps no pair took (Missing) and
+// the actual steps no pair took (Unexpected), the two lists in one
+// allocation.
 func (c *mastraComparison) breakdown(nActual int) Breakdown {
 	b := Breakdown{Pairs: c.pairs, OrderScore: orderScore(c.pairs)}
-	usedE := make([]bool, c.totalExpected)
-	usedA := make([]bool, nActual)
+	var buf [128]bool
+	var used []bool
+	if n := c.totalExpected + nActual; n <= len(buf) {
+		used = buf[:n]
+	} else {
+		used = make([]bool, n)
+	}
+	usedE, usedA := used[:c.totalExpected], used[c.totalExpected:]
 	for _, p := range c.pairs {
 		usedE[p.Expected] = true
 		usedA[p.Actual] = true
 	}
+	missing, unexpected := 0, 0
+	for _, u := range usedE {
+		if !u {
+			missing++
+		}
+	}
+	for _, u := range usedA {
+		if !u {
+			unexpected++
+		}
+	}
+	if missing+unexpected == 0 {
+		return b
+	}
+	ints := make([]int, 0, missing+unexpected)
 	for i, u := range usedE {
 		if !u {
-			b.Missing = append(b.Missing, i)
+			ints = append(ints, i)
 		}
 	}
 	for j, u := range usedA {
 		if !u {
-			b.Unexpected = append(b.Unexpected, j)
+			ints = append(ints, j)
 		}
+	}
+	if missing > 0 {
+		b.Missing = ints[:missing:missing]
+	}
+	if unexpected > 0 {
+		b.Unexpected = ints[missing:]
 	}
 	return b
 }
 
+// explain writes the comparison's explanation into a stack buffer, so the
+// string is its only allocation (unless it is long).
 func (c *mastraComparison) explain(ordering string) string {
 	if ordering == "" {
 		ordering = "relaxed"
 	}
-	var sb strings.Builder
-	writeScore(&sb, c.score)
-	sb.WriteString(": ")
-	sb.WriteString(itoa(c.matched))
-	sb.WriteString("/")
-	sb.WriteString(itoa(c.totalExpected))
-	sb.WriteString(" expected steps matched (")
-	sb.WriteString(ordering)
-	sb.WriteString(" ordering)")
-	list := func(label string, names []string) {
-		if len(names) > 0 {
-			sb.WriteString("; ")
-			sb.WriteString(label)
-			sb.WriteString(": ")
-			sb.WriteString(joinNames(names, 5))
-		}
-	}
-	list("missing", c.missing)
-	list("extra", c.extra)
-	list("out of order", c.outOfOrder)
-	list("repeated", c.repeated)
-	return sb.String()
+	var buf [256]byte
+	t := appendScore(buf[:0], c.score)
+	t = append(t, ": "...)
+	t = strconv.AppendInt(t, int64(c.matched), 10)
+	t = append(t, '/')
+	t = strconv.AppendInt(t, int64(c.totalExpected), 10)
+	t = append(t, " expected steps matched ("...)
+	t = append(t, ordering...)
+	t = append(t, " ordering)"...)
+	t = appendJoinedNames(t, "missing", c.missing)
+	t = appendJoinedNames(t, "extra", c.extra)
+	t = appendJoinedNames(t, "out of order", c.outOfOrder)
+	t = appendJoinedNames(t, "repeated", c.repeated)
+	return string(t)
 }
 
 // compareTrajectories is Mastra's compareTrajectories.
 func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering string, allowRepeated bool) (*mastraComparison, error) {
-	c := &mastraComparison{totalExpected: len(expected), totalActual: len(actual)}
+	c := new(mastraComparison)
+	if err := c.compare(actual, expected, ordering, allowRepeated); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// mastraScratch is compare's working memory, pooled: the name lists and
+// pairs are gathered here and then copied into one allocation each.
+type mastraScratch struct {
+	lists    [mastraNumLists][]string
+	pairs    []int // expected, actual, expected, actual, ...
+	matchedE []bool
+	used     []bool
+}
+
+// The name lists compare gathers, in mastraScratch.lists.
+const (
+	mastraMissing = iota
+	mastraExtra
+	mastraOutOfOrder
+	mastraRepeated
+	mastraNumLists
+)
+
+var mastraPool = sync.Pool{New: func() any { return new(mastraScratch) }}
+
+// maxPooledMastra bounds the lists a pooled mastraScratch keeps.
+const maxPooledMastra = 4 * MaxCalls
+
+// compare fills c with Mastra's comparison of actual with expected.
+func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep, ordering string, allowRepeated bool) error {
+	*c = mastraComparison{totalExpected: len(expected), totalActual: len(actual)}
 	if len(expected) == 0 {
 		if len(actual) == 0 {
 			c.score = 1
@@ -914,22 +989,31 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 		for i := range actual {
 			c.extra[i] = actual[i].Name
 		}
-		return c, nil
+		return nil
 	}
+	sc := mastraPool.Get().(*mastraScratch)
+	defer mastraPool.Put(sc)
+	lists := &sc.lists
+	for k := range lists {
+		clear(lists[k])
+		lists[k] = lists[k][:0]
+	}
+	pairs := sc.pairs[:0]
 	// repeatedSteps: names occurring more than once, by first occurrence.
 	for i := range actual {
 		n := actual[i].Name
-		first, count := -1, 0
-		for j := range actual {
-			if actual[j].Name == n {
-				if first < 0 {
-					first = j
-				}
-				count++
-			}
+		seen := false
+		for j := 0; j < i && !seen; j++ {
+			seen = actual[j].Name == n
 		}
-		if count > 1 && first == i {
-			c.repeated = append(c.repeated, n)
+		if seen {
+			continue
+		}
+		for j := i + 1; j < len(actual); j++ {
+			if actual[j].Name == n {
+				lists[mastraRepeated] = append(lists[mastraRepeated], n)
+				break
+			}
 		}
 	}
 	inExpected := func(name string) bool {
@@ -948,7 +1032,8 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 		}
 		return false
 	}
-	matchedE := make([]bool, len(expected))
+	matchedE := growBools(sc.matchedE, len(expected))
+	sc.matchedE = matchedE
 	switch ordering {
 	case "strict":
 		n := max(len(actual), len(expected))
@@ -957,12 +1042,12 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 			case i < len(actual) && i < len(expected) && actual[i].Name == expected[i].name:
 				ok, err := mastraStepMatches(&actual[i], i, &expected[i])
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if ok {
 					c.matched++
 					matchedE[i] = true
-					c.pairs = append(c.pairs, Pair{Expected: i, Actual: i, Score: 1})
+					pairs = append(pairs, i, i)
 				}
 			case i >= len(expected) && actual[i].Name == "":
 				// A nameless step past the end: undefined === undefined,
@@ -970,11 +1055,12 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 				// matched (matchedSteps may exceed the expected steps).
 				c.matched++
 			case i < len(actual) && actual[i].Name != "" && inExpected(actual[i].Name):
-				c.outOfOrder = append(c.outOfOrder, actual[i].Name)
+				lists[mastraOutOfOrder] = append(lists[mastraOutOfOrder], actual[i].Name)
 			}
 		}
 	case "unordered":
-		used := make([]bool, len(actual))
+		used := growBools(sc.used, len(actual))
+		sc.used = used
 		for i := range expected {
 			for j := range actual {
 				if used[j] {
@@ -982,13 +1068,13 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 				}
 				ok, err := mastraStepMatches(&actual[j], j, &expected[i])
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if ok {
 					c.matched++
 					matchedE[i] = true
 					used[j] = true
-					c.pairs = append(c.pairs, Pair{Expected: i, Actual: j, Score: 1})
+					pairs = append(pairs, i, j)
 					break
 				}
 			}
@@ -1003,30 +1089,31 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 				}
 				ok, err := mastraStepMatches(&actual[j], j, &expected[i])
 				if err != nil {
-					return nil, err
+					return err
 				}
 				if ok {
 					c.matched++
 					last = j
 					matchedE[i] = true
 					found = true
-					c.pairs = append(c.pairs, Pair{Expected: i, Actual: j, Score: 1})
+					pairs = append(pairs, i, j)
 					break
 				}
 			}
 			if !found && inActual(expected[i].name) {
-				c.outOfOrder = append(c.outOfOrder, expected[i].name)
+				lists[mastraOutOfOrder] = append(lists[mastraOutOfOrder], expected[i].name)
 			}
 		}
 	}
+	sc.pairs = pairs
 	for i := range expected {
 		if !matchedE[i] {
-			c.missing = append(c.missing, expected[i].name)
+			lists[mastraMissing] = append(lists[mastraMissing], expected[i].name)
 		}
 	}
 	for i := range actual {
 		if !inExpected(actual[i].Name) {
-			c.extra = append(c.extra, actual[i].Name)
+			lists[mastraExtra] = append(lists[mastraExtra], actual[i].Name)
 		}
 	}
 	score := float64(c.matched) / float64(len(expected))
@@ -1034,9 +1121,44 @@ func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering 
 		penalty := float64(len(actual)-len(expected)) / float64(len(expected))
 		score = max(0, score-penalty*0.5)
 	}
-	if !allowRepeated && len(c.repeated) > 0 {
-		score = max(0, score-float64(len(c.repeated))*0.1)
+	if !allowRepeated && len(lists[mastraRepeated]) > 0 {
+		score = max(0, score-float64(len(lists[mastraRepeated]))*0.1)
 	}
 	c.score = mastraRound2(max(0, min(1, score)))
-	return c, nil
+
+	// Copy the lists into one allocation (each capped at its length, so
+	// appending to one never writes into another), the pairs into another.
+	total := 0
+	for k := range lists {
+		total += len(lists[k])
+	}
+	if total > 0 {
+		all := make([]string, total)
+		take := func(l []string) []string {
+			if len(l) == 0 {
+				return nil
+			}
+			out := all[:len(l):len(l)]
+			copy(out, l)
+			all = all[len(l):]
+			return out
+		}
+		c.missing = take(lists[mastraMissing])
+		c.extra = take(lists[mastraExtra])
+		c.outOfOrder = take(lists[mastraOutOfOrder])
+		c.repeated = take(lists[mastraRepeated])
+	}
+	if len(pairs) > 0 {
+		c.pairs = make([]Pair, len(pairs)/2)
+		for k := range c.pairs {
+			c.pairs[k] = Pair{Expected: pairs[2*k], Actual: pairs[2*k+1], Score: 1}
+		}
+	}
+	for k := range lists {
+		clear(lists[k])
+		if cap(lists[k]) > maxPooledMastra {
+			lists[k] = nil
+		}
+	}
+	return nil
 }

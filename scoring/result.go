@@ -199,3 +199,24 @@ func appendMore(t []byte, n int) []byte {
 	t = strconv.AppendInt(t, int64(n-maxNamesShown), 10)
 	return append(t, " more"...)
 }
+
+// appendJoinedNames appends "; label: " and joinNames(names, 5) (nothing
+// when names is empty).
+func appendJoinedNames(t []byte, label string, names []string) []byte {
+	if len(names) == 0 {
+		return t
+	}
+	t = append(t, "; "...)
+	t = append(t, label...)
+	t = append(t, ": "...)
+	for k, name := range names {
+		if k == maxNamesShown {
+			break
+		}
+		if k > 0 {
+			t = append(t, ", "...)
+		}
+		t = append(t, name...)
+	}
+	return appendMore(t, len(names))
+}
