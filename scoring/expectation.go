@@ -3,6 +3,7 @@ package scoring
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -150,6 +151,13 @@ func (e Expectation) Resolved() Expectation {
 // Validate checks the expectation. Errors name the offending field with the
 // same keys a collector configuration uses ("calls[1].tool", "order").
 func (e Expectation) Validate() error {
+	_, err := e.compile()
+	return err
+}
+
+// compile validates the expectation, as Validate does, and returns its
+// compiled calls, so a scorer built from it compiles them once.
+func (e Expectation) compile() ([]compiledCall, error) {
 	r := e.Resolved()
 	var errs []error
 	switch r.Order {
@@ -179,7 +187,7 @@ func (e Expectation) Validate() error {
 	forbidden := toSet(e.ForbiddenTools)
 	available := toSet(e.AvailableTools)
 	for i, c := range e.Calls {
-		field := fmt.Sprintf("calls[%d]", i)
+		field := callField(i)
 		if strings.TrimSpace(c.Name) == "" {
 			errs = append(errs, fmt.Errorf("%s.tool: must not be empty", field))
 			continue
@@ -204,13 +212,16 @@ func (e Expectation) Validate() error {
 		}
 	}
 	if len(errs) > 0 {
-		return errors.Join(errs...)
+		return nil, errors.Join(errs...)
 	}
-	if _, err := compileExpectation(e); err != nil {
-		return err
-	}
-	return nil
+	return compileExpectation(e)
 }
+
+// callField is the configuration key of expected call i, "calls[i]", for
+// error messages.
+type callField int
+
+func (i callField) String() string { return "calls[" + strconv.Itoa(int(i)) + "]" }
 
 func validPolicy(field string, p ExtraPolicy) error {
 	switch p {

@@ -97,26 +97,11 @@ func newNative(s Settings) (Scorer, error) {
 		sort.Strings(keys)
 		return nil, fmt.Errorf("native: unknown option %q (the native scorer is configured by the expectation)", keys[0])
 	}
-	if err := s.Expectation.Validate(); err != nil {
-		return nil, err
-	}
-	calls, err := compileExpectation(s.Expectation)
+	calls, err := s.Expectation.compile()
 	if err != nil {
 		return nil, err
 	}
-	groupOf := make(map[string]int)
-	var groupRows [][]int
-	var groupNames []string
-	for i, c := range calls {
-		g, ok := groupOf[c.name]
-		if !ok {
-			g = len(groupRows)
-			groupOf[c.name] = g
-			groupRows = append(groupRows, nil)
-			groupNames = append(groupNames, c.name)
-		}
-		groupRows[g] = append(groupRows[g], i)
-	}
+	groupOf, groupRows, groupNames := groupCallsByTool(calls)
 	return &native{
 		exp:        s.Expectation.Resolved(),
 		calls:      calls,
@@ -129,6 +114,60 @@ func newNative(s Settings) (Scorer, error) {
 		allMatched: allMatchedExplanations(len(calls)),
 	}, nil
 }
+
+// groupCallsByTool groups the expected calls by tool: groupRows[g] lists
+// group g's calls and groupNames[g] its tool. groupOf maps a tool to its
+// group when there are more groups than groupIndex scans (nil otherwise).
+// The rows share one slice.
+func groupCallsByTool(calls []compiledCall) (groupOf map[string]int, groupRows [][]int, groupNames []string) {
+	group := make([]int, len(calls))
+	if len(calls) > maxScannedGroups {
+		groupOf = make(map[string]int)
+	}
+	for i := range calls {
+		name := calls[i].name
+		g := -1
+		if groupOf != nil {
+			if k, ok := groupOf[name]; ok {
+				g = k
+			}
+		} else {
+			g = slices.Index(groupNames, name)
+		}
+		if g < 0 {
+			g = len(groupNames)
+			groupNames = append(groupNames, name)
+			if groupOf != nil {
+				groupOf[name] = g
+			}
+		}
+		group[i] = g
+	}
+	if len(groupNames) <= maxScannedGroups {
+		groupOf = nil
+	}
+	// A counting sort of the calls by group into one slice.
+	start := make([]int, len(groupNames)+1)
+	for _, g := range group {
+		start[g+1]++
+	}
+	for g := range groupNames {
+		start[g+1] += start[g]
+	}
+	rows := make([]int, len(calls))
+	groupRows = make([][]int, len(groupNames))
+	for g := range groupRows {
+		groupRows[g] = rows[start[g]:start[g]:start[g+1]]
+	}
+	for i, g := range group {
+		groupRows[g] = append(groupRows[g], i)
+	}
+	return groupOf, groupRows, groupNames
+}
+
+// maxScannedGroups is the most tool groups groupIndex finds by a linear
+// scan; more are found through native.groupOf.
+const maxScannedGroups = 16
 
 // NewNative builds the native scorer directly.
 func NewNative(exp Expectation, threshold float64) (Scorer, error) {
@@ -503,7 +542,7 @@ func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
 // groupIndex returns the group of the expected calls to a tool, or -1. A
 // linear scan beats hashing for the few tools a rule names.
 func (n *native) groupIndex(name string) int {
-	if len(n.groupNames) <= 16 {
+	if n.groupOf == nil {
 		for g, tool := range n.groupNames {
 			if tool == name {
 				return g
@@ -893,11 +932,25 @@ func cleanMatch(res *Result) bool {
 
 // allMatchedExplanations returns, for k from 0 to calls, the explanation of
 // a run that matched all of its k expected calls and did nothing else (k is
-// 0 when every expected call is optional and none was made).
+// 0 when every expected call is optional and none was made). The
+// explanations are substrings of one string.
 func allMatchedExplanations(calls int) []string {
+	var buf []byte
+	ends := make([]int, calls+1)
+	for k := range ends {
+		buf = append(buf, "score 1: "...)
+		buf = strconv.AppendInt(buf, int64(k), 10)
+		buf = append(buf, " of "...)
+		buf = strconv.AppendInt(buf, int64(k), 10)
+		buf = append(buf, " expected calls matched"...)
+		ends[k] = len(buf)
+	}
+	all := string(buf)
 	out := make([]string, calls+1)
-	for k := range out {
-		out[k] = "score 1: " + itoa(k) + " of " + itoa(k) + " expected calls matched"
+	start := 0
+	for k, end := range ends {
+		out[k] = all[start:end]
+		start = end
 	}
 	return out
 }
