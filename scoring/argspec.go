@@ -75,11 +75,15 @@ type argSpec struct {
 	coerce bool
 }
 
-// compileArgs builds the check tree from literal arguments and path matchers.
-func compileArgs(lit Value, matchers []PathMatcher) (*argNode, error) {
+// compileArgs builds the check tree from literal arguments and path
+// matchers. Its literal nodes and texts come from b; the texts are set when
+// b finishes.
+func compileArgs(b *specBuilder, lit Value, matchers []PathMatcher) (*argNode, error) {
 	var root *argNode
 	if lit.kind != KindUndefined {
-		root = literalNode("$", lit)
+		start := len(b.buf)
+		b.buf = append(b.buf, '$')
+		root = b.literal(&lit, start, len(b.buf))
 	}
 	for _, pm := range matchers {
 		p, err := ParsePath(pm.Path)
@@ -89,32 +93,132 @@ func compileArgs(lit Value, matchers []PathMatcher) (*argNode, error) {
 		if pm.Matcher == nil {
 			return nil, fmt.Errorf("match[%q]: matcher is missing", pm.Path)
 		}
-		root, err = placeMatcher(root, "$", p.segs, pm.Matcher)
+		root, err = b.placeMatcher(root, "$", p.segs, pm.Matcher)
 		if err != nil {
 			return nil, fmt.Errorf("match[%q]: %w", pm.Path, err)
 		}
 	}
 	if root != nil {
-		countChecks(root)
+		b.countChecks(root)
 	}
 	return root, nil
 }
 
-// literalNode turns a literal into nodes: objects become object nodes (so the
-// key-set policy applies at every level), everything else one literal leaf.
-func literalNode(path string, v Value) *argNode {
-	if v.kind != KindObject {
-		return &argNode{kind: nodeLiteral, path: path, lit: v}
+// specBuilder builds the argument specifications of one expectation. It
+// takes literal nodes and object fields from slabs sized in advance, and
+// writes the texts nodes report (paths, wants, member templates) into one
+// buffer that finish turns into one string, of which the texts are
+// substrings: compiling allocates per expectation, not per node.
+type specBuilder struct {
+	nodes  []argNode
+	fields []argField
+	buf    []byte
+	texts  []pendingText
+}
+
+// pendingText is a text written to specBuilder.buf, to be set to *dst.
+type pendingText struct {
+	dst        *string
+	start, end int
+}
+
+// newSpecBuilder returns a builder whose slabs hold the literal nodes of
+// calls' arguments.
+func newSpecBuilder(calls []ExpectedCall) *specBuilder {
+	nodes, fields := 0, 0
+	for i := range calls {
+		n, f := literalSize(&calls[i].Args)
+		nodes += n
+		fields += f
 	}
-	n := &argNode{kind: nodeObject, path: path, fields: make([]argField, 0, v.Len())}
+	return &specBuilder{
+		nodes:  make([]argNode, 0, nodes),
+		fields: make([]argField, 0, fields),
+		texts:  make([]pendingText, 0, 2*(nodes+fields)),
+	}
+}
+
+// literalSize counts the nodes and object fields literal makes of v.
+func literalSize(v *Value) (nodes, fields int) {
+	nodes = 1
+	if v.kind != KindObject {
+		return nodes, 0
+	}
+	fields = len(v.items) / 2
+	for i := 1; i < len(v.items); i += 2 {
+		n, f := literalSize(&v.items[i])
+		nodes += n
+		fields += f
+	}
+	return nodes, fields
+}
+
+// node returns a new node from the slab (or the heap once it is used up).
+func (b *specBuilder) node() *argNode {
+	if len(b.nodes) < cap(b.nodes) {
+		b.nodes = b.nodes[:len(b.nodes)+1]
+		return &b.nodes[len(b.nodes)-1]
+	}
+	return new(argNode)
+}
+
+// fieldList returns an empty list with room for n fields.
+func (b *specBuilder) fieldList(n int) []argField {
+	if k := len(b.fields); cap(b.fields)-k >= n {
+		b.fields = b.fields[:k+n]
+		return b.fields[k : k : k+n]
+	}
+	return make([]argField, 0, n)
+}
+
+// text sets *dst, when b finishes, to what was written to b.buf from start.
+func (b *specBuilder) text(dst *string, start int) {
+	b.texts = append(b.texts, pendingText{dst: dst, start: start, end: len(b.buf)})
+}
+
+// finish sets every text written and resets the buffer.
+func (b *specBuilder) finish() {
+	all := string(b.buf)
+	for _, t := range b.texts {
+		*t.dst = all[t.start:t.end]
+	}
+	b.texts = b.texts[:0]
+	b.buf = b.buf[:0]
+}
+
+// literal turns a literal into nodes: objects become object nodes (so the
+// key-set policy applies at every level), everything else one literal
+// leaf. The node's path is b.buf[ps:pe].
+func (b *specBuilder) literal(v *Value, ps, pe int) *argNode {
+	n := b.node()
+	b.texts = append(b.texts, pendingText{dst: &n.path, start: ps, end: pe})
+	if v.kind != KindObject {
+		n.kind, n.lit = nodeLiteral, *v
+		return n
+	}
+	n.kind = nodeObject
+	n.fields = b.fieldList(len(v.items) / 2)
+	root := pe-ps == 1 && b.buf[ps] == '$'
 	for i := 0; i < len(v.items); i += 2 {
 		key := v.items[i].str
-		n.fields = append(n.fields, argField{key: key, node: literalNode(joinKey(path, key), v.items[i+1])})
+		start := len(b.buf)
+		if !root {
+			b.buf = append(b.buf, b.buf[ps:pe]...)
+		}
+		b.buf = appendKeySegment(b.buf, root, key)
+		n.fields = append(n.fields, argField{key: key, node: b.literal(&v.items[i+1], start, len(b.buf))})
 	}
 	return n
 }
 
-func placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode, error) {
+// literalAt is literal for a node whose path is given as a string.
+func (b *specBuilder) literalAt(path string, v *Value) *argNode {
+	start := len(b.buf)
+	b.buf = append(b.buf, path...)
+	return b.literal(v, start, len(b.buf))
+}
+
+func (b *specBuilder) placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode, error) {
 	if len(segs) == 0 {
 		return &argNode{kind: nodeMatcher, path: path, m: m}, nil
 	}
@@ -130,7 +234,7 @@ func placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode,
 		if n.kind != nodeArray {
 			return nil, fmt.Errorf("[*] needs an array at %s, but args give %s", path, describeNode(n))
 		}
-		each, err := placeMatcher(n.each, path+"[*]", segs[1:], m)
+		each, err := b.placeMatcher(n.each, path+"[*]", segs[1:], m)
 		if err != nil {
 			return nil, err
 		}
@@ -142,8 +246,8 @@ func placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode,
 		}
 		if n.kind == nodeLiteral && n.lit.kind == KindArray {
 			arr := &argNode{kind: nodeArray, path: path, fixedLen: true}
-			for i, it := range n.lit.items {
-				arr.elems = append(arr.elems, literalNode(joinIndex(path, i), it))
+			for i := range n.lit.items {
+				arr.elems = append(arr.elems, b.literalAt(joinIndex(path, i), &n.lit.items[i]))
 			}
 			n = arr
 		}
@@ -156,7 +260,7 @@ func placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode,
 		for len(n.elems) <= seg.index {
 			n.elems = append(n.elems, nil)
 		}
-		child, err := placeMatcher(n.elems[seg.index], joinIndex(path, seg.index), segs[1:], m)
+		child, err := b.placeMatcher(n.elems[seg.index], joinIndex(path, seg.index), segs[1:], m)
 		if err != nil {
 			return nil, err
 		}
@@ -172,7 +276,7 @@ func placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode,
 	childPath := joinKey(path, seg.key)
 	for i := range n.fields {
 		if n.fields[i].key == seg.key {
-			child, err := placeMatcher(n.fields[i].node, childPath, segs[1:], m)
+			child, err := b.placeMatcher(n.fields[i].node, childPath, segs[1:], m)
 			if err != nil {
 				return nil, err
 			}
@@ -180,7 +284,7 @@ func placeMatcher(n *argNode, path string, segs []segment, m Matcher) (*argNode,
 			return n, nil
 		}
 	}
-	child, err := placeMatcher(nil, childPath, segs[1:], m)
+	child, err := b.placeMatcher(nil, childPath, segs[1:], m)
 	if err != nil {
 		return nil, err
 	}
@@ -200,10 +304,22 @@ func describeNode(n *argNode) string {
 	return "an object"
 }
 
-func countChecks(n *argNode) int {
+// countChecks counts the leaf checks under n and sets what each node
+// reports: its want and, for object members, their text templates.
+func (b *specBuilder) countChecks(n *argNode) int {
 	switch n.kind {
 	case nodeLiteral:
-		n.want = truncateText(n.lit.JSON(), 60)
+		start := len(b.buf)
+		b.buf = n.lit.appendJSON(b.buf)
+		if len(b.buf)-start > maxWantLen {
+			// truncateText, in place.
+			cut := start + maxWantLen
+			for cut > start && (b.buf[cut]&0xC0) == 0x80 {
+				cut--
+			}
+			b.buf = append(b.buf[:cut], "…"...)
+		}
+		b.text(&n.want, start)
 	case nodeMatcher:
 		n.want = n.m.String()
 	case nodeObject:
@@ -217,19 +333,19 @@ func countChecks(n *argNode) int {
 		n.plainText = true
 		for i := range n.fields {
 			f := &n.fields[i]
-			n.checks += countChecks(f.node)
+			n.checks += b.countChecks(f.node)
 			n.plainText = n.plainText && isPlainString(f.key)
-			f.text = memberTemplates(f.key, f.node)
+			b.memberTemplates(f)
 		}
 	case nodeArray:
 		n.checks = 0
 		for _, e := range n.elems {
 			if e != nil {
-				n.checks += countChecks(e)
+				n.checks += b.countChecks(e)
 			}
 		}
 		if n.each != nil {
-			n.checks += countChecks(n.each)
+			n.checks += b.countChecks(n.each)
 		}
 		if n.fixedLen || n.checks == 0 {
 			// The length (or, with no element checks, being an array at all)
@@ -242,6 +358,9 @@ func countChecks(n *argNode) int {
 	}
 	return n.checks
 }
+
+// maxWantLen is how much of a literal's JSON a mismatch report quotes.
+const maxWantLen = 60
 
 // isPlainLiteral reports whether v is a scalar or an array of scalars whose
 // strings are plain (isPlainString).
@@ -340,7 +459,7 @@ func (m ArgMismatch) appendReason(b []byte) []byte {
 	return b
 }
 
-// needsEscape reports whether writeJSONString would escape a byte of s.
+// needsEscape reports whether appendJSONString would escape a byte of s.
 func needsEscape(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {

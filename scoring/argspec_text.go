@@ -2,7 +2,6 @@ package scoring
 
 import (
 	"math"
-	"strings"
 )
 
 // evaluateText is [argSpec.evaluateDocument]'s one-pass path for a deferred
@@ -127,21 +126,35 @@ func (s *argSpec) memberValue(n *argNode, f int, text string, i, depth int, chec
 	return i, false
 }
 
-// memberTemplates returns argField.text for the member key checked by n.
-func memberTemplates(key string, n *argNode) (t [2]string) {
-	if n.kind != nodeLiteral || !n.plainText || !isPlainString(key) || !exactJSON(&n.lit) {
-		return t
+// memberTemplates writes argField.text for the member f checks.
+func (b *specBuilder) memberTemplates(f *argField) {
+	n := f.node
+	if n.kind != nodeLiteral || !n.plainText || !isPlainString(f.key) || !exactJSON(&n.lit) {
+		return
 	}
-	compact := n.lit.JSON()
-	spaced := compact
+	start := len(b.buf)
+	b.buf = append(b.buf, '"')
+	b.buf = append(b.buf, f.key...)
+	b.buf = append(b.buf, `":`...)
+	b.buf = n.lit.appendJSON(b.buf)
+	b.text(&f.text[0], start)
+	start = len(b.buf)
+	b.buf = append(b.buf, '"')
+	b.buf = append(b.buf, f.key...)
+	b.buf = append(b.buf, `": `...)
 	if n.lit.kind == KindArray {
-		items := make([]string, len(n.lit.items))
+		b.buf = append(b.buf, '[')
 		for i := range n.lit.items {
-			items[i] = n.lit.items[i].JSON()
+			if i > 0 {
+				b.buf = append(b.buf, ", "...)
+			}
+			b.buf = n.lit.items[i].appendJSON(b.buf)
 		}
-		spaced = "[" + strings.Join(items, ", ") + "]"
+		b.buf = append(b.buf, ']')
+	} else {
+		b.buf = n.lit.appendJSON(b.buf)
 	}
-	return [2]string{`"` + key + `":` + compact, `"` + key + `": ` + spaced}
+	b.text(&f.text[1], start)
 }
 
 // exactJSON reports whether v is a scalar or array of scalars whose JSON

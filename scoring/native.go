@@ -33,8 +33,9 @@ func compileExpectation(e Expectation) ([]compiledCall, error) {
 	r := e.Resolved()
 	out := make([]compiledCall, len(e.Calls))
 	var errs []error
+	b := newSpecBuilder(e.Calls)
 	for i, c := range e.Calls {
-		root, err := compileArgs(c.Args, c.Matchers)
+		root, err := compileArgs(b, c.Args, c.Matchers)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("calls[%d] (%s): %w", i, c.Name, err))
 			continue
@@ -47,6 +48,7 @@ func compileExpectation(e Expectation) ([]compiledCall, error) {
 			spec:        argSpec{root: root, extra: r.ExtraArgs, credit: r.Credit, coerce: r.CoerceStrings},
 		}
 	}
+	b.finish()
 	return out, errors.Join(errs...)
 }
 

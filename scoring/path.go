@@ -138,12 +138,32 @@ func segmentString(first bool, seg segment) string {
 		return "[*]"
 	case seg.isIndex:
 		return "[" + strconv.Itoa(seg.index) + "]"
-	case seg.key == "" || strings.ContainsAny(seg.key, ".[]\"'") || (first && seg.key == "$"):
-		return "[" + strconv.Quote(seg.key) + "]"
-	case first:
+	case first && !needsQuotedKey(first, seg.key):
 		return seg.key
 	}
-	return "." + seg.key
+	var buf [64]byte
+	return string(appendKeySegment(buf[:0], first, seg.key))
+}
+
+// needsQuotedKey reports whether a key segment is written ["key"].
+func needsQuotedKey(first bool, key string) bool {
+	return key == "" || strings.ContainsAny(key, ".[]\"'") || (first && key == "$")
+}
+
+// appendKeySegment appends the display segment of an object key to b: the
+// key after an empty prefix (first), .key after another, or ["key"] when
+// the key needs quoting.
+func appendKeySegment(b []byte, first bool, key string) []byte {
+	switch {
+	case needsQuotedKey(first, key):
+		b = append(b, '[')
+		b = strconv.AppendQuote(b, key)
+		return append(b, ']')
+	case first:
+		return append(b, key...)
+	}
+	b = append(b, '.')
+	return append(b, key...)
 }
 
 // joinKey extends a display path with an object key.
@@ -151,7 +171,9 @@ func joinKey(prefix, key string) string {
 	if prefix == "$" {
 		prefix = ""
 	}
-	return prefix + segmentString(prefix == "", segment{key: key})
+	var buf [64]byte
+	b := append(buf[:0], prefix...)
+	return string(appendKeySegment(b, prefix == "", key))
 }
 
 // joinIndex extends a display path with an array index.

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -333,117 +334,124 @@ func canonicalInt(s string) string {
 // order. Undefined encodes as "undefined" at the top level and is skipped
 // inside objects, as JSON.stringify does.
 func (v Value) JSON() string {
-	var sb strings.Builder
-	v.appendJSON(&sb)
-	return sb.String()
+	var buf [64]byte
+	return string(v.appendJSON(buf[:0]))
 }
 
 // String returns the JSON encoding; it makes values readable in explanations.
 func (v Value) String() string { return v.JSON() }
 
-func (v Value) appendJSON(sb *strings.Builder) {
+// appendJSON appends the value's JSON encoding (see JSON) to b.
+func (v *Value) appendJSON(b []byte) []byte {
 	switch v.kind {
 	case KindUndefined:
-		sb.WriteString("undefined")
+		b = append(b, "undefined"...)
 	case KindNull:
-		sb.WriteString("null")
+		b = append(b, "null"...)
 	case KindBool:
-		sb.WriteString(strconv.FormatBool(v.b))
+		b = strconv.AppendBool(b, v.b)
 	case KindNumber:
-		sb.WriteString(formatJSNumber(v.num))
+		b = appendJSNumber(b, v.num)
 	case KindString:
-		writeJSONString(sb, v.str)
+		b = appendJSONString(b, v.str)
 	case KindArray:
-		sb.WriteByte('[')
-		for i, it := range v.items {
+		b = append(b, '[')
+		for i := range v.items {
 			if i > 0 {
-				sb.WriteByte(',')
+				b = append(b, ',')
 			}
-			if it.kind == KindUndefined {
-				sb.WriteString("null")
+			if v.items[i].kind == KindUndefined {
+				b = append(b, "null"...)
 				continue
 			}
-			it.appendJSON(sb)
+			b = v.items[i].appendJSON(b)
 		}
-		sb.WriteByte(']')
+		b = append(b, ']')
 	case KindObject:
-		sb.WriteByte('{')
+		b = append(b, '{')
 		first := true
 		for i := 0; i < len(v.items); i += 2 {
 			if v.items[i+1].kind == KindUndefined {
 				continue
 			}
 			if !first {
-				sb.WriteByte(',')
+				b = append(b, ',')
 			}
 			first = false
-			writeJSONString(sb, v.items[i].str)
-			sb.WriteByte(':')
-			v.items[i+1].appendJSON(sb)
+			b = appendJSONString(b, v.items[i].str)
+			b = append(b, ':')
+			b = v.items[i+1].appendJSON(b)
 		}
-		sb.WriteByte('}')
+		b = append(b, '}')
 	}
+	return b
 }
 
 // formatJSNumber formats a float64 the way JavaScript's Number#toString does.
 func formatJSNumber(f float64) string {
+	var buf [32]byte
+	return string(appendJSNumber(buf[:0], f))
+}
+
+// appendJSNumber appends formatJSNumber(f) to b.
+func appendJSNumber(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f), math.IsInf(f, 0):
-		return "null"
+		return append(b, "null"...)
 	case f == 0:
-		return "0"
+		return append(b, '0')
 	}
 	abs := math.Abs(f)
 	if abs >= 1e21 || abs < 1e-6 {
-		s := strconv.FormatFloat(f, 'e', -1, 64)
+		start := len(b)
+		b = strconv.AppendFloat(b, f, 'e', -1, 64)
 		// Go writes e+21 / e-07; JavaScript writes e+21 / e-7.
-		if i := strings.IndexByte(s, 'e'); i >= 0 {
-			mant, exp := s[:i], s[i+1:]
-			sign := exp[0]
-			exp = strings.TrimLeft(exp[1:], "0")
-			if exp == "" {
-				exp = "0"
+		if i := bytes.IndexByte(b[start:], 'e'); i >= 0 {
+			exp := start + i + 2 // after the sign
+			zeros := 0
+			for exp+zeros < len(b)-1 && b[exp+zeros] == '0' {
+				zeros++
 			}
-			return mant + "e" + string(sign) + exp
+			b = append(b[:exp], b[exp+zeros:]...)
 		}
-		return s
+		return b
 	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
+	return strconv.AppendFloat(b, f, 'f', -1, 64)
 }
 
-func writeJSONString(sb *strings.Builder, s string) {
-	sb.WriteByte('"')
+// appendJSONString appends s as a JSON string to b.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}
-		sb.WriteString(s[start:i])
+		b = append(b, s[start:i]...)
 		switch c {
 		case '"':
-			sb.WriteString(`\"`)
+			b = append(b, `\"`...)
 		case '\\':
-			sb.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case '\n':
-			sb.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case '\r':
-			sb.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case '\t':
-			sb.WriteString(`\t`)
+			b = append(b, `\t`...)
 		case '\b':
-			sb.WriteString(`\b`)
+			b = append(b, `\b`...)
 		case '\f':
-			sb.WriteString(`\f`)
+			b = append(b, `\f`...)
 		default:
-			sb.WriteString(`\u00`)
-			sb.WriteByte("0123456789abcdef"[c>>4])
-			sb.WriteByte("0123456789abcdef"[c&0xf])
+			b = append(b, `\u00`...)
+			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
 		}
 		start = i + 1
 	}
-	sb.WriteString(s[start:])
-	sb.WriteByte('"')
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // ValueOf converts a Go value into a Value. It accepts nil, bool, every integer
