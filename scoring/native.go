@@ -361,8 +361,14 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 		return w
 	}
 	e := &n.calls[i]
-	sc.tally = argTally{record: true, mismatches: sc.mismatches, parser: &sc.parser}
-	s, _, _ := n.callScore(e, &calls[j], &sc.tally)
+	// Reset the tally field by field: assigning a whole argTally to the
+	// pooled (heap) scratch is a bulk copy with write barriers.
+	t := &sc.tally
+	t.passed, t.total, t.extras = 0, 0, 0
+	t.record, t.invalid = true, false
+	t.mismatches = sc.mismatches
+	t.parser = &sc.parser
+	s, _, _ := n.callScore(e, &calls[j], t)
 	sc.invalid = sc.invalid || sc.tally.invalid
 	sc.mmFrom[i*na+j] = int32(len(sc.mismatches))
 	sc.mismatches = sc.tally.mismatches
@@ -546,7 +552,7 @@ func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
 func (n *native) groupIndex(name string) int {
 	if n.groupOf == nil {
 		for g, tool := range n.groupNames {
-			if tool == name {
+			if sameName(tool, name) {
 				return g
 			}
 		}
@@ -556,6 +562,14 @@ func (n *native) groupIndex(name string) int {
 		return g
 	}
 	return -1
+}
+
+// sameName reports whether two tool names are equal. Names of one agent's
+// tools often share their length and prefix (search_flights,
+// search_hotels; tool_1, tool_2), so the last byte is compared first: most
+// different names are told apart without comparing the rest.
+func sameName(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || a[len(a)-1] == b[len(b)-1]) && a == b
 }
 
 // groupCalls assigns each actual call to its tool's group and lists each
