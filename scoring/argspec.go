@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -582,7 +583,8 @@ func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
 				case KindString:
 					ok = child.str == c.lit.str
 				case KindNumber:
-					ok = numbersEqual(child, &c.lit)
+					// Below 2^53, numbersEqual compares the values alone.
+					ok = child.num == c.lit.num && (math.Abs(c.lit.num) < 1<<53 || numbersEqual(child, &c.lit))
 				default:
 					ok = child.b == c.lit.b
 				}

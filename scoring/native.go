@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
@@ -80,9 +81,14 @@ type native struct {
 	groupOf    map[string]int
 	groupRows  [][]int
 	groupNames []string
-	forbidden  map[string]struct{}
-	available  map[string]struct{}
-	threshold  float64
+	// callGroup is each expected call's group; lastByte[c] has bit g set
+	// when group g's tool name ends with byte c (groupIndex's first test,
+	// for at most maxScannedGroups groups).
+	callGroup []int
+	lastByte  *[256]uint16
+	forbidden map[string]struct{}
+	available map[string]struct{}
+	threshold float64
 	// allMatched[k] explains a run that matched all of its k expected
 	// calls and did nothing else (see explain).
 	allMatched []string
@@ -104,12 +110,29 @@ func newNative(s Settings) (Scorer, error) {
 		return nil, err
 	}
 	groupOf, groupRows, groupNames := groupCallsByTool(calls)
+	callGroup := make([]int, len(calls))
+	for g, rows := range groupRows {
+		for _, i := range rows {
+			callGroup[i] = g
+		}
+	}
+	var lastByte *[256]uint16
+	if groupOf == nil {
+		lastByte = new([256]uint16)
+		for g, name := range groupNames {
+			if name != "" {
+				lastByte[name[len(name)-1]] |= 1 << g
+			}
+		}
+	}
 	return &native{
 		exp:        s.Expectation.Resolved(),
 		calls:      calls,
 		groupOf:    groupOf,
 		groupRows:  groupRows,
 		groupNames: groupNames,
+		callGroup:  callGroup,
+		lastByte:   lastByte,
 		forbidden:  toSet(s.Expectation.ForbiddenTools),
 		available:  toSet(s.Expectation.AvailableTools),
 		threshold:  s.Threshold,
@@ -210,10 +233,10 @@ type scoreScratch struct {
 	actGroup   []int
 	groupStart []int
 	groupCols  []int
-	// mismatches collects every evaluated pair's failed checks, recorded
-	// as the pair is first evaluated; mmFrom/mmTo[i*na+j] delimit pair
-	// (i, j)'s share, so the result never evaluates a pair twice.
-	mismatches   []ArgMismatch
+	// tally.mismatches collects every evaluated pair's failed checks,
+	// recorded as the pair is first evaluated; mmFrom/mmTo[i*na+j]
+	// delimit pair (i, j)'s share, so the result never evaluates a pair
+	// twice. The tally keeps the buffer from pair to pair.
 	mmFrom, mmTo []int32
 	perm         []int
 	dp           []int64 // orderedAssignment's table
@@ -240,12 +263,12 @@ const maxPooledMismatches = 256
 // releaseMismatches forgets the recorded mismatches once the result has its
 // copy, so the pooled buffer holds no argument values of a finished run.
 func (sc *scoreScratch) releaseMismatches() {
-	if cap(sc.mismatches) > maxPooledMismatches {
-		sc.mismatches = nil
+	if cap(sc.tally.mismatches) > maxPooledMismatches {
+		sc.tally.mismatches = nil
 		return
 	}
-	clear(sc.mismatches)
-	sc.mismatches = sc.mismatches[:0]
+	clear(sc.tally.mismatches)
+	sc.tally.mismatches = sc.tally.mismatches[:0]
 }
 
 func growFloats(b []float64, n int) []float64 {
@@ -319,7 +342,9 @@ func (n *native) prepare(calls []Call, sc *scoreScratch) {
 	sc.weights = growInt64s(sc.weights, ne*na)
 	sc.mmFrom = growInt32s(sc.mmFrom, ne*na)
 	sc.mmTo = growInt32s(sc.mmTo, ne*na)
-	sc.mismatches = sc.mismatches[:0]
+	sc.tally.mismatches = sc.tally.mismatches[:0]
+	sc.tally.record = true
+	sc.tally.parser = &sc.parser
 	sc.invalid = false
 	fillInt64s(sc.weights, weightInfeasible)
 	for j := range calls {
@@ -361,18 +386,14 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 		return w
 	}
 	e := &n.calls[i]
-	// Reset the tally field by field: assigning a whole argTally to the
-	// pooled (heap) scratch is a bulk copy with write barriers.
+	// Reset the counts only: the tally keeps its mismatch buffer and
+	// parser (set by prepare), so no pointer is written per pair.
 	t := &sc.tally
-	t.passed, t.total, t.extras = 0, 0, 0
-	t.record, t.invalid = true, false
-	t.mismatches = sc.mismatches
-	t.parser = &sc.parser
+	t.passed, t.total, t.extras, t.invalid = 0, 0, 0, false
+	sc.mmFrom[i*na+j] = int32(len(t.mismatches))
 	s, _, _ := n.callScore(e, &calls[j], t)
-	sc.invalid = sc.invalid || sc.tally.invalid
-	sc.mmFrom[i*na+j] = int32(len(sc.mismatches))
-	sc.mismatches = sc.tally.mismatches
-	sc.mmTo[i*na+j] = int32(len(sc.mismatches))
+	sc.invalid = sc.invalid || t.invalid
+	sc.mmTo[i*na+j] = int32(len(t.mismatches))
 	sc.scores[i*na+j] = s
 	w = pairWeight(e.optional, s)
 	sc.weights[i*na+j] = w
@@ -382,10 +403,13 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 // scoreAll evaluates every feasible pair not evaluated yet.
 func (n *native) scoreAll(calls []Call, sc *scoreScratch) {
 	na := len(calls)
-	for i := range n.calls {
-		for j := 0; j < na; j++ {
-			if sc.weights[i*na+j] == weightUnscored {
-				n.pair(calls, sc, i, j)
+	// Only calls to the same tool can pair: visit each group's pairs.
+	for g, rows := range n.groupRows {
+		for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
+			for _, i := range rows {
+				if sc.weights[i*na+j] == weightUnscored {
+					n.pair(calls, sc, i, j)
+				}
 			}
 		}
 	}
@@ -551,8 +575,12 @@ func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
 // linear scan beats hashing for the few tools a rule names.
 func (n *native) groupIndex(name string) int {
 	if n.groupOf == nil {
-		for g, tool := range n.groupNames {
-			if sameName(tool, name) {
+		if name == "" {
+			return -1
+		}
+		// Only the groups whose name ends like name's can be its group.
+		for m := n.lastByte[name[len(name)-1]]; m != 0; m &= m - 1 {
+			if g := bits.TrailingZeros16(m); n.groupNames[g] == name {
 				return g
 			}
 		}
@@ -562,14 +590,6 @@ func (n *native) groupIndex(name string) int {
 		return g
 	}
 	return -1
-}
-
-// sameName reports whether two tool names are equal. Names of one agent's
-// tools often share their length and prefix (search_flights,
-// search_hotels; tool_1, tool_2), so the last byte is compared first: most
-// different names are told apart without comparing the rest.
-func sameName(a, b string) bool {
-	return len(a) == len(b) && (len(a) == 0 || a[len(a)-1] == b[len(b)-1]) && a == b
 }
 
 // groupCalls assigns each actual call to its tool's group and lists each
@@ -706,7 +726,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		}
 		e := &n.calls[i]
 		if n.exp.Order != OrderAny {
-			if k := n.firstUnused(i, na, used, sc.weights); k >= 0 {
+			if k := n.firstUnused(i, na, used, sc); k >= 0 {
 				used[k] = true
 				lists[listOOOExpected] = append(lists[listOOOExpected], i)
 				lists[listOOOActual] = append(lists[listOOOActual], k)
@@ -794,7 +814,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
 		if from, to := sc.mmFrom[i*na+j], sc.mmTo[i*na+j]; to > from {
 			start := len(own)
-			own = append(own, sc.mismatches[from:to]...)
+			own = append(own, sc.tally.mismatches[from:to]...)
 			p.Mismatches = own[start:len(own):len(own)]
 		}
 		if p.ArgumentsUnavailable {
@@ -847,9 +867,12 @@ const (
 
 // firstUnused returns the earliest unused actual call that could pair with
 // expected call i, or -1.
-func (n *native) firstUnused(i, na int, used []bool, weights []int64) int {
-	for j := 0; j < na; j++ {
-		if !used[j] && weights[i*na+j] >= 0 {
+func (n *native) firstUnused(i, na int, used []bool, sc *scoreScratch) int {
+	// Only calls to i's tool can pair with it; its group lists them in
+	// order.
+	g := n.callGroup[i]
+	for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
+		if !used[j] && sc.weights[i*na+j] >= 0 {
 			return j
 		}
 	}
@@ -981,8 +1004,8 @@ func (n *native) explanation(res *Result, calls []Call, ne int) string {
 func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) []byte {
 	b := &res.Breakdown
 	full := 0
-	for _, p := range b.Pairs {
-		if p.Score >= 1 {
+	for k := range b.Pairs {
+		if b.Pairs[k].Score >= 1 {
 			full++
 		}
 	}
@@ -1007,14 +1030,14 @@ func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) 
 	t = appendNameList(t, "missing", b.Missing, expected)
 	if len(b.OutOfOrder) > 0 {
 		t = append(t, "; out of order "...)
-		for k, p := range b.OutOfOrder {
+		for k := range b.OutOfOrder {
 			if k == maxNamesShown {
 				break
 			}
 			if k > 0 {
 				t = append(t, ", "...)
 			}
-			t = append(t, n.calls[p.Expected].name...)
+			t = append(t, n.calls[b.OutOfOrder[k].Expected].name...)
 		}
 		t = appendMore(t, len(b.OutOfOrder))
 	}
@@ -1036,7 +1059,8 @@ func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) 
 		}
 	}
 	shown := 0
-	for _, p := range b.Pairs {
+	for k := range b.Pairs {
+		p := &b.Pairs[k]
 		if p.Failed {
 			t = append(t, "; "...)
 			t = append(t, n.calls[p.Expected].name...)

@@ -200,17 +200,16 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 		dp[i*w+cols] = 0
 	}
 	for i := rows - 1; i >= 0; i-- {
+		// Row slices of exact length let the compiler drop the bounds
+		// checks of the inner loop.
+		cur, next := dp[i*w:i*w+w], dp[(i+1)*w:(i+1)*w+w]
+		row := wm[i*cols : i*cols+cols]
 		for j := cols - 1; j >= 0; j-- {
-			best := dp[(i+1)*w+j]
-			if x := dp[i*w+j+1]; x > best {
-				best = x
+			best := max(next[j], cur[j+1])
+			if pw := row[j]; pw >= 0 {
+				best = max(best, next[j+1]+pw)
 			}
-			if pw := wm[i*cols+j]; pw >= 0 {
-				if x := dp[(i+1)*w+j+1] + pw; x > best {
-					best = x
-				}
-			}
-			dp[i*w+j] = best
+			cur[j] = best
 		}
 	}
 	i, j := 0, 0
