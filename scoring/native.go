@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"sort"
 	"strconv"
@@ -75,17 +74,12 @@ func normalizeType(t string) string {
 type native struct {
 	exp   Expectation
 	calls []compiledCall
-	// groupOf maps a tool name to its group; groupRows lists each group's
-	// expected calls and groupNames its tool. Only calls in the same group
-	// can pair.
-	groupOf    map[string]int
-	groupRows  [][]int
-	groupNames []string
-	// callGroup is each expected call's group; lastByte[c] has bit g set
-	// when group g's tool name ends with byte c (groupIndex's first test,
-	// for at most maxScannedGroups groups).
+	// groups finds a tool's group; groupRows lists each group's expected
+	// calls and callGroup is each expected call's group. Only calls in
+	// the same group can pair.
+	groups    nameTable
+	groupRows [][]int
 	callGroup []int
-	lastByte  *[256]uint16
 	forbidden map[string]struct{}
 	available map[string]struct{}
 	threshold float64
@@ -109,30 +103,19 @@ func newNative(s Settings) (Scorer, error) {
 	if err != nil {
 		return nil, err
 	}
-	groupOf, groupRows, groupNames := groupCallsByTool(calls)
+	groupNames, groupRows := groupCallsByTool(calls)
 	callGroup := make([]int, len(calls))
 	for g, rows := range groupRows {
 		for _, i := range rows {
 			callGroup[i] = g
 		}
 	}
-	var lastByte *[256]uint16
-	if groupOf == nil {
-		lastByte = new([256]uint16)
-		for g, name := range groupNames {
-			if name != "" {
-				lastByte[name[len(name)-1]] |= 1 << g
-			}
-		}
-	}
 	return &native{
 		exp:        s.Expectation.Resolved(),
 		calls:      calls,
-		groupOf:    groupOf,
+		groups:     newNameTable(groupNames),
 		groupRows:  groupRows,
-		groupNames: groupNames,
 		callGroup:  callGroup,
-		lastByte:   lastByte,
 		forbidden:  toSet(s.Expectation.ForbiddenTools),
 		available:  toSet(s.Expectation.AvailableTools),
 		threshold:  s.Threshold,
@@ -141,35 +124,32 @@ func newNative(s Settings) (Scorer, error) {
 }
 
 // groupCallsByTool groups the expected calls by tool: groupRows[g] lists
-// group g's calls and groupNames[g] its tool. groupOf maps a tool to its
-// group when there are more groups than groupIndex scans (nil otherwise).
-// The rows share one slice.
-func groupCallsByTool(calls []compiledCall) (groupOf map[string]int, groupRows [][]int, groupNames []string) {
+// group g's calls and groupNames[g] its tool. The rows share one slice.
+func groupCallsByTool(calls []compiledCall) (groupNames []string, groupRows [][]int) {
 	group := make([]int, len(calls))
-	if len(calls) > maxScannedGroups {
-		groupOf = make(map[string]int)
-	}
+	var groupOf map[string]int
 	for i := range calls {
 		name := calls[i].name
-		g := -1
-		if groupOf != nil {
-			if k, ok := groupOf[name]; ok {
-				g = k
+		g, ok := groupOf[name]
+		if !ok && groupOf == nil {
+			// Few tools so far: a scan is cheaper than a map.
+			if g = slices.Index(groupNames, name); g >= 0 {
+				ok = true
 			}
-		} else {
-			g = slices.Index(groupNames, name)
 		}
-		if g < 0 {
+		if !ok {
 			g = len(groupNames)
 			groupNames = append(groupNames, name)
-			if groupOf != nil {
+			if groupOf == nil && len(groupNames) > 16 {
+				groupOf = make(map[string]int, len(calls))
+				for k, name := range groupNames {
+					groupOf[name] = k
+				}
+			} else if groupOf != nil {
 				groupOf[name] = g
 			}
 		}
 		group[i] = g
-	}
-	if len(groupNames) <= maxScannedGroups {
-		groupOf = nil
 	}
 	// A counting sort of the calls by group into one slice.
 	start := make([]int, len(groupNames)+1)
@@ -187,12 +167,8 @@ func groupCallsByTool(calls []compiledCall) (groupOf map[string]int, groupRows [
 	for i, g := range group {
 		groupRows[g] = append(groupRows[g], i)
 	}
-	return groupOf, groupRows, groupNames
+	return groupNames, groupRows
 }
-
-// maxScannedGroups is the most tool groups groupIndex finds by a linear
-// scan; more are found through native.groupOf.
-const maxScannedGroups = 16
 
 // NewNative builds the native scorer directly.
 func NewNative(exp Expectation, threshold float64) (Scorer, error) {
@@ -571,27 +547,6 @@ func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
 	return true
 }
 
-// groupIndex returns the group of the expected calls to a tool, or -1. A
-// linear scan beats hashing for the few tools a rule names.
-func (n *native) groupIndex(name string) int {
-	if n.groupOf == nil {
-		if name == "" {
-			return -1
-		}
-		// Only the groups whose name ends like name's can be its group.
-		for m := n.lastByte[name[len(name)-1]]; m != 0; m &= m - 1 {
-			if g := bits.TrailingZeros16(m); n.groupNames[g] == name {
-				return g
-			}
-		}
-		return -1
-	}
-	if g, ok := n.groupOf[name]; ok {
-		return g
-	}
-	return -1
-}
-
 // groupCalls assigns each actual call to its tool's group and lists each
 // group's actual calls (a counting sort into sc.groupCols).
 func (n *native) groupCalls(calls []Call, sc *scoreScratch) {
@@ -602,7 +557,7 @@ func (n *native) groupCalls(calls []Call, sc *scoreScratch) {
 		sc.groupStart[g] = 0
 	}
 	for j := range calls {
-		g := n.groupIndex(calls[j].Name)
+		g := n.groups.lookup(calls[j].Name)
 		if g >= 0 {
 			sc.groupStart[g+1]++
 		}
