@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -123,6 +124,7 @@ func init() { Register(MastraTrajectoryName, newMastraTrajectory) }
 type mastraTrajectory struct {
 	version   string
 	static    []mastraExpectedStep // nil: none
+	names     *mastraStepNames     // static's names
 	ordering  string               // from comparison_options or the expectation; "" = relaxed
 	allowRep  optBool
 	threshold float64
@@ -174,6 +176,9 @@ func newMastraTrajectory(s Settings) (Scorer, error) {
 	if m.static == nil && len(s.Expectation.Calls) > 0 {
 		m.static = mastraStepsFromExpectation(s.Expectation.Calls)
 	}
+	if m.static != nil {
+		m.names = newMastraStepNames(m.static)
+	}
 	if m.ordering == "" {
 		m.ordering = mastraOrdering(s.Expectation.Order)
 	}
@@ -200,10 +205,10 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 			return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: run expectation: %w", err))
 		}
 	}
-	resolved := m.static
+	resolved, names := m.static, m.names
 	if resolved == nil && item != nil && item.steps.set {
 		if m.version != MastraVersion120 || len(item.steps.v) > 0 {
-			resolved = item.steps.v
+			resolved, names = item.steps.v, nil
 		}
 	}
 	if resolved == nil || (m.version == MastraVersion120 && len(resolved) == 0) {
@@ -225,13 +230,13 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 		allowRep = item.allowRepeated.v
 	}
 	var cmp mastraComparison
-	if err := cmp.compare(steps, resolved, ordering, allowRep); err != nil {
+	if err := cmp.compare(steps, resolved, names, ordering, allowRep); err != nil {
 		return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
 	}
 	// The actual and expected names share one allocation.
-	names := make([]string, len(steps)+len(resolved))
-	actualNames := mastraActualNames(steps, names[:len(steps):len(steps)])
-	expectedNames := names[len(steps):]
+	stepNames := make([]string, len(steps)+len(resolved))
+	actualNames := mastraActualNames(steps, stepNames[:len(steps):len(steps)])
+	expectedNames := stepNames[len(steps):]
 	for i := range resolved {
 		expectedNames[i] = resolved[i].name
 	}
@@ -681,12 +686,33 @@ func sortedKeys(m map[string]any) []string {
 // mastraStepsFromExpectation maps expected calls onto Mastra expected steps.
 func mastraStepsFromExpectation(calls []ExpectedCall) []mastraExpectedStep {
 	out := make([]mastraExpectedStep, 0, len(calls))
+	// The steps' data share one slice, each step's capped at its most.
+	mostData := func(c *ExpectedCall) int {
+		n := len(c.Fields)
+		if c.Args.Kind() != KindUndefined {
+			n++
+		}
+		if c.Result.Kind() != KindUndefined {
+			n++
+		}
+		if c.MustSucceed {
+			n++
+		}
+		return n
+	}
+	most := 0
+	for i := range calls {
+		most += mostData(&calls[i])
+	}
+	slab := make([]mastraField, 0, most)
 	for i := range calls {
 		c := &calls[i]
 		if c.StepType == StepMessage {
 			continue
 		}
 		st := mastraExpectedStep{name: c.Name, stepType: c.StepType}
+		n := len(slab)
+		st.data = slab[n:n:min(n+mostData(c), cap(slab))]
 		switch {
 		case st.stepType != "":
 		case normalizeType(c.Type) == "mcp":
@@ -709,6 +735,10 @@ func mastraStepsFromExpectation(calls []ExpectedCall) []mastraExpectedStep {
 			}
 			st.data = append(st.data, mastraField{name: k, v: c.Fields[k]})
 		}
+		if len(st.data) == 0 {
+			st.data = nil
+		}
+		slab = slab[:n+len(st.data)]
 		out = append(out, st)
 	}
 	return out
@@ -949,19 +979,65 @@ func (c *mastraComparison) explain(ordering string) string {
 // compareTrajectories is Mastra's compareTrajectories.
 func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering string, allowRepeated bool) (*mastraComparison, error) {
 	c := new(mastraComparison)
-	if err := c.compare(actual, expected, ordering, allowRepeated); err != nil {
+	if err := c.compare(actual, expected, nil, ordering, allowRepeated); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// mastraScratch is compare's working memory, pooled: the name lists and
-// pairs are gathered here and then copied into one allocation each.
+// mastraStepNames indexes expected steps' names, so that a comparison
+// compares names as integers: table holds the distinct names and id[i] is
+// expected step i's index in it.
+type mastraStepNames struct {
+	table nameTable
+	id    []int
+}
+
+// newMastraStepNames indexes the names of steps.
+func newMastraStepNames(steps []mastraExpectedStep) *mastraStepNames {
+	n := &mastraStepNames{id: make([]int, len(steps))}
+	distinct := make([]string, 0, len(steps))
+	var seen map[string]int
+	if len(steps) > 64 {
+		seen = make(map[string]int, len(steps))
+	}
+	for i := range steps {
+		name := steps[i].name
+		k := -1
+		if seen != nil {
+			if at, ok := seen[name]; ok {
+				k = at
+			}
+		} else {
+			k = slices.Index(distinct, name)
+		}
+		if k < 0 {
+			k = len(distinct)
+			distinct = append(distinct, name)
+			if seen != nil {
+				seen[name] = k
+			}
+		}
+		n.id[i] = k
+	}
+	n.table = newNameTable(distinct)
+	return n
+}
+
+// mastraScratch is compare's working memory, pooled: the step lists are
+// gathered here as step references and then written out as names into one
+// allocation.
 type mastraScratch struct {
-	lists    [mastraNumLists][]string
+	// lists hold step references: j >= 0 is actual step j, -1-i expected
+	// step i.
+	lists    [mastraNumLists][]int
 	pairs    []int // expected, actual, expected, actual, ...
 	matchedE []bool
 	used     []bool
+	// actualID is each actual step's name id (see compare); count counts
+	// the actual steps of each id.
+	actualID []int
+	count    []int
 }
 
 // The name lists compare gathers, in mastraScratch.lists.
@@ -978,8 +1054,15 @@ var mastraPool = sync.Pool{New: func() any { return new(mastraScratch) }}
 // maxPooledMastra bounds the lists a pooled mastraScratch keeps.
 const maxPooledMastra = 4 * MaxCalls
 
-// compare fills c with Mastra's comparison of actual with expected.
-func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep, ordering string, allowRepeated bool) error {
+// compare fills c with Mastra's comparison of actual with expected. names
+// indexes expected's names; nil when they are indexed here.
+//
+// Names are compared by id: an expected name's id is its index among the
+// distinct expected names (names.table); an actual name no expected step
+// has gets the number of distinct names plus the index of the first
+// actual step with that name. Two steps have the same name exactly when
+// they have the same id.
+func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep, names *mastraStepNames, ordering string, allowRepeated bool) error {
 	*c = mastraComparison{totalExpected: len(expected), totalActual: len(actual)}
 	if len(expected) == 0 {
 		if len(actual) == 0 {
@@ -991,46 +1074,38 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 		}
 		return nil
 	}
+	if names == nil {
+		names = newMastraStepNames(expected)
+	}
 	sc := mastraPool.Get().(*mastraScratch)
 	defer mastraPool.Put(sc)
 	lists := &sc.lists
 	for k := range lists {
-		clear(lists[k])
 		lists[k] = lists[k][:0]
 	}
 	pairs := sc.pairs[:0]
-	// repeatedSteps: names occurring more than once, by first occurrence.
-	for i := range actual {
-		n := actual[i].Name
-		seen := false
-		for j := 0; j < i && !seen; j++ {
-			seen = actual[j].Name == n
-		}
-		if seen {
-			continue
-		}
-		for j := i + 1; j < len(actual); j++ {
-			if actual[j].Name == n {
-				lists[mastraRepeated] = append(lists[mastraRepeated], n)
-				break
+	expectedID := names.id
+	nd := len(names.table.names)
+	actualID := growInts(sc.actualID, len(actual))
+	sc.actualID = actualID
+	for j := range actual {
+		id := names.table.lookup(actual[j].Name)
+		if id < 0 {
+			id = nd + j
+			for k := 0; k < j; k++ {
+				if actualID[k] >= nd && actual[k].Name == actual[j].Name {
+					id = actualID[k]
+					break
+				}
 			}
 		}
+		actualID[j] = id
 	}
-	inExpected := func(name string) bool {
-		for i := range expected {
-			if expected[i].name == name {
-				return true
-			}
-		}
-		return false
-	}
-	inActual := func(name string) bool {
-		for i := range actual {
-			if actual[i].Name == name {
-				return true
-			}
-		}
-		return false
+	count := growInts(sc.count, nd+len(actual))
+	sc.count = count
+	clear(count)
+	for _, id := range actualID {
+		count[id]++
 	}
 	matchedE := growBools(sc.matchedE, len(expected))
 	sc.matchedE = matchedE
@@ -1039,7 +1114,7 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 		n := max(len(actual), len(expected))
 		for i := 0; i < n; i++ {
 			switch {
-			case i < len(actual) && i < len(expected) && actual[i].Name == expected[i].name:
+			case i < len(actual) && i < len(expected) && actualID[i] == expectedID[i]:
 				ok, err := mastraStepMatches(&actual[i], i, &expected[i])
 				if err != nil {
 					return err
@@ -1054,8 +1129,8 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 				// and with no expected step to compare it counts as
 				// matched (matchedSteps may exceed the expected steps).
 				c.matched++
-			case i < len(actual) && actual[i].Name != "" && inExpected(actual[i].Name):
-				lists[mastraOutOfOrder] = append(lists[mastraOutOfOrder], actual[i].Name)
+			case i < len(actual) && actual[i].Name != "" && actualID[i] < nd:
+				lists[mastraOutOfOrder] = append(lists[mastraOutOfOrder], i)
 			}
 		}
 	case "unordered":
@@ -1063,7 +1138,7 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 		sc.used = used
 		for i := range expected {
 			for j := range actual {
-				if used[j] {
+				if used[j] || actualID[j] != expectedID[i] {
 					continue
 				}
 				ok, err := mastraStepMatches(&actual[j], j, &expected[i])
@@ -1084,7 +1159,7 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 		for i := range expected {
 			found := false
 			for j := last + 1; j < len(actual); j++ {
-				if actual[j].Name != expected[i].name {
+				if actualID[j] != expectedID[i] {
 					continue
 				}
 				ok, err := mastraStepMatches(&actual[j], j, &expected[i])
@@ -1100,47 +1175,61 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 					break
 				}
 			}
-			if !found && inActual(expected[i].name) {
-				lists[mastraOutOfOrder] = append(lists[mastraOutOfOrder], expected[i].name)
+			if !found && count[expectedID[i]] > 0 {
+				lists[mastraOutOfOrder] = append(lists[mastraOutOfOrder], -1-i)
 			}
 		}
 	}
 	sc.pairs = pairs
 	for i := range expected {
 		if !matchedE[i] {
-			lists[mastraMissing] = append(lists[mastraMissing], expected[i].name)
+			lists[mastraMissing] = append(lists[mastraMissing], -1-i)
 		}
 	}
-	for i := range actual {
-		if !inExpected(actual[i].Name) {
-			lists[mastraExtra] = append(lists[mastraExtra], actual[i].Name)
+	for j, id := range actualID {
+		if id >= nd {
+			lists[mastraExtra] = append(lists[mastraExtra], j)
+		}
+		// repeatedSteps: names occurring more than once, by first
+		// occurrence (the count is negated once reported).
+		if count[id] > 1 {
+			lists[mastraRepeated] = append(lists[mastraRepeated], j)
+			count[id] = -count[id]
 		}
 	}
+	repeated := len(lists[mastraRepeated])
 	score := float64(c.matched) / float64(len(expected))
 	if ordering == "strict" && len(actual) > len(expected) {
 		penalty := float64(len(actual)-len(expected)) / float64(len(expected))
 		score = max(0, score-penalty*0.5)
 	}
-	if !allowRepeated && len(lists[mastraRepeated]) > 0 {
-		score = max(0, score-float64(len(lists[mastraRepeated]))*0.1)
+	if !allowRepeated && repeated > 0 {
+		score = max(0, score-float64(repeated)*0.1)
 	}
 	c.score = mastraRound2(max(0, min(1, score)))
 
-	// Copy the lists into one allocation (each capped at its length, so
-	// appending to one never writes into another), the pairs into another.
+	// Write the lists out as names in one allocation (each capped at its
+	// length, so appending to one never writes into another), the pairs
+	// into another.
 	total := 0
 	for k := range lists {
 		total += len(lists[k])
 	}
 	if total > 0 {
 		all := make([]string, total)
-		take := func(l []string) []string {
-			if len(l) == 0 {
+		take := func(refs []int) []string {
+			if len(refs) == 0 {
 				return nil
 			}
-			out := all[:len(l):len(l)]
-			copy(out, l)
-			all = all[len(l):]
+			out := all[:len(refs):len(refs)]
+			all = all[len(refs):]
+			for k, ref := range refs {
+				if ref >= 0 {
+					out[k] = actual[ref].Name
+				} else {
+					out[k] = expected[-1-ref].name
+				}
+			}
 			return out
 		}
 		c.missing = take(lists[mastraMissing])
@@ -1155,7 +1244,6 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 		}
 	}
 	for k := range lists {
-		clear(lists[k])
 		if cap(lists[k]) > maxPooledMastra {
 			lists[k] = nil
 		}
