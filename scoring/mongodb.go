@@ -295,7 +295,7 @@ func compileMongoTree(lit Value, matchers []PathMatcher) (*mongoNode, error) {
 	}
 	var root *mongoNode
 	if lit.kind != KindUndefined {
-		root = mongoLiteral(lit)
+		root = newMongoSlab(&lit).literal(&lit)
 	}
 	for _, pm := range matchers {
 		if pm.Matcher == nil {
@@ -366,25 +366,103 @@ func (m mongoValueMatcher) String() string {
 	return "MongoDB value " + truncateText(m.desc, 80)
 }
 
-func mongoLiteral(v Value) *mongoNode {
+// mongoSlab allocates a literal's nodes, and their element, key and field
+// lists, from slices sized for it in advance: three allocations per tree
+// rather than one or more per value.
+type mongoSlab struct {
+	nodes []mongoNode
+	ptrs  []*mongoNode // elems and fields
+	keys  []string
+}
+
+// newMongoSlab returns a slab with room for literal's nodes.
+func newMongoSlab(v *Value) *mongoSlab {
+	nodes, ptrs, keys := mongoLiteralSize(v)
+	return &mongoSlab{
+		nodes: make([]mongoNode, 0, nodes),
+		ptrs:  make([]*mongoNode, 0, ptrs),
+		keys:  make([]string, 0, keys),
+	}
+}
+
+// mongoLiteralSize counts the nodes, list entries and keys literal makes of v.
+func mongoLiteralSize(v *Value) (nodes, ptrs, keys int) {
+	nodes = 1
+	switch v.kind {
+	case KindArray:
+		ptrs = len(v.items)
+		for i := range v.items {
+			n, p, k := mongoLiteralSize(&v.items[i])
+			nodes, ptrs, keys = nodes+n, ptrs+p, keys+k
+		}
+	case KindObject:
+		ptrs, keys = len(v.items)/2, len(v.items)/2
+		for i := 1; i < len(v.items); i += 2 {
+			n, p, k := mongoLiteralSize(&v.items[i])
+			nodes, ptrs, keys = nodes+n, ptrs+p, keys+k
+		}
+	}
+	return nodes, ptrs, keys
+}
+
+// node returns a new node from the slab (or the heap once it is used up).
+func (s *mongoSlab) node(kind mongoKind) *mongoNode {
+	if len(s.nodes) == cap(s.nodes) {
+		return &mongoNode{kind: kind}
+	}
+	s.nodes = s.nodes[:len(s.nodes)+1]
+	n := &s.nodes[len(s.nodes)-1]
+	n.kind = kind
+	return n
+}
+
+// ptrList returns a list of n nodes from the slab, capped at n.
+func (s *mongoSlab) ptrList(n int) []*mongoNode {
+	k := len(s.ptrs)
+	if cap(s.ptrs)-k < n {
+		return make([]*mongoNode, n)
+	}
+	s.ptrs = s.ptrs[:k+n]
+	return s.ptrs[k : k+n : k+n]
+}
+
+// keyList returns a list of n keys from the slab, capped at n.
+func (s *mongoSlab) keyList(n int) []string {
+	k := len(s.keys)
+	if cap(s.keys)-k < n {
+		return make([]string, n)
+	}
+	s.keys = s.keys[:k+n]
+	return s.keys[k : k+n : k+n]
+}
+
+// literal turns a literal into MongoDB's expected-parameters nodes.
+func (s *mongoSlab) literal(v *Value) *mongoNode {
 	switch v.kind {
 	case KindUndefined, KindNull:
-		return &mongoNode{kind: mongoNullish}
+		return s.node(mongoNullish)
 	case KindArray:
-		n := &mongoNode{kind: mongoArray, elems: make([]*mongoNode, len(v.items))}
-		for i, it := range v.items {
-			n.elems[i] = mongoLiteral(it)
+		n := s.node(mongoArray)
+		n.elems = s.ptrList(len(v.items))
+		for i := range v.items {
+			n.elems[i] = s.literal(&v.items[i])
 		}
 		return n
 	case KindObject:
-		n := &mongoNode{kind: mongoObject}
+		n := s.node(mongoObject)
+		if len(v.items) > 0 {
+			n.keys = s.keyList(len(v.items) / 2)
+			n.fields = s.ptrList(len(v.items) / 2)
+		}
 		for i := 0; i < len(v.items); i += 2 {
-			n.keys = append(n.keys, v.items[i].str)
-			n.fields = append(n.fields, mongoLiteral(v.items[i+1]))
+			n.keys[i/2] = v.items[i].str
+			n.fields[i/2] = s.literal(&v.items[i+1])
 		}
 		return n
 	}
-	return &mongoNode{kind: mongoScalar, lit: v}
+	n := s.node(mongoScalar)
+	n.lit = *v
+	return n
 }
 
 func mongoPlace(n *mongoNode, path string, segs []segment, m Matcher) (*mongoNode, error) {
