@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -230,16 +231,11 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 		allowRep = item.allowRepeated.v
 	}
 	var cmp mastraComparison
-	if err := cmp.compare(steps, resolved, names, ordering, allowRep); err != nil {
+	if err := cmp.compare(steps, resolved, names, ordering, allowRep, true); err != nil {
 		return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
 	}
-	// The actual and expected names share one allocation.
-	stepNames := make([]string, len(steps)+len(resolved))
-	actualNames := mastraActualNames(steps, stepNames[:len(steps):len(steps)])
-	expectedNames := stepNames[len(steps):]
-	for i := range resolved {
-		expectedNames[i] = resolved[i].name
-	}
+	actualNames := cmp.stepNames[:len(steps):len(steps)]
+	expectedNames := cmp.stepNames[len(steps):]
 	details := cmp.detailsSized(2)
 	details["actualStepNames"] = mastraNameList(actualNames)
 	details["expectedStepNames"] = expectedNames
@@ -248,6 +244,18 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 	res.decide()
 	res.Explanation = cmp.explain(ordering)
 	return res
+}
+
+// mastraStepNameList writes the actual then the expected steps' names into
+// out, which has room for them, and returns it.
+func mastraStepNameList(actual []Call, expected []mastraExpectedStep, out []string) []string {
+	for j := range actual {
+		out[j] = actual[j].Name
+	}
+	for i := range expected {
+		out[len(actual)+i] = expected[i].name
+	}
+	return out
 }
 
 // mastraActualNames lists the steps' names into out (allocated when nil).
@@ -866,6 +874,9 @@ type mastraComparison struct {
 	repeated       []string
 	pairs          []Pair
 	expectedLength int
+	// stepNames, when compare is asked for them, holds the actual then the
+	// expected step names, in the allocation of the lists above.
+	stepNames []string
 }
 
 func (c *mastraComparison) details() map[string]any { return c.detailsSized(0) }
@@ -874,7 +885,7 @@ func (c *mastraComparison) details() map[string]any { return c.detailsSized(0) }
 // adding them does not grow it.
 func (c *mastraComparison) detailsSized(extra int) map[string]any {
 	d := make(map[string]any, 8+extra)
-	d["score"] = c.score
+	d["score"] = mastraScoreValue(c.score)
 	d["matchedSteps"] = c.matched
 	d["totalExpectedSteps"] = c.totalExpected
 	d["totalActualSteps"] = c.totalActual
@@ -883,6 +894,25 @@ func (c *mastraComparison) detailsSized(extra int) map[string]any {
 	d["outOfOrderSteps"] = stringsOrEmpty(c.outOfOrder)
 	d["repeatedSteps"] = mastraNameList(c.repeated)
 	return d
+}
+
+// mastraScoreValues holds the scores compareTrajectories can give (it
+// rounds to hundredths) as interface values, so that a comparison's
+// details need not box its score.
+var mastraScoreValues = func() (v [101]any) {
+	for k := range v {
+		v[k] = float64(k) / 100
+	}
+	return v
+}()
+
+// mastraScoreValue returns x as an interface value, from mastraScoreValues
+// when it holds exactly x.
+func mastraScoreValue(x float64) any {
+	if k := int(x*100 + 0.5); k >= 0 && k < len(mastraScoreValues) && math.Float64bits(float64(k)/100) == math.Float64bits(x) {
+		return mastraScoreValues[k]
+	}
+	return x
 }
 
 // mastraNameList is a list of actual step names for Details: a nameless
@@ -979,7 +1009,7 @@ func (c *mastraComparison) explain(ordering string) string {
 // compareTrajectories is Mastra's compareTrajectories.
 func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering string, allowRepeated bool) (*mastraComparison, error) {
 	c := new(mastraComparison)
-	if err := c.compare(actual, expected, nil, ordering, allowRepeated); err != nil {
+	if err := c.compare(actual, expected, nil, ordering, allowRepeated, false); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -1062,7 +1092,7 @@ const maxPooledMastra = 4 * MaxCalls
 // has gets the number of distinct names plus the index of the first
 // actual step with that name. Two steps have the same name exactly when
 // they have the same id.
-func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep, names *mastraStepNames, ordering string, allowRepeated bool) error {
+func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep, names *mastraStepNames, ordering string, allowRepeated, withNames bool) error {
 	*c = mastraComparison{totalExpected: len(expected), totalActual: len(actual)}
 	if len(expected) == 0 {
 		if len(actual) == 0 {
@@ -1071,6 +1101,9 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 		c.extra = make([]string, len(actual))
 		for i := range actual {
 			c.extra[i] = actual[i].Name
+		}
+		if withNames {
+			c.stepNames = mastraStepNameList(actual, expected, make([]string, len(actual)))
 		}
 		return nil
 	}
@@ -1209,34 +1242,39 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 	c.score = mastraRound2(max(0, min(1, score)))
 
 	// Write the lists out as names in one allocation (each capped at its
-	// length, so appending to one never writes into another), the pairs
-	// into another.
+	// length, so appending to one never writes into another), followed by
+	// the step names when asked for; the pairs into another.
 	total := 0
 	for k := range lists {
 		total += len(lists[k])
 	}
-	if total > 0 {
-		all := make([]string, total)
-		take := func(refs []int) []string {
-			if len(refs) == 0 {
-				return nil
-			}
-			out := all[:len(refs):len(refs)]
-			all = all[len(refs):]
-			for k, ref := range refs {
-				if ref >= 0 {
-					out[k] = actual[ref].Name
-				} else {
-					out[k] = expected[-1-ref].name
-				}
-			}
-			return out
-		}
-		c.missing = take(lists[mastraMissing])
-		c.extra = take(lists[mastraExtra])
-		c.outOfOrder = take(lists[mastraOutOfOrder])
-		c.repeated = take(lists[mastraRepeated])
+	size := total
+	if withNames {
+		size += len(actual) + len(expected)
 	}
+	all := make([]string, size)
+	if withNames {
+		c.stepNames = mastraStepNameList(actual, expected, all[total:])
+	}
+	take := func(refs []int) []string {
+		if len(refs) == 0 {
+			return nil
+		}
+		out := all[:len(refs):len(refs)]
+		all = all[len(refs):]
+		for k, ref := range refs {
+			if ref >= 0 {
+				out[k] = actual[ref].Name
+			} else {
+				out[k] = expected[-1-ref].name
+			}
+		}
+		return out
+	}
+	c.missing = take(lists[mastraMissing])
+	c.extra = take(lists[mastraExtra])
+	c.outOfOrder = take(lists[mastraOutOfOrder])
+	c.repeated = take(lists[mastraRepeated])
 	if len(pairs) > 0 {
 		c.pairs = make([]Pair, len(pairs)/2)
 		for k := range c.pairs {
