@@ -97,15 +97,7 @@ func runLoad(args []string, stdout, stderr io.Writer) (int, error) {
 	if *share > 0 && len(templates) == 0 {
 		return 0, errors.New("the trace files hold no spans")
 	}
-	var exp exporter
-	switch *protocol {
-	case "http":
-		exp, err = newHTTPExporter(*endpoint, *timeout)
-	case "grpc":
-		exp, err = newGRPCExporter(*endpoint, *timeout)
-	default:
-		err = fmt.Errorf("-protocol %q: expected http or grpc", *protocol)
-	}
+	exp, err := newExporter(*protocol, *endpoint, *timeout)
 	if err != nil {
 		return 0, err
 	}

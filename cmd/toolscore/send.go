@@ -34,15 +34,7 @@ func runSend(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var exp exporter
-	switch *protocol {
-	case "http":
-		exp, err = newHTTPExporter(*endpoint, *timeout)
-	case "grpc":
-		exp, err = newGRPCExporter(*endpoint, *timeout)
-	default:
-		err = fmt.Errorf("-protocol %q: expected http or grpc", *protocol)
-	}
+	exp, err := newExporter(*protocol, *endpoint, *timeout)
 	if err != nil {
 		return 0, err
 	}
@@ -167,4 +159,15 @@ type rejectedError struct {
 
 func (e *rejectedError) Error() string {
 	return fmt.Sprintf("the collector rejected %d spans: %s", e.spans, e.message)
+}
+
+// newExporter returns the OTLP exporter for -protocol (http or grpc).
+func newExporter(protocol, endpoint string, timeout time.Duration) (exporter, error) {
+	switch protocol {
+	case "http":
+		return newHTTPExporter(endpoint, timeout)
+	case "grpc":
+		return newGRPCExporter(endpoint, timeout)
+	}
+	return nil, fmt.Errorf("-protocol %q: expected http or grpc", protocol)
 }
