@@ -20,7 +20,9 @@ PROCESSOR_SRC := $(shell find . \( -path ./_build -o -path ./bin -o -path ./cmd 
 SOAK_DURATION ?= 10m
 FUZZ_TIME ?= 10m
 
-.PHONY: help run serve build toolscore test unit alerts-test e2e soak fuzz clean
+BENCH_COLLECTOR := _build/bench/otelcol-bench
+
+.PHONY: help run serve build toolscore test unit alerts-test e2e soak fuzz bench-e2e clean
 
 help:
 	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
@@ -29,6 +31,7 @@ help:
 	@echo 'make build   only build $(COLLECTOR)'
 	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=...)'
 	@echo 'make fuzz    every fuzz target for $(FUZZ_TIME) each (FUZZ_TIME=...)'
+	@echo 'make bench-e2e  collector CPU per 100k spans and RSS: no processor vs tool_call_accuracy vs tail_sampling'
 	@echo 'make clean   remove _build/, bin/ and testdata/demo/out/'
 
 run: $(COLLECTOR) $(TOOLSCORE)
@@ -62,6 +65,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParse$$' -fuzztime $(FUZZ_TIME) ./scoring/
 	$(GO) test -run '^$$' -fuzz '^FuzzSkipValue$$' -fuzztime $(FUZZ_TIME) ./scoring/
 	$(GO) test -run '^$$' -fuzz '^FuzzFieldTable$$' -fuzztime $(FUZZ_TIME) ./internal/extract/
+
+bench-e2e: $(BENCH_COLLECTOR) $(TOOLSCORE)
+	BENCH_COLLECTOR=$(BENCH_COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/bench/e2e.sh
+
+$(BENCH_COLLECTOR): tools/bench/builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
+	cd tools/bench && $(OCB) --config=builder-config.yaml
 
 $(OCB):
 	mkdir -p $(BIN)

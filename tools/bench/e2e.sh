@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# End-to-end CPU and memory of the processor: one collector binary
+# (tools/bench/builder-config.yaml) runs the same OTLP/gRPC → batch → debug
+# pipeline with no processor, with tool_call_accuracy, and with
+# tail_sampling in its place, under the same replayed traffic
+# (`toolscore load`: the demo captures under fresh ids, mixed with ordinary
+# HTTP spans). For each mix and variant, alternating, ROUNDS times: the
+# collector's own CPU seconds (user+system, from /proc, from the moment it
+# listens to the moment the load is accepted and flushed) per 100k spans,
+# and its peak RSS. Prints the medians and the ratios to the pipeline
+# without a processor.
+#
+# Usage: make bench-e2e   (or ROUNDS=5 SPANS=200000 MIXES="0.1 1" tools/bench/e2e.sh)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=${BENCH_COLLECTOR:-_build/bench/otelcol-bench}
+toolscore=${TOOLSCORE:-bin/toolscore}
+rounds=${ROUNDS:-5}
+spans=${SPANS:-200000}
+mixes=${MIXES:-0.1 1}
+port=${BENCH_GRPC_PORT:-14317}
+export BENCH_GRPC_PORT=$port
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for v in none tool_call_accuracy tail_sampling; do
+	case $v in
+	none) procs="[batch]" ;;
+	*) procs="[$v, batch]" ;;
+	esac
+	printf 'service:\n  pipelines:\n    traces:\n      processors: %s\n' "$procs" >"$tmp/$v.yaml"
+done
+hz=$(getconf CLK_TCK)
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+echo "mix variant round cpu_s_per_100k_spans peak_rss_mib spans_per_s" >"$tmp/results"
+for round in $(seq "$rounds"); do
+	for mix in $mixes; do
+		for v in none tool_call_accuracy tail_sampling; do
+			"$bin" --config tools/bench/pipelines.yaml --config "$tmp/$v.yaml" >"$tmp/collector.log" 2>&1 &
+			pid=$!
+			for _ in $(seq 300); do port_open "$port" && break; sleep 0.05; done
+			t0=$(cpu_ticks "$pid")
+			"$toolscore" load -endpoint "127.0.0.1:$port" -protocol grpc -rate 0 -spans "$spans" -genai-share "$mix" -format json \
+				testdata/demo/traces/*.otlp.jsonl >"$tmp/load.json"
+			sleep 1 # the batch processor's last flush
+			t1=$(cpu_ticks "$pid")
+			rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
+			kill -TERM "$pid"
+			wait "$pid" || true
+			rate=$(sed -n 's/.*"spans_per_second": *\([0-9.]*\).*/\1/p' "$tmp/load.json")
+			awk -v m="$mix" -v v="$v" -v r="$round" -v t="$((t1 - t0))" -v hz="$hz" -v s="$spans" -v rss="$rss" -v rate="$rate" \
+				'BEGIN { printf "%s %s %d %.3f %.1f %.0f\n", m, v, r, t / hz * 100000 / s, rss / 1024, rate }' | tee -a "$tmp/results"
+		done
+	done
+done
+
+echo
+echo "Medians over $rounds rounds ($spans spans per run):"
+awk 'NR > 1 { key = $1 " " $2; cpu[key] = cpu[key] " " $4; rss[key] = rss[key] " " $5 }
+function median(list,   n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+END {
+	printf "%-6s %-20s %18s %8s %14s\n", "genai", "pipeline", "CPU s / 100k spans", "ratio", "peak RSS MiB"
+	for (key in cpu) { split(key, k, " "); base[k[1]] = median(cpu[k[1] " none"]) }
+	n = 0
+	for (key in cpu) keys[++n] = key
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (keys[j] < keys[i]) { t = keys[i]; keys[i] = keys[j]; keys[j] = t }
+	for (i = 1; i <= n; i++) { split(keys[i], k, " "); c = median(cpu[keys[i]])
+		printf "%-6s %-20s %18.3f %8.2f %14.1f\n", k[1], k[2], c, c / base[k[1]], median(rss[keys[i]]) }
+}' "$tmp/results"
