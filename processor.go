@@ -127,16 +127,13 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		now:        time.Now,
 		done:       make(chan struct{}),
 	}
-	p.store = trajectory.NewStore(p.storeLimits(cfg.Limits.MaxContextBytes))
+	p.captureContext = readsContext(compiled, true)
+	p.contextAlways = readsContext(compiled, false)
+	p.store = trajectory.NewStore(p.storeLimits())
 	p.deferredQ = make(chan *heldRun, cfg.Limits.MaxOpenTrajectories)
 	p.runs, p.cancelRuns = context.WithCancel(context.Background())
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
 		p.judges = nil // no judge rule: nothing to sample
-	}
-	p.captureContext = readsContext(compiled)
-	p.contextAlways = readsContextUnsampled(compiled)
-	if !p.captureContext {
-		p.store = trajectory.NewStore(p.storeLimits(0))
 	}
 	p.replays = newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge))
 	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
@@ -148,9 +145,14 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	return p, nil
 }
 
-// storeLimits are the store's limits, with a context cap of contextBytes.
-func (p *tcaProcessor) storeLimits(contextBytes int) trajectory.Limits {
+// storeLimits are the store's limits; run context is kept only when a
+// rule's scorer reads it.
+func (p *tcaProcessor) storeLimits() trajectory.Limits {
 	l := p.cfg.Limits
+	contextBytes := 0
+	if p.captureContext {
+		contextBytes = l.MaxContextBytes
+	}
 	return trajectory.Limits{
 		MaxOpenTrajectories:   l.MaxOpenTrajectories,
 		MaxCallsPerTrajectory: l.MaxCallsPerTrajectory,
@@ -338,7 +340,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		}
 		c := &b.calls[e.call]
 		counts.addExtracted(c.Convention, extract.ArgumentsLikelyKnown(c.Args, c.Encoding, p.decodeOpts))
-		if !p.keepResultsAlways && (!p.keepResults || !p.judgeSamples(e.trace)) {
+		if !p.keepsResults(e.trace) {
 			c.Result = ""
 		}
 	}

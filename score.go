@@ -178,25 +178,13 @@ func scoreRun(ctx context.Context, s scoring.Scorer, calls []scoring.Call, rc *s
 	return s.Score(ctx, calls)
 }
 
-// readsContextUnsampled reports whether a scorer that is not a sampled
-// judge (checks) reads the run context, so it is captured on every run.
-func readsContextUnsampled(rs []*rules.Rule) bool {
-	for _, r := range rs {
-		for _, s := range r.Scorers {
-			if _, ok := s.Scorer.(scoring.ContextScorer); ok && !s.Deferred {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // readsContext reports whether a rule's scorer reads the run context, so
-// that it is captured.
-func readsContext(rs []*rules.Rule) bool {
+// that it is captured. With judges false, judge scorers (captured only in
+// the traces they sample) are left out.
+func readsContext(rs []*rules.Rule, judges bool) bool {
 	for _, r := range rs {
 		for _, s := range r.Scorers {
-			if _, ok := s.Scorer.(scoring.ContextScorer); ok {
+			if _, ok := s.Scorer.(scoring.ContextScorer); ok && (judges || !s.Deferred) {
 				return true
 			}
 		}
