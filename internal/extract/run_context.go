@@ -92,9 +92,9 @@ func CaptureContext(span ptrace.Span) ContextPart {
 				if k == "gcp.vertex.agent.llm_request" && strings.Contains(text, `"tools"`) {
 					part.Definitions = append(part.Definitions, text)
 				}
-				part.Request = preferLonger(part.Request, text, k)
+				part.Request = preferLonger(part.Request, text)
 			case roleResponse:
-				part.Response = preferLonger(part.Response, text, k)
+				part.Response = preferLonger(part.Response, text)
 			}
 			continue
 		}
@@ -132,7 +132,7 @@ func CaptureContext(span ptrace.Span) ContextPart {
 
 // preferLonger keeps the fuller of two texts for one role (OpenInference
 // records input.value beside the flattened messages).
-func preferLonger(have, text, _ string) string {
+func preferLonger(have, text string) string {
 	if len(text) > len(have) {
 		return text
 	}
@@ -181,15 +181,15 @@ func functionDefinitions(items []indexedItem) string {
 	byIndex := map[int][]scoring.Member{}
 	var order []int
 	for _, it := range items {
-		if _, seen := byIndex[it.index]; !seen {
+		members, seen := byIndex[it.index]
+		if !seen {
 			order = append(order, it.index)
 		}
 		switch it.field {
 		case "name", "description", "parameters":
-			byIndex[it.index] = append(byIndex[it.index], scoring.Member{Key: it.field, Value: scoring.String(it.text)})
-		default:
-			byIndex[it.index] = append(byIndex[it.index], scoring.Member{})[:len(byIndex[it.index])]
+			members = append(members, scoring.Member{Key: it.field, Value: scoring.String(it.text)})
 		}
+		byIndex[it.index] = members // an index with no known field is still an (empty) item
 	}
 	sort.Ints(order)
 	list := make([]scoring.Value, 0, len(order))
