@@ -1,6 +1,7 @@
 package trajectory
 
 import (
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -32,7 +33,7 @@ type RunContext struct {
 // add merges what one span recorded, within maxBytes for the whole run.
 func (c *RunContext) add(p *extract.ContextPart, agent bool, maxBytes int) {
 	for _, d := range p.Definitions {
-		if containsString(c.Definitions, d) {
+		if slices.Contains(c.Definitions, d) {
 			continue
 		}
 		if c.Bytes+len(d) > maxBytes {
@@ -78,15 +79,6 @@ func (c *RunContext) merge(o *RunContext, maxBytes int) {
 	c.add(&p, o.reqFromAgent || o.respFromAgt, maxBytes)
 }
 
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // AttachContext records what a span recorded of its run's context on the
 // run that span belongs to: under (the run of) parent for a model call, or
 // span itself for an agent span (call it before [Store.Agent]). Nothing is
@@ -95,16 +87,8 @@ func (s *Store) AttachContext(trace pcommon.TraceID, at pcommon.SpanID, part *ex
 	if s.limits.MaxContextBytes <= 0 || at.IsEmpty() || part.Empty() {
 		return
 	}
-	ts := s.trace(trace, now, true)
-	target, n, ok := resolve(ts, at)
-	if !ok {
-		return
-	}
+	n := s.openRunOf(s.trace(trace, now, true), at, now)
 	if n == nil {
-		s.attach(ts, target, nil, nil, now)
-		n = ts.nodes.get(target)
-	}
-	if n == nil || (n.kind != nodeGroup && n.kind != nodeHeld) {
 		return
 	}
 	if n.traj.Context == nil {

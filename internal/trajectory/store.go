@@ -644,17 +644,28 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 // markSubAgent counts an agent run at the run it is nested in, creating an
 // (empty) group there when that span has not been seen yet.
 func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
-	target, n, ok := resolve(ts, parent)
+	if n := s.openRunOf(ts, parent, now); n != nil {
+		n.traj.SubAgents++
+	}
+}
+
+// openRunOf returns the open run (a group or a held agent) that what span
+// carries belongs to, creating an empty group when the span it resolves to
+// has not been seen; nil when there is none (a parent cycle, a full trace,
+// a closed run).
+func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID, now int64) *node {
+	target, n, ok := resolve(ts, span)
 	if !ok {
-		return
+		return nil
 	}
 	if n == nil {
 		s.attach(ts, target, nil, nil, now)
 		n = ts.nodes.get(target)
 	}
-	if n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
-		n.traj.SubAgents++
+	if n == nil || (n.kind != nodeGroup && n.kind != nodeHeld) {
+		return nil
 	}
+	return n
 }
 
 // adoptOrphans moves into traj the calls of every open group of the trace
