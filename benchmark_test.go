@@ -345,3 +345,76 @@ func encodedToolBatches(b *testing.B, calls, perRun int) [][]byte {
 	}
 	return out
 }
+
+// BenchmarkMixedBatch measures the production-like mix the end-to-end
+// benchmark sends: batches of 100 spans, 90 ordinary spans each of its own
+// trace and 10 GenAI spans (two runs of five calls: one run's agent span and
+// the next run's tool spans), so that a run is always open when ordinary
+// spans pass, as in live traffic.
+func BenchmarkMixedBatch(b *testing.B) {
+	for _, mode := range []string{"baseline", "processor"} {
+		b.Run(mode, func(b *testing.B) {
+			p := newBenchProcessor(b, benchConfig(), mode == "baseline")
+			td, spans := mixedBatch()
+			ctx := context.Background()
+			next := uint64(0)
+			b.ReportAllocs()
+			for b.Loop() {
+				next++
+				renumberMixedBatch(spans, next)
+				_ = p.ConsumeTraces(ctx, td)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/span")
+			if mode == "processor" {
+				agent := td.ResourceSpans().At(1).ScopeSpans().At(0).Spans().At(0)
+				if v, ok := agent.Attributes().Get(attrPassed); !ok || !v.Bool() {
+					b.Fatalf("the agent span was not scored as passing: %v", agent.Attributes().AsRaw())
+				}
+			}
+		})
+	}
+}
+
+// mixedBatch builds BenchmarkMixedBatch's batch: ordinary spans in the first
+// resource, the agent span of run k in the second, run k+1's five tool
+// spans in the third. It returns the batch and its spans by resource.
+func mixedBatch() (ptrace.Traces, [3]ptrace.SpanSlice) {
+	td := httpBatch(benchBatch - 10)
+	_, agent := runBatches()
+	agent.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+	tools, _ := runBatches()
+	tools.ResourceSpans().MoveAndAppendTo(td.ResourceSpans())
+	// Four padding spans make the agent's resource 5 spans like the tools'.
+	pad := td.ResourceSpans().At(1).ScopeSpans().At(0).Spans()
+	for i := 0; i < 4; i++ {
+		s := pad.AppendEmpty()
+		s.SetName("chat weather-model")
+		s.SetSpanID(spanID(uint64(100 + i)))
+		s.SetParentSpanID(spanID(1))
+		s.Attributes().PutStr("http.request.method", "POST")
+	}
+	var spans [3]ptrace.SpanSlice
+	for i := range spans {
+		spans[i] = td.ResourceSpans().At(i).ScopeSpans().At(0).Spans()
+	}
+	return td, spans
+}
+
+// renumberMixedBatch gives the batch's ordinary spans fresh traces, its
+// agent span (and padding) the trace of run n and its tool spans that of
+// run n+1.
+func renumberMixedBatch(spans [3]ptrace.SpanSlice, n uint64) {
+	for i := 0; i < spans[0].Len(); i++ {
+		spans[0].At(i).SetTraceID(traceID(1<<40 + n*benchBatch + uint64(i)))
+	}
+	for i := 0; i < spans[1].Len(); i++ {
+		spans[1].At(i).SetTraceID(traceID(n))
+	}
+	// The agent span was annotated last time: drop what was written.
+	agent := spans[1].At(0)
+	agent.Events().RemoveIf(func(ptrace.SpanEvent) bool { return true })
+	agent.Attributes().RemoveIf(func(k string, _ pcommon.Value) bool { return k != "gen_ai.operation.name" && k != "gen_ai.agent.name" })
+	for i := 0; i < spans[2].Len(); i++ {
+		spans[2].At(i).SetTraceID(traceID(n + 1))
+	}
+}

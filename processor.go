@@ -276,12 +276,18 @@ type entry struct {
 // batch holds one ConsumeTraces call's working memory, pooled.
 type batch struct {
 	entries []entry
-	calls   []extract.Call
-	order   []int
-	runs    []closedRun
+	// others are the batch's spans that are neither tool, agent nor model
+	// spans, gathered while some trace is tracked: under the lock, apply
+	// keeps those of traces that have state or GenAI spans in the batch.
+	others []entry
+	calls  []extract.Call
+	order  []int
+	runs   []closedRun
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
+	// genai is the set of traces with GenAI spans in the batch.
+	genai traceSet
 	// scratch holds the calls of the run being scored.
 	scratch trajectory.Scratch
 }
@@ -293,7 +299,7 @@ func (b *batch) reset() {
 	clear(b.runs)
 	clear(b.contexts)
 	b.scratch.Clear()
-	b.entries, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
+	b.entries, b.others, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.others[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 
 // closedRun is an agent run (or a trace root's calls) ready to score, or
@@ -381,8 +387,9 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 	return td, nil
 }
 
-// classify reads every span once. Ordinary spans get an entry only when some
-// trace is tracked (they may link a tool span to its agent).
+// classify reads every span once. GenAI spans get an entry; other spans are
+// gathered in b.others only when some trace is tracked (they may link a tool
+// span to its agent), for apply to sort out under the lock.
 func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 	anyGenAI := false
 	for ri, rs := range td.ResourceSpans().All() {
@@ -412,6 +419,10 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					call:   -1,
 				}
 				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
+				if !res.GenAI {
+					b.others = append(b.others, e)
+					continue
+				}
 				if res.Kind == extract.KindTool {
 					e.call = int32(len(b.calls))
 					b.calls = append(b.calls, res.Call)
@@ -496,12 +507,18 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 // max_open_trajectories does not evict its own runs.
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
-	b.order = applyOrder(b.entries, b.order)
+	if len(b.others) == 0 {
+		b.order = applyOrder(b.entries, b.order) // outside the lock
+	}
 	runs := b.runs[:0]
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
 	p.replays.sweep(now)
+	if len(b.others) > 0 {
+		p.keepLinks(b)
+		b.order = applyOrder(b.entries, b.order)
+	}
 	for _, i := range b.order {
 		e := &b.entries[i]
 		switch {
@@ -552,6 +569,25 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	p.publishSizes()
 	b.runs = runs
 	return runs
+}
+
+// keepLinks moves to b.entries the spans of b.others that may link a tool
+// span to its run: those of traces the store tracks or that have GenAI spans
+// in this batch, and roots while retried runs' annotations are kept (a
+// retried root run is found by its root span). The rest pass untouched.
+// Called with p.mu held.
+func (p *tcaProcessor) keepLinks(b *batch) {
+	b.genai.reset()
+	for i := range b.entries {
+		b.genai.add(b.entries[i].trace)
+	}
+	replays := p.replays.len() > 0
+	for i := range b.others {
+		e := &b.others[i]
+		if p.store.Tracks(e.trace) || b.genai.has(e.trace) || (replays && (e.parent.IsEmpty() || e.localRoot)) {
+			b.entries = append(b.entries, *e)
+		}
+	}
 }
 
 // again handles an agent span seen before: a copy of a held span waits

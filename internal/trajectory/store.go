@@ -239,6 +239,13 @@ func (s *Store) Open() int { return s.open }
 // Traces returns the number of tracked traces.
 func (s *Store) Traces() int { return len(s.traces) }
 
+// Tracks reports whether the trace has state in the store, so that a span
+// of another trace can be passed over without a Link.
+func (s *Store) Tracks(trace pcommon.TraceID) bool {
+	_, ok := s.traces[trace]
+	return ok
+}
+
 // TakeStats returns the counters accumulated since the last call and resets
 // them, so a caller can record them once per batch.
 func (s *Store) TakeStats() Stats {
