@@ -125,3 +125,20 @@ func TestRetriedRootRunWhileAnotherRunIsOpen(t *testing.T) {
 	require.True(t, ok, "the retried root span carries its run's score: %v", scored.Attributes().AsRaw())
 	assert.Equal(t, 1.0, v.Double())
 }
+
+// TestTraceSet: the set answers alike below and above the size at which it
+// starts indexing, and reset empties it.
+func TestTraceSet(t *testing.T) {
+	var s traceSet
+	for round := 0; round < 2; round++ {
+		for n := uint64(0); n < 3*traceSetLinear; n += 2 {
+			s.add(traceID(n))
+			s.add(traceID(n)) // twice: no harm
+		}
+		for n := uint64(0); n < 3*traceSetLinear; n++ {
+			assert.Equal(t, n%2 == 0, s.has(traceID(n)), "trace %d, round %d", n, round)
+		}
+		s.reset()
+		assert.False(t, s.has(traceID(0)))
+	}
+}
