@@ -44,6 +44,8 @@ type tcaProcessor struct {
 	// captureContext is set when a rule's scorer reads the run context;
 	// contextAlways when a scorer other than a sampled judge reads it.
 	captureContext, contextAlways bool
+	// definitions caches tool definitions read from recorded texts.
+	definitions definitionsCache
 	// judges are the rules' LLM judges, by rule (nil for rules without).
 	judges []*ruleJudge
 	// host are the telemetry settings judge clients are made with.

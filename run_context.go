@@ -23,9 +23,9 @@ const (
 var contextIssueNames = [numContextIssues]string{"context_cap", "invalid_tool_definitions", "invalid_tool_schema"}
 
 // runContext turns the context captured for a run into what scorers read:
-// definitions parsed (and their schemas compiled, once per distinct
-// schema), with a note, a counter and a debug line for what could not be
-// used. It returns an empty context when nothing was captured.
+// definitions parsed and their schemas compiled (once per distinct text,
+// see definitionsCache), with a note, a counter and a debug line for what
+// could not be used. It returns an empty context when nothing was captured.
 func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, counts *batchCounts) *scoring.RunContext {
 	rc := &scoring.RunContext{}
 	if c == nil {
@@ -43,21 +43,19 @@ func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, co
 	if c.Cut > 0 {
 		note(issueCap, fmt.Sprintf("run context over the %d-byte cap: %d bytes not kept", p.cfg.Limits.MaxContextBytes, c.Cut))
 	}
-	for _, text := range c.Definitions {
-		defs, err := scoring.ParseToolDefinitions(text)
-		if err != nil {
-			note(issueDefinitions, "recorded tool definitions not all read: "+truncateNote(err.Error()))
+	for i, text := range c.Definitions {
+		read := p.definitions.get(text)
+		for _, n := range read.notes {
+			note(n.issue, n.text)
 		}
-		for i := range defs {
-			if defs[i].Parameters.IsUndefined() {
-				continue
-			}
-			if _, err := scoring.CachedArgumentSchema(defs[i].Parameters); err != nil {
-				note(issueSchema, fmt.Sprintf("the recorded schema of %q was not used: %s", defs[i].Name, truncateNote(err.Error())))
-				defs[i].Parameters = scoring.Value{}
-			}
+		if i == 0 {
+			rc.Tools = read.tools // shared, read-only: nothing adds to it
+			continue
 		}
-		rc.Tools.Add(defs...)
+		if i == 1 {
+			rc.Tools = rc.Tools.Clone()
+		}
+		rc.Tools.Add(read.tools.All()...)
 	}
 	for i, on := range issues {
 		if on {
@@ -65,6 +63,30 @@ func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, co
 		}
 	}
 	return rc
+}
+
+// readDefinitions parses one recorded definitions text and compiles its
+// schemas; what could not be used is cleared and noted.
+func readDefinitions(text string) definitionsRead {
+	var read definitionsRead
+	defs, err := scoring.ParseToolDefinitions(text)
+	if err != nil {
+		read.notes = append(read.notes, contextNote{issueDefinitions, "recorded tool definitions not all read: " + truncateNote(err.Error())})
+	}
+	for i := range defs {
+		if defs[i].Parameters.IsUndefined() {
+			continue
+		}
+		sch, err := scoring.CachedArgumentSchema(defs[i].Parameters)
+		if err != nil {
+			read.notes = append(read.notes, contextNote{issueSchema, fmt.Sprintf("the recorded schema of %q was not used: %s", defs[i].Name, truncateNote(err.Error()))})
+			defs[i].Parameters = scoring.Value{}
+			continue
+		}
+		defs[i].Schema = sch
+	}
+	read.tools.Add(defs...)
+	return read
 }
 
 // truncateNote keeps a note short enough for an explanation.

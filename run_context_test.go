@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
@@ -200,26 +201,53 @@ func TestBadRunContextInput(t *testing.T) {
 			cfg := createDefaultConfig().(*Config)
 			cfg.Rules = []RuleConfig{{Name: "tool_checks", Scorers: []ScorerConfig{{Name: "checks"}}}}
 			h := newHarness(t, cfg)
-			td := runsBatch(0, 1, "Paris")
-			chat := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().AppendEmpty()
-			chat.SetName("chat gpt-4o")
-			chat.SetTraceID(traceID(0))
-			chat.SetSpanID(spanID(99))
-			chat.SetParentSpanID(spanID(1))
-			chat.SetStartTimestamp(600_000)
-			chat.SetEndTimestamp(800_000)
-			chat.Attributes().PutStr("gen_ai.operation.name", "chat")
-			chat.Attributes().PutStr("gen_ai.tool.definitions", tt.definitions)
+			// Two runs recording the same text: the second reads it from
+			// the cache, and is noted and counted all the same.
+			td := runsBatch(0, 2, "Paris")
+			for n := uint64(0); n < 2; n++ {
+				chat := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().AppendEmpty()
+				chat.SetName("chat gpt-4o")
+				chat.SetTraceID(traceID(n))
+				chat.SetSpanID(spanID(100 + n))
+				chat.SetParentSpanID(spanID(2*n + 1))
+				chat.SetStartTimestamp(600_000)
+				chat.SetEndTimestamp(800_000)
+				chat.Attributes().PutStr("gen_ai.operation.name", "chat")
+				chat.Attributes().PutStr("gen_ai.tool.definitions", tt.definitions)
+			}
 			want := td.SpanCount()
 			out := h.run(t, []ptrace.Traces{td})
 			assert.Equal(t, want, out.SpanCount())
-			agent := spansByID(out)[spanID(1)]
-			score, _ := agent.Attributes().Get(attrPrefix + "tool_checks.score")
-			assert.InDelta(t, tt.score, score.Double(), 1e-9)
-			expl, _ := agent.Attributes().Get(attrPrefix + "tool_checks.explanation")
-			assert.Contains(t, expl.Str(), tt.explanation)
+			for n := uint64(0); n < 2; n++ {
+				agent := spansByID(out)[spanID(2*n+1)]
+				score, _ := agent.Attributes().Get(attrPrefix + "tool_checks.score")
+				assert.InDelta(t, tt.score, score.Double(), 1e-9)
+				expl, _ := agent.Attributes().Get(attrPrefix + "tool_checks.explanation")
+				assert.Contains(t, expl.Str(), tt.explanation)
+			}
 			metadatatest.AssertEqualProcessorToolCallAccuracyContextIssues(t, h.tel,
-				[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attrs("reason", tt.reason)}}, metricdatatest.IgnoreTimestamp())
+				[]metricdata.DataPoint[int64]{{Value: 2, Attributes: attrs("reason", tt.reason)}}, metricdatatest.IgnoreTimestamp())
 		})
 	}
+}
+
+// TestCachedDefinitionsAreNotChanged: a run recording two definitions texts
+// gets both, and the cached definitions of the first text, shared with
+// other runs, do not gain the second's tools.
+func TestCachedDefinitionsAreNotChanged(t *testing.T) {
+	c := newControlled(t, weatherConfig())
+	defer func() { require.NoError(t, c.proc.Shutdown(context.Background())) }()
+	weather := `[{"name":"get_weather","parameters":{"type":"object"}}]`
+	stock := `[{"name":"lookup_stock","parameters":{"type":"object","required":["symbol"]}}]`
+	counts := c.p.tel.newCounts()
+	span := ptrace.NewSpan()
+	both := c.p.runContext(span, &trajectory.RunContext{Definitions: []string{weather, stock}}, counts)
+	assert.Equal(t, 2, both.Tools.Len())
+	def, ok := both.Tools.Get("lookup_stock")
+	require.True(t, ok)
+	assert.NotNil(t, def.Schema, "compiled once, with the definitions")
+	one := c.p.runContext(span, &trajectory.RunContext{Definitions: []string{weather}}, counts)
+	assert.Equal(t, 1, one.Tools.Len())
+	_, ok = one.Tools.Get("lookup_stock")
+	assert.False(t, ok)
 }

@@ -143,20 +143,27 @@ type offered struct {
 	// known reports that some definition or available tool is known.
 	known   bool
 	names   map[string]bool
-	schemas map[string]Value
+	schemas map[string]offeredSchema
+}
+
+// offeredSchema is a definition's parameters schema, compiled when the
+// definition came with it compiled.
+type offeredSchema struct {
+	value    Value
+	compiled *ArgumentSchema
 }
 
 func (o *offered) has(name string) bool { return o.names[name] }
 
 func (c *checks) definitions(run *RunContext) offered {
-	o := offered{names: map[string]bool{}, schemas: map[string]Value{}}
+	o := offered{names: map[string]bool{}, schemas: map[string]offeredSchema{}}
 	add := func(d ToolDefinition) {
 		if o.names[d.Name] {
 			return
 		}
 		o.names[d.Name] = true
 		if !d.Parameters.IsUndefined() {
-			o.schemas[d.Name] = d.Parameters
+			o.schemas[d.Name] = offeredSchema{value: d.Parameters, compiled: d.Schema}
 		}
 	}
 	for _, d := range c.configured.All() {
@@ -177,14 +184,17 @@ func (c *checks) definitions(run *RunContext) offered {
 func (c *checks) checkSchemas(calls []Call, defs offered, findings []Finding, notes []string) ([]Finding, []string) {
 	for i := range calls {
 		call := &calls[i]
-		schemaValue, ok := defs.schemas[call.Name]
+		offer, ok := defs.schemas[call.Name]
 		if !ok || call.ArgsUnknown {
 			continue
 		}
 		sch := c.configSchemas[call.Name]
 		if sch == nil {
+			sch = offer.compiled
+		}
+		if sch == nil {
 			var err error
-			if sch, err = CachedArgumentSchema(schemaValue); err != nil {
+			if sch, err = CachedArgumentSchema(offer.value); err != nil {
 				notes = append(notes, fmt.Sprintf("the recorded schema of %s was not used: %v", quoteName(call.Name), err))
 				continue
 			}

@@ -3,6 +3,8 @@ package scoring
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -13,6 +15,10 @@ type ToolDefinition struct {
 	Description string
 	// Parameters is the parameters' JSON Schema, usually an object schema.
 	Parameters Value
+	// Schema is Parameters compiled, when the caller compiled it (a
+	// processor that reads the same definitions on every run compiles
+	// them once); nil leaves compiling to the checks, which cache it.
+	Schema *ArgumentSchema
 }
 
 // MaxToolDefinitions bounds the definitions read from one list; more are
@@ -172,6 +178,11 @@ func (t *ToolDefinitions) Add(defs ...ToolDefinition) int {
 		added++
 	}
 	return added
+}
+
+// Clone returns a copy that can be added to without changing t.
+func (t *ToolDefinitions) Clone() ToolDefinitions {
+	return ToolDefinitions{list: slices.Clone(t.list), byName: maps.Clone(t.byName)}
 }
 
 // Get returns the definition of a tool.
