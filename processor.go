@@ -290,8 +290,8 @@ type batch struct {
 	contexts []extract.ContextPart
 	// genai is the set of traces with GenAI spans in the batch.
 	genai traceSet
-	// scratch holds the calls of the run being scored.
-	scratch trajectory.Scratch
+	// scratch holds the calls and evaluations of the run being scored.
+	scratch runScratch
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -300,7 +300,7 @@ func (b *batch) reset() {
 	clear(b.calls) // drop references to span strings
 	clear(b.runs)
 	clear(b.contexts)
-	b.scratch.Clear()
+	b.scratch.calls.Clear()
 	b.entries, b.others, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.others[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 

@@ -15,6 +15,13 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
+// runScratch is memory reused from run to run: the calls of the run being
+// scored and its evaluations.
+type runScratch struct {
+	calls trajectory.Scratch
+	evals []evaluation
+}
+
 // evaluation is one scorer's result for one rule on one run, with the calls
 // it was scored on (the rule's view: see rules.Rule.Calls), which the
 // result's breakdown indexes.
@@ -80,8 +87,9 @@ func needsResults(rs []*rules.Rule, judges bool) bool {
 // score scores one closed run on its span. Synchronous scorers run at once
 // and the span is annotated; when a selected rule has deferred scorers the
 // run is returned unannotated, to be finished off the hot path. scratch, if
-// not nil, is memory for the run's calls, used when the run is finished here.
-func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, agent pcommon.SpanID, traj *trajectory.Trajectory, counts *batchCounts, scratch *trajectory.Scratch) *scoredRun {
+// not nil, is memory for the run's calls and evaluations, used when the run
+// is finished here.
+func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, agent pcommon.SpanID, traj *trajectory.Trajectory, counts *batchCounts, scratch *runScratch) *scoredRun {
 	if traj == nil {
 		traj = &trajectory.Trajectory{}
 	}
@@ -102,8 +110,10 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 		return nil
 	}
-	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepsResults(span.TraceID()), SkipArguments: true, Documents: true, Scratch: scratch}
-	nevals := 0
+	if scratch == nil {
+		scratch = new(runScratch)
+	}
+	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepsResults(span.TraceID()), SkipArguments: true, Documents: true, Scratch: &scratch.calls}
 	for _, ri := range selected {
 		r := p.rules[ri]
 		opts.SkipArguments = opts.SkipArguments && !r.ReadsArguments()
@@ -112,16 +122,12 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 			// The run outlives this call: its calls get their own memory.
 			opts.Scratch = nil
 		}
-		nevals += len(r.Scorers)
 	}
-	// The evaluations of a run finished here live in this frame. They are
-	// kept apart from the calls, which the scorers are handed, until the
-	// run is finished, so that escape analysis keeps evalBuf on the stack.
-	var evalBuf [4]evaluation
-	evals := evalBuf[:0]
-	if nevals > len(evalBuf) {
-		evals = make([]evaluation, 0, nevals)
-	}
+	// The evaluations live in the scratch, not in this frame: the OTLP
+	// receiver calls each batch on a new goroutine, whose stack grows by
+	// copying whenever a frame on the way down to the scorers is large.
+	evals := scratch.evals[:0]
+	defer func() { clear(scratch.evals[:cap(scratch.evals)]) }() // drop references to results
 	var rc *scoring.RunContext
 	if p.captureContext && p.wantsContext(span.TraceID()) {
 		rc = p.runContext(span, traj.Context, counts)
@@ -137,12 +143,13 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		// The run waits for its judges. It keeps its raw calls, not the
 		// decoded ones (several times larger): the worker decodes them
 		// again, which gives the same calls.
-		kept := slices.Clone(evals) // evals must not escape: see evalBuf
+		kept := slices.Clone(evals) // the scratch is reused
 		for i := range kept {
 			kept[i].calls = nil
 		}
 		return &scoredRun{traj: traj, agent: agent, opts: opts, dropped: traj.Dropped, context: rc, evals: kept, pending: pending}
 	}
+	scratch.evals = evals
 	run := scoredRun{calls: calls, dropped: traj.Dropped, context: rc, evals: evals}
 	p.finish(span, &run, counts)
 	return nil
@@ -205,15 +212,15 @@ func invalidDocument(evals []evaluation) bool {
 
 // finish annotates the span with a run's evaluations and counts them.
 func (p *tcaProcessor) finish(span ptrace.Span, run *scoredRun, counts *batchCounts) {
-	for _, ev := range run.evals {
-		p.count(span, ev, run, counts)
+	for i := range run.evals {
+		p.count(span, &run.evals[i], run, counts)
 	}
 	annotate(span, run, p.rules, p.outputs, &p.cfg.Output)
 }
 
 // count adds one evaluation to the batch's metrics and logs what could not
 // be scored.
-func (p *tcaProcessor) count(span ptrace.Span, ev evaluation, run *scoredRun, counts *batchCounts) {
+func (p *tcaProcessor) count(span ptrace.Span, ev *evaluation, run *scoredRun, counts *batchCounts) {
 	res := &ev.result
 	counts.eval[ev.rule][ev.scorer][res.Outcome]++
 	switch res.Outcome {
