@@ -358,6 +358,24 @@ func TestClassifySpanShapes(t *testing.T) {
 		assert.Equal(t, ConventionADK, r.Convention)
 		assert.True(t, r.GenAI)
 	})
+	t.Run("MCP tools/call span that is not an execute_tool span", func(t *testing.T) {
+		// A bare MCP server span (semconv >= 1.39): the tool name from the
+		// span name when gen_ai.tool.name is absent.
+		r := classifyOne(t, "io.modelcontextprotocol.server", func(s ptrace.Span) {
+			s.SetName("tools/call get_weather")
+			s.SetKind(ptrace.SpanKindServer)
+			s.Attributes().PutStr("mcp.method.name", "tools/call")
+			s.Attributes().PutStr("gen_ai.tool.call.arguments", `{"city":"Paris"}`)
+			s.Attributes().PutStr("gen_ai.tool.call.result", `{"temperature":21}`)
+		})
+		assert.Equal(t, KindTool, r.Kind)
+		assert.Equal(t, ConventionMCP, r.Convention)
+		assert.Equal(t, "get_weather", r.Call.Name)
+		assert.Equal(t, "mcp", r.Call.Type)
+		assert.True(t, r.Call.MCP)
+		assert.Equal(t, `{"city":"Paris"}`, args(r))
+		assert.Equal(t, `{"temperature":21}`, r.Call.Result)
+	})
 	t.Run("invoke_agent span name without the operation attribute", func(t *testing.T) {
 		r := classifyOne(t, "x", func(s ptrace.Span) { s.SetName("invoke_agent weather_agent") })
 		assert.Equal(t, KindAgent, r.Kind)
