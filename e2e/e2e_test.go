@@ -1,4 +1,4 @@
-//go:build e2e
+//go:build e2e || scaleout
 
 package e2e
 
@@ -143,7 +143,15 @@ type collector struct {
 
 func startCollector(t *testing.T) *collector {
 	t.Helper()
-	ports := freePorts(t, 3)
+	return launchCollector(t, *collectorBin, []string{demoConfig, overrides}, freePorts(t, 3))
+}
+
+// launchCollector starts bin with the configs on ports (OTLP/gRPC,
+// OTLP/HTTP, Prometheus), given to it as TCA_GRPC_PORT, TCA_HTTP_PORT and
+// TCA_METRICS_PORT, with a new TCA_OUT_DIR, and waits until it listens.
+// env is added to the environment.
+func launchCollector(t *testing.T, bin string, configs []string, ports []int, env ...string) *collector {
+	t.Helper()
 	dir := t.TempDir()
 	c := &collector{
 		log: filepath.Join(dir, "collector.log"), out: filepath.Join(dir, "spans.jsonl"),
@@ -151,10 +159,15 @@ func startCollector(t *testing.T) *collector {
 	}
 	logFile, err := os.Create(c.log)
 	require.NoError(t, err)
-	c.cmd = exec.Command(*collectorBin, "--config", demoConfig, "--config", overrides)
+	var args []string
+	for _, cfg := range configs {
+		args = append(args, "--config", cfg)
+	}
+	c.cmd = exec.Command(bin, args...)
 	c.cmd.Env = append(os.Environ(),
 		fmt.Sprintf("TCA_GRPC_PORT=%d", c.grpcPort), fmt.Sprintf("TCA_HTTP_PORT=%d", c.httpPort),
 		fmt.Sprintf("TCA_METRICS_PORT=%d", c.promPort), "TCA_OUT_DIR="+dir)
+	c.cmd.Env = append(c.cmd.Env, env...)
 	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
 	require.NoError(t, c.cmd.Start())
 	go func() { c.exited <- c.cmd.Wait(); logFile.Close() }()
@@ -168,6 +181,13 @@ func startCollector(t *testing.T) *collector {
 			t.Logf("collector log:\n%s", data)
 		}
 	})
+	c.waitListening(t)
+	return c
+}
+
+// waitListening waits until the collector has opened its three ports.
+func (c *collector) waitListening(t *testing.T) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
@@ -177,7 +197,7 @@ func startCollector(t *testing.T) *collector {
 		default:
 		}
 		if c.listening(c.grpcPort) && c.listening(c.httpPort) && c.listening(c.promPort) {
-			return c
+			return
 		}
 		require.True(t, time.Now().Before(deadline), "the collector did not open its ports within 60s")
 		time.Sleep(100 * time.Millisecond)
@@ -316,24 +336,27 @@ func value(samples []sample, name string, want map[string]string) (float64, bool
 
 // report is the part of toolscore's JSON report the test compares.
 type report struct {
-	Runs []struct {
-		TraceID   string `json:"trace_id"`
-		SpanID    string `json:"span_id"`
-		Service   string `json:"service"`
-		AgentSpan string `json:"agent_span"`
-		Source    string `json:"source"`
-		Rules     []struct {
-			Rule            string   `json:"rule"`
-			Outcome         string   `json:"outcome"`
-			Score           *float64 `json:"score"`
-			MissingTools    []string `json:"missing_tools"`
-			UnexpectedTools []string `json:"unexpected_tools"`
-		} `json:"rules"`
-	} `json:"runs"`
+	Runs    []reportRun `json:"runs"`
 	Summary struct {
 		Runs        int `json:"runs"`
 		Evaluations int `json:"evaluations"`
 	} `json:"summary"`
+}
+
+// reportRun is one scored run of a report.
+type reportRun struct {
+	TraceID   string `json:"trace_id"`
+	SpanID    string `json:"span_id"`
+	Service   string `json:"service"`
+	AgentSpan string `json:"agent_span"`
+	Source    string `json:"source"`
+	Rules     []struct {
+		Rule            string   `json:"rule"`
+		Outcome         string   `json:"outcome"`
+		Score           *float64 `json:"score"`
+		MissingTools    []string `json:"missing_tools"`
+		UnexpectedTools []string `json:"unexpected_tools"`
+	} `json:"rules"`
 }
 
 func toolscore(t *testing.T, args ...string) (*report, []byte) {
