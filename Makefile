@@ -8,6 +8,9 @@ GO ?= go
 # Pinned tools. ocb must match the collector versions in builder-config.yaml.
 OCB_VERSION := v0.161.0
 OCB_MODULE := go.opentelemetry.io/collector/cmd/builder
+# Tier 1 of the scale-out test: the newest release whose load_balancing
+# exporter resolves here (tools/scaleout/builder-config.yaml).
+SCALEOUT_OCB_VERSION := v0.160.0
 
 BIN := $(CURDIR)/bin
 OCB := $(BIN)/ocb-$(OCB_VERSION)
@@ -21,14 +24,17 @@ SOAK_DURATION ?= 10m
 FUZZ_TIME ?= 10m
 
 BENCH_COLLECTOR := _build/bench/otelcol-bench
+TIER1 := _build/scaleout/otelcol-tier1
+SCALEOUT_OCB := $(BIN)/ocb-$(SCALEOUT_OCB_VERSION)
 
-.PHONY: help run serve build toolscore test unit alerts-test e2e soak fuzz bench-e2e clean
+.PHONY: help run serve build toolscore test unit alerts-test e2e e2e-scaleout soak fuzz bench-e2e clean
 
 help:
 	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
 	@echo 'make serve   the same, then keep the collector serving on 127.0.0.1 until Ctrl-C'
-	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end test on the binary'
+	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end and scale-out tests on the binary'
 	@echo 'make build   only build $(COLLECTOR)'
+	@echo 'make e2e-scaleout  three instances behind a load_balancing collector (ocb $(SCALEOUT_OCB_VERSION)): runs scored once, an instance killed, one added'
 	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=...)'
 	@echo 'make fuzz    every fuzz target for $(FUZZ_TIME) each (FUZZ_TIME=...)'
 	@echo 'make bench-e2e  collector CPU per 100k spans and RSS: no processor vs tool_call_accuracy vs tail_sampling'
@@ -44,7 +50,7 @@ build: $(COLLECTOR)
 
 toolscore: $(TOOLSCORE)
 
-test: unit build alerts-test e2e
+test: unit build alerts-test e2e e2e-scaleout
 
 unit:
 	$(GO) test -race ./...
@@ -54,6 +60,11 @@ alerts-test:
 
 e2e: $(COLLECTOR)
 	$(GO) test -tags e2e -count=1 -v ./e2e/ -collector=$(CURDIR)/$(COLLECTOR)
+
+# Tier 1 (the load_balancing exporter) in front of instances of
+# $(COLLECTOR); see e2e/scaleout_test.go.
+e2e-scaleout: $(COLLECTOR) $(TIER1)
+	$(GO) test -tags scaleout -run '^TestScaleOut$$' -count=1 -v -timeout 10m ./e2e/ -collector=$(CURDIR)/$(COLLECTOR) -tier1=$(CURDIR)/$(TIER1)
 
 soak:
 	$(GO) test -tags soak -run TestSoak -v -count=1 -timeout 0 . -soak.duration=$(SOAK_DURATION)
@@ -72,10 +83,15 @@ bench-e2e: $(BENCH_COLLECTOR) $(TOOLSCORE)
 $(BENCH_COLLECTOR): tools/bench/builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
 	cd tools/bench && $(OCB) --config=builder-config.yaml
 
-$(OCB):
+# bin/ocb-vX.Y.Z: ocb of that release.
+$(BIN)/ocb-%:
 	mkdir -p $(BIN)
-	GOBIN=$(BIN) $(GO) install $(OCB_MODULE)@$(OCB_VERSION)
+	GOBIN=$(BIN) $(GO) install $(OCB_MODULE)@$*
 	mv $(BIN)/builder $@
+
+$(TIER1): tools/scaleout/builder-config.yaml | $(SCALEOUT_OCB)
+	mkdir -p $(dir $@)
+	cd tools/scaleout && $(SCALEOUT_OCB) --config=builder-config.yaml
 
 $(COLLECTOR): builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
 	$(OCB) --config=builder-config.yaml

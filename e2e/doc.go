@@ -6,4 +6,13 @@
 // behind the e2e build tag:
 //
 //	make e2e    # go test -tags e2e -count=1 ./e2e/ -collector=$PWD/_build/otelcol-toolcallaccuracy
+//
+// TestScaleOut (build tag scaleout) runs the two-tier deployment: a stock
+// collector with the load_balancing exporter (tools/scaleout, ocb
+// v0.160.0) routing by trace id to instances of ours, fed by toolscore
+// load -split. It checks that every run is scored once, on one instance,
+// as one collector scores it, and measures what a SIGKILLed instance and
+// an added one cost:
+//
+//	make e2e-scaleout
 package e2e
