@@ -655,25 +655,22 @@ func (d *deployment) analyse(t *testing.T, in ptrace.Traces, outs []ptrace.Trace
 	dir := t.TempDir()
 	for i, td := range outs {
 		inst := d.outputs[i].inst
-		mine := ptrace.NewTraces()
+		// Only this phase's traces.
 		for _, rs := range td.ResourceSpans().All() {
 			for _, ss := range rs.ScopeSpans().All() {
 				ss.Spans().RemoveIf(func(s ptrace.Span) bool { return ph.inSpans[s.TraceID().String()] == 0 })
 			}
-			if rs.ScopeSpans().Len() > 0 {
-				rs.CopyTo(mine.ResourceSpans().AppendEmpty())
-			}
 		}
-		for _, id := range traceIDs(mine) {
+		for _, id := range traceIDs(td) {
 			if ph.where[id] == nil {
 				ph.where[id] = map[int]int{}
 			}
 			ph.where[id][inst]++
 		}
-		mine.ResourceSpans().MoveAndAppendTo(ph.outTraces.ResourceSpans())
 		// The runs this output scored: toolscore reads the annotations.
 		path := filepath.Join(dir, fmt.Sprintf("out-%d.jsonl", i))
 		writeTraces(t, path, td)
+		td.ResourceSpans().MoveAndAppendTo(ph.outTraces.ResourceSpans())
 		rep, _ := toolscore(t, "report", "-format", "json", path)
 		for _, r := range rep.Runs {
 			if ph.inSpans[r.TraceID] > 0 {
