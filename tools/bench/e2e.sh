@@ -11,6 +11,11 @@
 # without a processor.
 #
 # Usage: make bench-e2e   (or ROUNDS=5 SPANS=200000 MIXES="0.1 1" tools/bench/e2e.sh)
+#
+# BASE_COLLECTOR=<a benchmark collector built from another commit> adds the
+# variant "base" (that binary with tool_call_accuracy), alternating with the
+# others, so that a change is measured before and after in the same run.
+# VARIANTS="none tool_call_accuracy base" leaves tail_sampling out.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${BENCH_COLLECTOR:-_build/bench/otelcol-bench}
@@ -20,11 +25,14 @@ spans=${SPANS:-200000}
 mixes=${MIXES:-0.1 1}
 port=${BENCH_GRPC_PORT:-14317}
 export BENCH_GRPC_PORT=$port
+base=${BASE_COLLECTOR:-}
+variants=${VARIANTS:-none tool_call_accuracy tail_sampling${base:+ base}}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for v in none tool_call_accuracy tail_sampling; do
+for v in $variants; do
 	case $v in
 	none) procs="[batch]" ;;
+	base) procs="[tool_call_accuracy, batch]" ;;
 	*) procs="[$v, batch]" ;;
 	esac
 	printf 'service:\n  pipelines:\n    traces:\n      processors: %s\n' "$procs" >"$tmp/$v.yaml"
@@ -36,8 +44,10 @@ port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 echo "mix variant round cpu_s_per_100k_spans peak_rss_mib spans_per_s" >"$tmp/results"
 for round in $(seq "$rounds"); do
 	for mix in $mixes; do
-		for v in none tool_call_accuracy tail_sampling; do
-			"$bin" --config tools/bench/pipelines.yaml --config "$tmp/$v.yaml" >"$tmp/collector.log" 2>&1 &
+		for v in $variants; do
+			exe=$bin
+			if [ "$v" = base ]; then exe=$base; fi
+			"$exe" --config tools/bench/pipelines.yaml --config "$tmp/$v.yaml" >"$tmp/collector.log" 2>&1 &
 			pid=$!
 			for _ in $(seq 300); do port_open "$port" && break; sleep 0.05; done
 			t0=$(cpu_ticks "$pid")
