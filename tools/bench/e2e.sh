@@ -74,11 +74,11 @@ function median(list,   n, a, i, j, t) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-	printf "%-6s %-20s %18s %8s %14s\n", "genai", "pipeline", "CPU s / 100k spans", "ratio", "peak RSS MiB"
+	printf "%-6s %-20s %18s %8s %16s %14s\n", "genai", "pipeline", "CPU s / 100k spans", "ratio", "spans / CPU-s", "peak RSS MiB"
 	for (key in cpu) { split(key, k, " "); base[k[1]] = median(cpu[k[1] " none"]) }
 	n = 0
 	for (key in cpu) keys[++n] = key
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (keys[j] < keys[i]) { t = keys[i]; keys[i] = keys[j]; keys[j] = t }
 	for (i = 1; i <= n; i++) { split(keys[i], k, " "); c = median(cpu[keys[i]])
-		printf "%-6s %-20s %18.3f %8.2f %14.1f\n", k[1], k[2], c, c / base[k[1]], median(rss[keys[i]]) }
+		printf "%-6s %-20s %18.3f %8.2f %16.0f %14.1f\n", k[1], k[2], c, c / base[k[1]], 100000 / c, median(rss[keys[i]]) }
 }' "$tmp/results"
