@@ -14,8 +14,9 @@
 #
 # BASE_COLLECTOR=<a benchmark collector built from another commit> adds the
 # variant "base" (that binary with tool_call_accuracy), alternating with the
-# others, so that a change is measured before and after in the same run.
-# VARIANTS="none tool_call_accuracy base" leaves tail_sampling out.
+# others, so that a change is measured before and after in the same run;
+# BUILDS="name=path ..." adds one such variant per binary, for a series of
+# changes. VARIANTS="none tool_call_accuracy base" leaves tail_sampling out.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${BENCH_COLLECTOR:-_build/bench/otelcol-bench}
@@ -25,15 +26,18 @@ spans=${SPANS:-200000}
 mixes=${MIXES:-0.1 1}
 port=${BENCH_GRPC_PORT:-14317}
 export BENCH_GRPC_PORT=$port
-base=${BASE_COLLECTOR:-}
-variants=${VARIANTS:-none tool_call_accuracy tail_sampling${base:+ base}}
+builds=${BUILDS:-}
+if [ -n "${BASE_COLLECTOR:-}" ]; then builds="base=$BASE_COLLECTOR $builds"; fi
+declare -A exe_of
+for b in $builds; do exe_of[${b%%=*}]=${b#*=}; done
+variants=${VARIANTS:-none tool_call_accuracy tail_sampling ${!exe_of[*]}}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for v in $variants; do
 	case $v in
 	none) procs="[batch]" ;;
-	base) procs="[tool_call_accuracy, batch]" ;;
-	*) procs="[$v, batch]" ;;
+	tool_call_accuracy | tail_sampling) procs="[$v, batch]" ;;
+	*) procs="[tool_call_accuracy, batch]" ;; # another build
 	esac
 	printf 'service:\n  pipelines:\n    traces:\n      processors: %s\n' "$procs" >"$tmp/$v.yaml"
 done
@@ -45,8 +49,7 @@ echo "mix variant round cpu_s_per_100k_spans peak_rss_mib spans_per_s" >"$tmp/re
 for round in $(seq "$rounds"); do
 	for mix in $mixes; do
 		for v in $variants; do
-			exe=$bin
-			if [ "$v" = base ]; then exe=$base; fi
+			exe=${exe_of[$v]:-$bin}
 			"$exe" --config tools/bench/pipelines.yaml --config "$tmp/$v.yaml" >"$tmp/collector.log" 2>&1 &
 			pid=$!
 			for _ in $(seq 300); do port_open "$port" && break; sleep 0.05; done
