@@ -213,8 +213,10 @@ type groupRef struct {
 type Store struct {
 	limits Limits
 	traces map[pcommon.TraceID]*traceState
-	// filter passes over untracked traces before the map (see Tracks).
-	filter *traceFilter
+	// filter passes over untracked traces before the map (see Tracks); it
+	// is made when filterFrom traces are tracked at once.
+	filter     *traceFilter
+	filterFrom int
 	// oldest and newest end the list of traces by last touch.
 	oldest, newest *traceState
 	// groups lists open groups in opening order for MaxOpenTrajectories
@@ -232,7 +234,7 @@ const maxInterned = 4096
 
 // NewStore returns an empty store.
 func NewStore(limits Limits) *Store {
-	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), filter: new(traceFilter), names: make(map[string]string)}
+	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), filterFrom: filterFrom, names: make(map[string]string)}
 }
 
 // Open returns the number of open trajectories (groups and held agents).
@@ -244,7 +246,7 @@ func (s *Store) Traces() int { return len(s.traces) }
 // Tracks reports whether the trace has state in the store, so that a span
 // of another trace can be passed over without a Link.
 func (s *Store) Tracks(trace pcommon.TraceID) bool {
-	if !s.filter.mayHave(trace) {
+	if s.filter != nil && !s.filter.mayHave(trace) {
 		return false
 	}
 	_, ok := s.traces[trace]
@@ -304,7 +306,7 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 		}
 		ts = &traceState{id: id}
 		s.traces[id] = ts
-		s.filter.add(id)
+		s.track(id)
 		s.pushNewest(ts)
 	} else if s.newest != ts {
 		s.unlink(ts)
@@ -777,7 +779,9 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	s.open -= int(ts.open)
 	s.unlink(ts)
 	delete(s.traces, ts.id)
-	s.filter.remove(ts.id)
+	if s.filter != nil {
+		s.filter.remove(ts.id)
+	}
 }
 
 // Sweep drops traces idle for longer than MaxAge and returns how many.

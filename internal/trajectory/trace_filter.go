@@ -2,6 +2,27 @@ package trajectory
 
 import "go.opentelemetry.io/collector/pdata/pcommon"
 
+// filterFrom is how many tracked traces make a store build its traceFilter:
+// below it the map is small enough to stay in cache, and a store (one per
+// processor) does not pay the filter's 128 KiB.
+const filterFrom = 1024
+
+// track adds a new trace to the filter, building the filter from the map
+// once the store tracks filterFrom traces. Called after the map insert.
+func (s *Store) track(id pcommon.TraceID) {
+	if s.filter != nil {
+		s.filter.add(id)
+		return
+	}
+	if len(s.traces) < s.filterFrom {
+		return
+	}
+	s.filter = new(traceFilter)
+	for t := range s.traces {
+		s.filter.add(t)
+	}
+}
+
 // traceFilter answers "might this trace be tracked?" from one read of a
 // small table, so that the ordinary spans of untracked traces (most spans,
 // each of its own trace) are passed over without a lookup in the store's

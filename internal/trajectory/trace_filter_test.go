@@ -16,6 +16,7 @@ func TestTracksFollowsTheTraces(t *testing.T) {
 	lim := limits()
 	lim.MaxTrackedTraces = 50
 	s := NewStore(lim)
+	s.filterFrom = 10 // built while the test runs
 	rng := rand.New(rand.NewPCG(1, 2))
 	id := func() pcommon.TraceID {
 		var t pcommon.TraceID
@@ -31,6 +32,9 @@ func TestTracksFollowsTheTraces(t *testing.T) {
 			s.Sweep(now + int64(rng.IntN(2))*int64(time.Hour))
 		default:
 			s.Tool(id(), sid(2), sid(1), tool("get_weather"), now)
+		}
+		if i == 4999 {
+			assert.NotNil(t, s.filter)
 		}
 		for k := 0; k < 8; k++ {
 			probe := id()
