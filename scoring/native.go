@@ -724,9 +724,13 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		}
 		if ooo > 0 {
 			b.OutOfOrder = all[paired:]
+			// The pairs are fresh zeroed memory: setting their scalar
+			// fields alone spares assigning whole structs, which zeroes
+			// the slot under a write barrier first while the GC runs.
 			for k, i := range lists[listOOOExpected] {
 				j := lists[listOOOActual][k]
-				b.OutOfOrder[k] = Pair{Expected: i, Actual: j, Score: scores[i*na+j]}
+				p := &b.OutOfOrder[k]
+				p.Expected, p.Actual, p.Score = i, j, scores[i*na+j]
 			}
 		}
 	}
@@ -764,7 +768,10 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		}
 		e := &n.calls[i]
 		a := &calls[j]
-		p := Pair{Expected: i, Actual: j, Score: scores[i*na+j]}
+		// As for the out-of-order pairs: fields, not a whole struct.
+		b.Pairs = b.Pairs[:len(b.Pairs)+1]
+		p := &b.Pairs[len(b.Pairs)-1]
+		p.Expected, p.Actual, p.Score = i, j, scores[i*na+j]
 		p.Failed = e.mustSucceed && a.Status == StatusError
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
 		if from, to := sc.mmFrom[i*na+j], sc.mmTo[i*na+j]; to > from {
@@ -777,7 +784,6 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		}
 		numerator += p.Score
 		denominator++
-		b.Pairs = append(b.Pairs, p)
 	}
 	sc.releaseMismatches()
 	// Paired calls to forbidden tools cannot happen (Validate rejects a
