@@ -187,8 +187,8 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 		return dp
 	}
 	// dp[i][j]: best total over rows[i:] and cols[j:], filled backwards so the
-	// forward walk can prefer early columns. Only the last row and column
-	// need clearing: every other cell is written before it is read.
+	// forward walk can prefer early columns. Only the last row needs
+	// clearing: every other row starts as a copy of the row below.
 	w := cols + 1
 	size := (rows + 1) * w
 	if cap(dp) < size {
@@ -196,20 +196,23 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 	}
 	dp = dp[:size]
 	clear(dp[rows*w:])
-	for i := 0; i < rows; i++ {
-		dp[i*w+cols] = 0
-	}
 	for i := rows - 1; i >= 0; i-- {
-		// Row slices of exact length let the compiler drop the bounds
-		// checks of the inner loop.
+		// cur[j] = max(next[j], cur[j+1], next[j+1]+row[j] when feasible)
+		// is next[j] raised to the best pair at or right of j. Rows are
+		// sparse (only same-tool pairs are feasible), so each row starts
+		// as a copy of the next and each feasible pair raises the cells
+		// at and left of it that are below its value: they are a run
+		// ending at it, since cells only grow leftwards.
 		cur, next := dp[i*w:i*w+w], dp[(i+1)*w:(i+1)*w+w]
+		copy(cur, next)
 		row := wm[i*cols : i*cols+cols]
-		for j := cols - 1; j >= 0; j-- {
-			best := max(next[j], cur[j+1])
-			if pw := row[j]; pw >= 0 {
-				best = max(best, next[j+1]+pw)
+		for j, pw := range row {
+			if pw < 0 {
+				continue
 			}
-			cur[j] = best
+			for k, v := j, next[j+1]+pw; k >= 0 && cur[k] < v; k-- {
+				cur[k] = v
+			}
 		}
 	}
 	i, j := 0, 0

@@ -1,0 +1,67 @@
+package scoring
+
+import (
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// denseOrderedAssignment is orderedAssignment's table filled cell by cell,
+// as the recurrence reads: the reference the sparse fill is checked with.
+func denseOrderedAssignment(rows, cols int, wm []int64) []int {
+	match := make([]int, rows)
+	for r := range match {
+		match[r] = -1
+	}
+	w := cols + 1
+	dp := make([]int64, (rows+1)*w)
+	for i := rows - 1; i >= 0; i-- {
+		for j := cols - 1; j >= 0; j-- {
+			best := max(dp[(i+1)*w+j], dp[i*w+j+1])
+			if pw := wm[i*cols+j]; pw >= 0 {
+				best = max(best, dp[(i+1)*w+j+1]+pw)
+			}
+			dp[i*w+j] = best
+		}
+	}
+	i, j := 0, 0
+	for i < rows && j < cols {
+		cur := dp[i*w+j]
+		if pw := wm[i*cols+j]; pw >= 0 && dp[(i+1)*w+j+1]+pw == cur {
+			match[i] = j
+			i++
+			j++
+			continue
+		}
+		if dp[i*w+j+1] == cur {
+			j++
+			continue
+		}
+		i++
+	}
+	return match
+}
+
+// TestOrderedAssignmentMatchesDense checks the sparse table fill against
+// the cell-by-cell one on random matrices, ties included (few distinct
+// weights), with the working memory reused from call to call.
+func TestOrderedAssignmentMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	var dp []int64
+	for iter := 0; iter < 20000; iter++ {
+		rows, cols := rng.Intn(9), rng.Intn(9)
+		density := rng.Float64()
+		wm := make([]int64, rows*cols)
+		for k := range wm {
+			wm[k] = weightInfeasible
+			if rng.Float64() < density {
+				wm[k] = pairWeight(rng.Intn(4) == 0, float64(rng.Intn(3))/2)
+			}
+		}
+		match := make([]int, rows)
+		dp = orderedAssignment(rows, cols, wm, match, dp)
+		if want := denseOrderedAssignment(rows, cols, wm); !slices.Equal(match, want) {
+			t.Fatalf("%d×%d %v: got %v, want %v", rows, cols, wm, match, want)
+		}
+	}
+}
