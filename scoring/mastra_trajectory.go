@@ -889,9 +889,9 @@ func (c *mastraComparison) detailsSized(extra int) map[string]any {
 	d["matchedSteps"] = c.matched
 	d["totalExpectedSteps"] = c.totalExpected
 	d["totalActualSteps"] = c.totalActual
-	d["missingSteps"] = stringsOrEmpty(c.missing)
+	d["missingSteps"] = boxNames(c.missing)
 	d["extraSteps"] = mastraNameList(c.extra)
-	d["outOfOrderSteps"] = stringsOrEmpty(c.outOfOrder)
+	d["outOfOrderSteps"] = boxNames(c.outOfOrder)
 	d["repeatedSteps"] = mastraNameList(c.repeated)
 	return d
 }
@@ -930,7 +930,21 @@ func mastraNameList(names []string) any {
 			return out
 		}
 	}
-	return stringsOrEmpty(names)
+	return boxNames(names)
+}
+
+// noNames is an empty name list ([]string{}) as an interface value. An
+// empty list has no element a caller could change, so details share this
+// one rather than box a list of their own: boxing a slice allocates.
+var noNames any = []string{}
+
+// boxNames returns names as an interface value, an empty []string (never
+// nil) when there are none.
+func boxNames(names []string) any {
+	if len(names) == 0 {
+		return noNames
+	}
+	return names
 }
 
 // breakdown lists the pairs, the expected steps no pair took (Missing) and
@@ -1278,7 +1292,10 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 	if len(pairs) > 0 {
 		c.pairs = make([]Pair, len(pairs)/2)
 		for k := range c.pairs {
-			c.pairs[k] = Pair{Expected: pairs[2*k], Actual: pairs[2*k+1], Score: 1}
+			// Fresh zeroed pairs: set the scalar fields (assigning whole
+			// structs would zero each slot under a write barrier first).
+			p := &c.pairs[k]
+			p.Expected, p.Actual, p.Score = pairs[2*k], pairs[2*k+1], 1
 		}
 	}
 	for k := range lists {
