@@ -215,6 +215,14 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 			}
 		}
 	}
+	orderedWalk(rows, cols, wm, dp, match)
+	return dp
+}
+
+// orderedWalk reads orderedAssignment's filled table dp forwards into match,
+// pairing each row with the earliest column that keeps the best total.
+func orderedWalk(rows, cols int, wm, dp []int64, match []int) {
+	w := cols + 1
 	i, j := 0, 0
 	for i < rows && j < cols {
 		cur := dp[i*w+j]
@@ -230,5 +238,4 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 		}
 		i++
 	}
-	return dp
 }

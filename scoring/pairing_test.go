@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// denseOrderedAssignment is orderedAssignment's table filled cell by cell,
-// as the recurrence reads: the reference the sparse fill is checked with.
+// denseOrderedAssignment is orderedAssignment with its table filled cell by
+// cell, as the recurrence reads: the reference the sparse fill is checked
+// with.
 func denseOrderedAssignment(rows, cols int, wm []int64) []int {
 	match := make([]int, rows)
 	for r := range match {
@@ -24,21 +25,7 @@ func denseOrderedAssignment(rows, cols int, wm []int64) []int {
 			dp[i*w+j] = best
 		}
 	}
-	i, j := 0, 0
-	for i < rows && j < cols {
-		cur := dp[i*w+j]
-		if pw := wm[i*cols+j]; pw >= 0 && dp[(i+1)*w+j+1]+pw == cur {
-			match[i] = j
-			i++
-			j++
-			continue
-		}
-		if dp[i*w+j+1] == cur {
-			j++
-			continue
-		}
-		i++
-	}
+	orderedWalk(rows, cols, wm, dp, match)
 	return match
 }
 
