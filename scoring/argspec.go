@@ -136,8 +136,15 @@ func newSpecBuilder(calls []ExpectedCall) *specBuilder {
 		nodes:  make([]argNode, 0, nodes),
 		fields: make([]argField, 0, fields),
 		texts:  make([]pendingText, 0, 2*(nodes+fields)),
+		buf:    make([]byte, 0, textBytesPerEntry*(nodes+fields)),
 	}
 }
+
+// textBytesPerEntry sizes specBuilder.buf: about what the texts of one
+// literal node (its path and want) or one member (its two templates) take,
+// with room to spare, so the buffer is allocated once rather than grown
+// by doubling; arguments with longer texts still grow it.
+const textBytesPerEntry = 24
 
 // literalSize counts the nodes and object fields literal makes of v.
 func literalSize(v *Value) (nodes, fields int) {

@@ -935,7 +935,9 @@ func cleanMatch(res *Result) bool {
 // 0 when every expected call is optional and none was made). The
 // explanations are substrings of one string.
 func allMatchedExplanations(calls int) []string {
-	var buf []byte
+	// "score 1: k of k expected calls matched" is 36 bytes and twice k's
+	// digits: at most 44 for any k up to 9999, beyond MaxCalls.
+	buf := make([]byte, 0, 44*(calls+1))
 	ends := make([]int, calls+1)
 	for k := range ends {
 		buf = append(buf, "score 1: "...)
