@@ -127,6 +127,7 @@ func newNative(s Settings) (Scorer, error) {
 // group g's calls and groupNames[g] its tool. The rows share one slice.
 func groupCallsByTool(calls []compiledCall) (groupNames []string, groupRows [][]int) {
 	group := make([]int, len(calls))
+	groupNames = make([]string, 0, len(calls)) // at most one group a call
 	var groupOf map[string]int
 	for i := range calls {
 		name := calls[i].name
