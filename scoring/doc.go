@@ -103,6 +103,16 @@
 // matchers cannot use deepeval, for example. Actual calls whose arguments
 // are unknown make an argument-comparing profile return an error result.
 //
+// # JSON values
+//
+// The files named json_*.go are the package's JSON layer, which the scorers
+// are built on: [Value] and its constructors ([Null], [Bool], [Number],
+// [Int], [String], [Array], [Object], [ValueOf]), [Kind], [Equal], [Parse]
+// with [ErrTruncated] and [SyntaxError], [Document] with [DeferredDocument],
+// [DocumentParser] and [ErrInvalidDocument], and [Path] with [ParsePath].
+// It stays in this package because scoring's own types carry a Value
+// (docs/architecture.md, "Package layout", says why).
+//
 // # Adding a scorer
 //
 // Implement [Scorer] in a file of its own and [Register] a [Factory] under a
