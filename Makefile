@@ -8,9 +8,14 @@ GO ?= go
 # Pinned tools. ocb must match the collector versions in builder-config.yaml.
 OCB_VERSION := v0.161.0
 OCB_MODULE := go.opentelemetry.io/collector/cmd/builder
+# promtool of Prometheus 3.16.0 (Go module versions are v0.<minor><patch>),
+# for the alert rule tests.
+PROMETHEUS_VERSION := v0.316.0
+PROMTOOL_MODULE := github.com/prometheus/prometheus/cmd/promtool
 
 BIN := $(CURDIR)/bin
 OCB := $(BIN)/ocb-$(OCB_VERSION)
+PROMTOOL := $(BIN)/promtool-$(PROMETHEUS_VERSION)
 COLLECTOR := _build/otelcol-toolcallaccuracy
 TOOLSCORE := $(BIN)/toolscore
 
@@ -49,8 +54,8 @@ test: unit build alerts-test e2e
 unit:
 	$(GO) test -race ./...
 
-alerts-test:
-	alerts/test.sh
+alerts-test: $(PROMTOOL)
+	PROMTOOL=$(PROMTOOL) alerts/test.sh
 
 e2e: $(COLLECTOR)
 	$(GO) test -tags e2e -count=1 -v ./e2e/ -collector=$(CURDIR)/$(COLLECTOR)
@@ -76,6 +81,11 @@ $(OCB):
 	mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install $(OCB_MODULE)@$(OCB_VERSION)
 	mv $(BIN)/builder $@
+
+$(PROMTOOL):
+	mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install $(PROMTOOL_MODULE)@$(PROMETHEUS_VERSION)
+	mv $(BIN)/promtool $@
 
 $(COLLECTOR): builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
 	$(OCB) --config=builder-config.yaml
