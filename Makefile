@@ -82,9 +82,12 @@ $(OCB):
 	GOBIN=$(BIN) $(GO) install $(OCB_MODULE)@$(OCB_VERSION)
 	mv $(BIN)/builder $@
 
+# remove_all_sd (Prometheus's own build tag) leaves out the service discovery
+# plugins (AWS, Azure, Kubernetes...), which rule tests never use: about half
+# the modules and 40% of the compile time on empty caches.
 $(PROMTOOL):
 	mkdir -p $(BIN)
-	GOBIN=$(BIN) $(GO) install $(PROMTOOL_MODULE)@$(PROMETHEUS_VERSION)
+	GOBIN=$(BIN) $(GO) install -tags remove_all_sd -ldflags='-s -w' $(PROMTOOL_MODULE)@$(PROMETHEUS_VERSION)
 	mv $(BIN)/promtool $@
 
 $(COLLECTOR): builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
