@@ -74,9 +74,9 @@ alerts-test: $(PROMTOOL)
 	$(call say,'promtool rule tests (alerts/)')
 	PROMTOOL=$(PROMTOOL) alerts/test.sh
 
-e2e: $(COLLECTOR)
-	$(call say,'end-to-end test on $(COLLECTOR) (about 1 min on empty caches)')
-	$(GO_LIKE_OCB) test -trimpath -tags e2e -count=1 -v ./e2e/ -collector=$(CURDIR)/$(COLLECTOR)
+e2e: $(COLLECTOR) $(TOOLSCORE)
+	$(call say,'end-to-end test on $(COLLECTOR) and bin/toolscore (about 1 min on empty caches)')
+	$(GO_LIKE_OCB) test -trimpath -tags e2e -count=1 -v ./e2e/ -collector=$(CURDIR)/$(COLLECTOR) -toolscore=$(TOOLSCORE)
 
 soak:
 	$(GO) test -tags soak -run TestSoak -v -count=1 -timeout 0 . -soak.duration=$(SOAK_DURATION)
