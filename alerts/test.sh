@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Checks and unit-tests the Prometheus rules, then checks that a file of
 # deliberately wrong expectations makes `promtool test rules` fail.
-#   PROMTOOL=/path/to/promtool alerts/test.sh
+# `make alerts-test` (part of `make test`) installs the pinned promtool into
+# bin/ and runs this with it; by hand:
+#   PROMTOOL=/path/to/promtool alerts/test.sh   (Prometheus >= 3.5, for fuzzy_compare)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 promtool=${PROMTOOL:-promtool}
 if ! command -v "$promtool" >/dev/null; then
-	echo "alerts/test.sh: promtool not found; install it (Debian/Ubuntu: apt-get install --no-install-recommends prometheus) or set PROMTOOL" >&2
+	echo "alerts/test.sh: promtool not found; run \`make alerts-test\`, which installs the pinned one into bin/, or set PROMTOOL" >&2
 	exit 1
 fi
 

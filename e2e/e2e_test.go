@@ -34,7 +34,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-var collectorBin = flag.String("collector", "../_build/otelcol-toolcallaccuracy", "the collector binary built by ocb (make build)")
+var (
+	collectorBin   = flag.String("collector", "../_build/otelcol-toolcallaccuracy", "the collector binary built by ocb (make build)")
+	toolscoreGiven = flag.String("toolscore", "", "a toolscore binary (make passes bin/toolscore); empty: TestMain builds one from ../cmd/toolscore")
+)
 
 const (
 	demoConfig = "../testdata/demo/config.yaml"
@@ -43,7 +46,7 @@ const (
 	ourPrefix  = "otelcol_processor_tool_call_accuracy_"
 )
 
-// toolscoreBin is built once by TestMain.
+// toolscoreBin is -toolscore, or built once by TestMain.
 var toolscoreBin string
 
 func TestMain(m *testing.M) {
@@ -51,6 +54,14 @@ func TestMain(m *testing.M) {
 	if _, err := os.Stat(*collectorBin); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: collector binary %s: %v (run make build, or pass -collector)\n", *collectorBin, err)
 		os.Exit(1)
+	}
+	if *toolscoreGiven != "" {
+		if _, err := os.Stat(*toolscoreGiven); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: toolscore binary %s: %v (run make toolscore, or leave -toolscore out)\n", *toolscoreGiven, err)
+			os.Exit(1)
+		}
+		toolscoreBin = *toolscoreGiven
+		os.Exit(m.Run())
 	}
 	dir, err := os.MkdirTemp("", "toolscore-e2e")
 	if err != nil {
