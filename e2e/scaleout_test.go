@@ -160,6 +160,7 @@ func TestScaleOut(t *testing.T) {
 		failed, _ := value(samples, "otelcol_exporter_send_failed_spans", map[string]string{"exporter": "load_balancing"})
 		sent, _ := value(samples, "otelcol_exporter_sent_spans", map[string]string{"exporter": "load_balancing"})
 		victimFailures, _ := value(samples, "otelcol_loadbalancer_backend_outcome", map[string]string{"endpoint": d.endpoints()[victim], "success": "false"})
+		checkAlertNames(t, samples, true) // ToolCallAccuracyRoutingBackendFailing reads tier 1's metrics
 		assert.Positive(t, failed, "send_failed_spans of load_balancing")
 		assert.Positive(t, victimFailures, "backend_outcome{success=false} of the dead endpoint")
 		for _, s := range survivors {
