@@ -147,10 +147,10 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		for i := range kept {
 			kept[i].calls = nil
 		}
-		return &scoredRun{traj: traj, agent: agent, opts: opts, dropped: traj.Dropped, context: rc, evals: kept, pending: pending}
+		return &scoredRun{traj: traj, agent: agent, opts: opts, dropped: int(traj.Dropped), context: rc, evals: kept, pending: pending}
 	}
 	scratch.evals = evals
-	run := scoredRun{calls: calls, dropped: traj.Dropped, context: rc, evals: evals}
+	run := scoredRun{calls: calls, dropped: int(traj.Dropped), context: rc, evals: evals}
 	p.finish(span, &run, counts)
 	return nil
 }

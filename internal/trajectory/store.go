@@ -86,11 +86,13 @@ type Trajectory struct {
 	// Calls are in arrival order; see [Order] for scoring order.
 	Calls []Call
 	// Dropped counts calls not kept because of MaxCallsPerTrajectory.
-	Dropped int
+	// (32 bits, like SubAgents, so that a run's node and trajectory fit
+	// one 96-byte allocation; a run has far fewer spans.)
+	Dropped int32
 	// SubAgents counts the agent runs nested directly under this one. A run
 	// with no calls of its own and sub-agents is a wrapper (OpenInference's
 	// "Agent workflow"); the processor does not score it.
-	SubAgents int
+	SubAgents int32
 	// Models lists, for the spans the calls ran under, the start times of
 	// the model calls beside them, which mark the model turns (see [Order]).
 	Models []ModelStarts
@@ -162,7 +164,24 @@ type node struct {
 	parent pcommon.SpanID
 	// opened is when the first call attached (groups and held agents).
 	opened int64
-	traj   Trajectory
+	// traj is the run's trajectory, for groups and held agents only (see
+	// newRunNode); nil for the other kinds, which keep 32 bytes.
+	traj *Trajectory
+}
+
+// runNode is a group's or agent's node and its trajectory, allocated as one.
+type runNode struct {
+	node
+	t Trajectory
+}
+
+// newRunNode returns a node of kind with a trajectory. Links, tools and
+// closed spans (most of a trace's spans) carry none: a node with its
+// trajectory inline took 96 bytes for each of them.
+func newRunNode(kind nodeKind, now int64) *node {
+	r := &runNode{node: node{kind: kind, opened: now}}
+	r.traj = &r.t
+	return &r.node
 }
 
 var (
@@ -390,7 +409,7 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 			s.stats.OverSpans += int64(len(calls))
 			return false
 		}
-		n = &node{kind: nodeGroup, opened: now}
+		n = newRunNode(nodeGroup, now)
 		ts.nodes.set(target, n)
 		ts.open++
 		s.open++
@@ -459,7 +478,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 		if tn := ts.nodes.get(target); tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
 			tn.traj.Dropped += n.traj.Dropped
 			tn.traj.SubAgents += n.traj.SubAgents
-			s.mergeContext(&tn.traj, n.traj.Context)
+			s.mergeContext(tn.traj, n.traj.Context)
 		}
 	}
 	return nil
@@ -505,7 +524,7 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 	s.remember(ts, span, closedNode)
 	traj := &Trajectory{}
 	if n != nil {
-		traj = &n.traj
+		traj = n.traj
 	}
 	if adopt {
 		s.adoptOrphans(ts, span, traj)
@@ -533,7 +552,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	n := ts.nodes.get(span)
 	switch {
 	case n == nil:
-		n = &node{opened: now}
+		n = newRunNode(nodeGroup, now) // kind set below
 	case n.kind == nodeGroup:
 		s.closeGroup(ts)
 	default:
@@ -552,10 +571,10 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		return nil
 	}
 	if parent.IsEmpty() {
-		s.adoptOrphans(ts, span, &n.traj)
+		s.adoptOrphans(ts, span, n.traj)
 	}
 	s.remember(ts, span, closedNode)
-	return withModels(ts, &n.traj)
+	return withModels(ts, n.traj)
 }
 
 // Seen says whether a span id was seen before as an agent span (or another
@@ -648,12 +667,12 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 		return nil
 	}
 	if n.root {
-		s.adoptOrphans(ts, span, &n.traj)
+		s.adoptOrphans(ts, span, n.traj)
 	}
 	ts.nodes.set(span, closedNode)
 	ts.open--
 	s.open--
-	return withModels(ts, &n.traj)
+	return withModels(ts, n.traj)
 }
 
 // markSubAgent counts an agent run at the run it is nested in, creating an

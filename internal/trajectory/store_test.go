@@ -154,7 +154,7 @@ func TestLimits(t *testing.T) {
 		}
 		traj := s.Agent(trace1, sid(1), sid(9), false, 0)
 		assert.Len(t, traj.Calls, 2)
-		assert.Equal(t, 3, traj.Dropped)
+		assert.Equal(t, int32(3), traj.Dropped)
 		assert.Equal(t, int64(3), s.TakeStats().Dropped)
 	})
 	t.Run("max_open_trajectories", func(t *testing.T) {
@@ -296,7 +296,7 @@ func TestOrphansAdoptedWithinTheCallLimit(t *testing.T) {
 	}
 	traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
 	assert.Len(t, traj.Calls, 3)
-	assert.Equal(t, 2, traj.Dropped)
+	assert.Equal(t, int32(2), traj.Dropped)
 	assert.Equal(t, int64(2), s.TakeStats().Dropped)
 }
 
