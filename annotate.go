@@ -81,8 +81,8 @@ func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOut
 	if cfg.Events {
 		events := span.Events()
 		events.EnsureCapacity(events.Len() + len(run.evals))
-		for _, ev := range run.evals {
-			annotateEvent(span, ev, run, outs, cfg.MaxExplanationLength)
+		for i := range run.evals {
+			annotateEvent(span, &run.evals[i], run, outs, cfg.MaxExplanationLength)
 		}
 	}
 }
@@ -92,7 +92,8 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 	names := attrs.PutEmptySlice(attrRules)
 	var failed pcommon.Slice
 	minScore, allPassed, scored := 1.0, true, false
-	for _, ev := range run.evals {
+	for i := range run.evals {
+		ev := &run.evals[i]
 		if ev.scorer != 0 {
 			continue
 		}
@@ -116,7 +117,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		}
 		putStrings(attrs, o.missingTools, res.Breakdown.MissingTools(rs[ev.rule].Expectation.Calls))
 		putStrings(attrs, o.unexpectedTools, unexpectedNames(&res.Breakdown, ev.calls))
-		attrs.PutStr(o.reason, explanation(res, run.dropped, cfg.MaxExplanationLength))
+		attrs.PutStr(o.reason, ev.explanation(run.dropped, cfg.MaxExplanationLength))
 	}
 	if scored {
 		attrs.PutDouble(attrScore, minScore)
@@ -222,7 +223,7 @@ func validText(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-func annotateEvent(span ptrace.Span, ev evaluation, run *scoredRun, outs []ruleOutput, maxLen int) {
+func annotateEvent(span ptrace.Span, ev *evaluation, run *scoredRun, outs []ruleOutput, maxLen int) {
 	o := &outs[ev.rule]
 	res := &ev.result
 	e := span.Events().AppendEmpty()
@@ -242,7 +243,16 @@ func annotateEvent(span ptrace.Span, ev evaluation, run *scoredRun, outs []ruleO
 	case scoring.OutcomeNotEvaluated:
 		attrs.PutStr(attrEvalLabel, res.Outcome.String())
 	}
-	attrs.PutStr(attrEvalExplain, explanation(res, run.dropped, maxLen))
+	attrs.PutStr(attrEvalExplain, ev.explanation(run.dropped, maxLen))
+}
+
+// explanation returns the evaluation's explanation as written: made once,
+// for the rule's attribute and its event.
+func (ev *evaluation) explanation(dropped, maxLen int) string {
+	if !ev.explained {
+		ev.text, ev.explained = explanation(&ev.result, dropped, maxLen), true
+	}
+	return ev.text
 }
 
 // explanation returns the result's explanation as valid UTF-8, noting an

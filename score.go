@@ -29,6 +29,9 @@ type evaluation struct {
 	rule, scorer int
 	result       scoring.Result
 	calls        []scoring.Call
+	// text is the explanation as written on the span, once explained.
+	text      string
+	explained bool
 }
 
 // scoredRun is a run being scored: its calls and the evaluations so far.
