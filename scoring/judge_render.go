@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // This file holds what the LLM-judged profiles share: asking the judge and
@@ -341,29 +340,55 @@ func appendDotnetJSON(sb *strings.Builder, v Value) {
 	}
 }
 
-func appendDotnetString(sb *strings.Builder, s string) {
+// jsonStringStyle is how a peer's JSON serializer writes strings: the
+// printable ASCII characters it writes as \uXXXX besides the control
+// characters and non-ASCII, and the case of the hex digits.
+type jsonStringStyle struct {
+	unicodeEscaped string
+	hex            string // a \u escape's format
+}
+
+var (
+	// dotnetStrings is System.Text.Json's default encoder: HTML-sensitive
+	// characters and the quote escaped, upper-case hex.
+	dotnetStrings = jsonStringStyle{unicodeEscaped: `"&'+<>` + "`", hex: `\u%04X`}
+	// pythonStrings is json.dumps with ensure_ascii: lower-case hex.
+	pythonStrings = jsonStringStyle{hex: `\u%04x`}
+)
+
+func appendDotnetString(sb *strings.Builder, s string) { appendPeerJSONString(sb, s, &dotnetStrings) }
+
+func appendPyJSONString(sb *strings.Builder, s string) { appendPeerJSONString(sb, s, &pythonStrings) }
+
+// appendPeerJSONString writes s as a JSON string in style; invalid UTF-8 is
+// read as U+FFFD, as both peers decode it.
+func appendPeerJSONString(sb *strings.Builder, s string, style *jsonStringStyle) {
 	sb.WriteByte('"')
 	for _, r := range s {
 		switch {
+		case r < 0x7f && strings.ContainsRune(style.unicodeEscaped, r):
+			fmt.Fprintf(sb, style.hex, r)
+		case r == '"':
+			sb.WriteString(`\"`)
 		case r == '\\':
 			sb.WriteString(`\\`)
-		case r == '\b':
-			sb.WriteString(`\b`)
-		case r == '\t':
-			sb.WriteString(`\t`)
 		case r == '\n':
 			sb.WriteString(`\n`)
-		case r == '\f':
-			sb.WriteString(`\f`)
 		case r == '\r':
 			sb.WriteString(`\r`)
-		case r >= 0x20 && r < 0x7f && !strings.ContainsRune(`"&'+<>`+"`", r):
+		case r == '\t':
+			sb.WriteString(`\t`)
+		case r == '\b':
+			sb.WriteString(`\b`)
+		case r == '\f':
+			sb.WriteString(`\f`)
+		case r >= 0x20 && r < 0x7f:
 			sb.WriteRune(r)
 		case r > 0xffff:
 			r1, r2 := utf16Pair(r)
-			fmt.Fprintf(sb, `\u%04X\u%04X`, r1, r2)
+			fmt.Fprintf(sb, style.hex+style.hex, r1, r2)
 		default:
-			fmt.Fprintf(sb, `\u%04X`, r)
+			fmt.Fprintf(sb, style.hex, r)
 		}
 	}
 	sb.WriteByte('"')
@@ -464,38 +489,6 @@ func appendPyJSON(sb *strings.Builder, v Value, indent, depth int) {
 		}
 		sb.WriteByte('}')
 	}
-}
-
-func appendPyJSONString(sb *strings.Builder, s string) {
-	sb.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"':
-			sb.WriteString(`\"`)
-		case r == '\\':
-			sb.WriteString(`\\`)
-		case r == '\n':
-			sb.WriteString(`\n`)
-		case r == '\r':
-			sb.WriteString(`\r`)
-		case r == '\t':
-			sb.WriteString(`\t`)
-		case r == '\b':
-			sb.WriteString(`\b`)
-		case r == '\f':
-			sb.WriteString(`\f`)
-		case r >= 0x20 && r < 0x7f:
-			sb.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16Pair(r)
-			fmt.Fprintf(sb, `\u%04x\u%04x`, r1, r2)
-		default:
-			fmt.Fprintf(sb, `\u%04x`, r)
-		}
-	}
-	sb.WriteByte('"')
 }
 
 // pyRepr is Python's repr() of a JSON-decoded value.
