@@ -410,16 +410,8 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					continue
 				}
 				anyGenAI = anyGenAI || res.GenAI
-				e := entry{
-					ref:    spanRef{ri, si, pi},
-					kind:   res.Kind,
-					genai:  res.GenAI,
-					trace:  span.TraceID(),
-					span:   span.SpanID(),
-					parent: parentOf(span),
-					end:    span.EndTimestamp(),
-					call:   -1,
-				}
+				e := spanEntry(spanRef{ri, si, pi}, span)
+				e.kind, e.genai = res.Kind, res.GenAI
 				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
 				if !res.GenAI {
 					b.others = append(b.others, e)
@@ -443,6 +435,21 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 		}
 	}
 	return anyGenAI
+}
+
+// spanEntry is the entry of the span at ref with what every entry records;
+// callers add its kind and marks.
+func spanEntry(ref spanRef, span ptrace.Span) entry {
+	return entry{ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: parentOf(span), end: span.EndTimestamp(), call: -1}
+}
+
+// collectGenAITraces gathers in b.genai the traces of the batch's entries,
+// while they are its GenAI spans only (before links are added).
+func (b *batch) collectGenAITraces() {
+	b.genai.reset()
+	for i := range b.entries {
+		b.genai.add(b.entries[i].trace)
+	}
 }
 
 // parentOf returns the span's parent id; a span that names itself as its
@@ -471,10 +478,7 @@ func hasRemoteParent(span ptrace.Span) bool {
 // addLinks adds the ordinary spans of the traces that have GenAI spans in
 // this batch.
 func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
-	traces := make(map[pcommon.TraceID]struct{}, 4)
-	for i := range b.entries {
-		traces[b.entries[i].trace] = struct{}{}
-	}
+	b.collectGenAITraces()
 	// Entries were appended in span order, so a cursor finds the spans
 	// that already have one.
 	genai := len(b.entries)
@@ -487,13 +491,12 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 					next++
 					continue
 				}
-				if _, ok := traces[span.TraceID()]; !ok {
+				if !b.genai.has(span.TraceID()) {
 					continue
 				}
-				b.entries = append(b.entries, entry{
-					ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: parentOf(span),
-					end: span.EndTimestamp(), call: -1, localRoot: p.cfg.LocalRoots && hasRemoteParent(span),
-				})
+				e := spanEntry(ref, span)
+				e.localRoot = p.cfg.LocalRoots && hasRemoteParent(span)
+				b.entries = append(b.entries, e)
 			}
 		}
 	}
@@ -579,10 +582,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 // retried root run is found by its root span). The rest pass untouched.
 // Called with p.mu held.
 func (p *tcaProcessor) keepLinks(b *batch) {
-	b.genai.reset()
-	for i := range b.entries {
-		b.genai.add(b.entries[i].trace)
-	}
+	b.collectGenAITraces()
 	replays := p.replays.len() > 0
 	for i := range b.others {
 		e := &b.others[i]
