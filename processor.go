@@ -300,7 +300,7 @@ func (b *batch) reset() {
 	clear(b.calls) // drop references to span strings
 	clear(b.runs)
 	clear(b.contexts)
-	b.scratch.calls.Clear()
+	b.scratch.clear()
 	b.entries, b.others, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.others[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 

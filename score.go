@@ -22,6 +22,14 @@ type runScratch struct {
 	evals []evaluation
 }
 
+// clear drops the references the scratch holds (span strings in the calls,
+// results in the evaluations) when its batch is done.
+func (s *runScratch) clear() {
+	s.calls.Clear()
+	clear(s.evals[:cap(s.evals)])
+	s.evals = s.evals[:0]
+}
+
 // evaluation is one scorer's result for one rule on one run, with the calls
 // it was scored on (the rule's view: see rules.Rule.Calls), which the
 // result's breakdown indexes.
@@ -130,7 +138,6 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	// receiver calls each batch on a new goroutine, whose stack grows by
 	// copying whenever a frame on the way down to the scorers is large.
 	evals := scratch.evals[:0]
-	defer func() { clear(scratch.evals[:cap(scratch.evals)]) }() // drop references to results
 	var rc *scoring.RunContext
 	if p.captureContext && p.wantsContext(span.TraceID()) {
 		rc = p.runContext(span, traj.Context, counts)
