@@ -30,7 +30,7 @@ const (
 	demoDir    = "../../testdata/demo/traces"
 )
 
-func demoTraces(t *testing.T) []string {
+func demoTraces(t testing.TB) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(demoDir, "*.otlp.jsonl"))
 	require.NoError(t, err)

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
+)
+
+// BenchmarkProcessorUnderLoad is the processor's share of the end-to-end
+// benchmark (tools/bench/e2e.sh) without the collector around it: the
+// traffic `toolscore load` sends there (the demo captures under fresh ids
+// among ordinary HTTP spans, requests of 100 spans, runs whole) through
+// the processor configured as tools/bench/pipelines.yaml configures it,
+// into a consumer that drops everything. One op is one request; ns/span
+// and B/span are what the processor adds per span, garbage collection of
+// what it allocated included. The requests are built with the timer
+// stopped.
+func BenchmarkProcessorUnderLoad(b *testing.B) {
+	for _, share := range []float64{0.1, 1} {
+		b.Run("genai="+strconv.FormatFloat(share, 'g', -1, 64), func(b *testing.B) {
+			b.Setenv("BENCH_GRPC_PORT", "14317")
+			_, cfg, err := loadProcessorConfig([]string{"../../tools/bench/pipelines.yaml"}, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			docs, err := otlpjson.ReadFiles(demoTraces(b)...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			groups := []spanGroup{ordinaryGroup()}
+			templates, err := readTemplates(docs, &groups)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			set := processortest.NewNopSettings(metadata.Type)
+			proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, set, cfg, consumertest.NewNop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := proc.Start(ctx, componenttest.NewNopHost()); err != nil {
+				b.Fatal(err)
+			}
+			defer func() { _ = proc.Shutdown(ctx) }()
+			tr := newTraffic(trafficConfig{batch: 100, share: share}, templates, groups, 1)
+			const chunk = 64
+			reqs := make([]ptrace.Traces, 0, chunk)
+			var spans int64
+			var timed time.Duration
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.StopTimer()
+			for done := 0; done < b.N; done += chunk {
+				reqs = reqs[:0]
+				for len(reqs) < min(chunk, b.N-done) {
+					rb, state := tr.next(0, 0)
+					if state != nextRequest {
+						b.Fatalf("traffic stopped: %v", state)
+					}
+					reqs = append(reqs, rb.td)
+					spans += int64(rb.spans)
+				}
+				start := time.Now()
+				b.StartTimer()
+				for _, td := range reqs {
+					if err := proc.ConsumeTraces(ctx, td); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				timed += time.Since(start)
+			}
+			b.ReportMetric(float64(timed.Nanoseconds())/float64(spans), "ns/span")
+		})
+	}
+}
