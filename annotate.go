@@ -90,7 +90,8 @@ func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOut
 func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
 	attrs.EnsureCapacity(attrs.Len() + attributeCount(run, cfg))
 	names := attrs.PutEmptySlice(attrRules)
-	names.EnsureCapacity(primaryCount(run))
+	rules, failing := primaryCount(run)
+	names.EnsureCapacity(rules)
 	var failed pcommon.Slice
 	minScore, allPassed, scored := 1.0, true, false
 	for i := range run.evals {
@@ -112,6 +113,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		if failsRun(res.Outcome) {
 			if allPassed {
 				failed = attrs.PutEmptySlice(attrFailedRules)
+				failed.EnsureCapacity(failing)
 			}
 			allPassed = false
 			failed.AppendEmpty().SetStr(o.name)
@@ -188,16 +190,20 @@ func (cfg *OutputConfig) listsToolCalls(passed bool) bool {
 	return cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && !passed
 }
 
-// primaryCount returns how many rules the run's evaluations cover: one
-// evaluation per rule is its primary scorer's.
-func primaryCount(run *scoredRun) int {
-	n := 0
+// primaryCount returns how many rules the run's evaluations cover (one
+// evaluation per rule is its primary scorer's) and how many of those fail
+// the run, to size the rules and failed_rules lists.
+func primaryCount(run *scoredRun) (rules, failing int) {
 	for i := range run.evals {
-		if run.evals[i].scorer == 0 {
-			n++
+		if run.evals[i].scorer != 0 {
+			continue
+		}
+		rules++
+		if failsRun(run.evals[i].result.Outcome) {
+			failing++
 		}
 	}
-	return n
+	return rules, failing
 }
 
 // putNames writes, as one list attribute, the names of the items at the

@@ -87,6 +87,7 @@ func TestAttributeCount(t *testing.T) {
 		// A run no scorer evaluated does not fail.
 		{"not evaluated", true, []evaluation{eval(0, 0, scoring.OutcomeNotEvaluated, scoring.Breakdown{})}},
 		{"two rules, one fails", false, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(1, 0, scoring.OutcomeFail, full)}},
+		{"two rules fail", false, []evaluation{eval(0, 0, scoring.OutcomeFail, full), eval(1, 0, scoring.OutcomeError, scoring.Breakdown{})}},
 		// Only the primary scorer decides the attributes.
 		{"a second scorer writes no attributes", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(0, 1, scoring.OutcomeFail, full)}},
 	}
@@ -110,6 +111,13 @@ func TestAttributeCount(t *testing.T) {
 				assert.Equal(t, tt.passed, passed.Bool())
 				_, hasFailed := attrs.Get(attrFailedRules)
 				assert.Equal(t, !tt.passed, hasFailed)
+				var failed []string
+				for _, ev := range tt.evals {
+					if ev.scorer == 0 && failsRun(ev.result.Outcome) {
+						failed = append(failed, p.rules[ev.rule].Name)
+					}
+				}
+				assert.Equal(t, failed, stringSlice(attrs, attrFailedRules))
 			})
 		}
 	}
