@@ -90,6 +90,8 @@ func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOut
 func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
 	attrs.EnsureCapacity(attrs.Len() + attributeCount(run, cfg))
 	names := attrs.PutEmptySlice(attrRules)
+	rules, failing := primaryCount(run)
+	names.EnsureCapacity(rules)
 	var failed pcommon.Slice
 	minScore, allPassed, scored := 1.0, true, false
 	for i := range run.evals {
@@ -111,12 +113,14 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		if failsRun(res.Outcome) {
 			if allPassed {
 				failed = attrs.PutEmptySlice(attrFailedRules)
+				failed.EnsureCapacity(failing)
 			}
 			allPassed = false
 			failed.AppendEmpty().SetStr(o.name)
 		}
-		putStrings(attrs, o.missingTools, res.Breakdown.MissingTools(rs[ev.rule].Expectation.Calls))
-		putStrings(attrs, o.unexpectedTools, unexpectedNames(&res.Breakdown, ev.calls))
+		b := &res.Breakdown
+		putNames(attrs, o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
+		putNames(attrs, o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
 		attrs.PutStr(o.reason, ev.explanation(run.dropped, cfg.MaxExplanationLength))
 	}
 	if scored {
@@ -186,29 +190,53 @@ func (cfg *OutputConfig) listsToolCalls(passed bool) bool {
 	return cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && !passed
 }
 
-// unexpectedNames lists the tools of every actual call the expectation did
-// not account for: unexpected, forbidden and hallucinated calls.
-func unexpectedNames(b *scoring.Breakdown, calls []scoring.Call) []string {
-	var names []string
-	for _, idx := range [][]int{b.Unexpected, b.Forbidden, b.Hallucinated} {
-		for _, j := range idx {
-			names = append(names, calls[j].Name)
+// primaryCount returns how many rules the run's evaluations cover (one
+// evaluation per rule is its primary scorer's) and how many of those fail
+// the run, to size the rules and failed_rules lists.
+func primaryCount(run *scoredRun) (rules, failing int) {
+	for i := range run.evals {
+		if run.evals[i].scorer != 0 {
+			continue
+		}
+		rules++
+		if failsRun(run.evals[i].result.Outcome) {
+			failing++
 		}
 	}
-	return names
+	return rules, failing
 }
 
-// putStrings writes a list attribute; an empty list is left out.
-func putStrings(attrs pcommon.Map, key string, values []string) {
-	if len(values) == 0 {
+// putNames writes, as one list attribute, the names of the items at the
+// indexes of each list in turn; indexes out of range are skipped, and an
+// empty list is left out. The names go straight into the attribute, with
+// no list of strings in between.
+func putNames[T any](attrs pcommon.Map, key string, items []T, name func(*T) string, lists ...[]int) {
+	n := 0
+	for _, idx := range lists {
+		n += len(idx)
+	}
+	if n == 0 {
 		return
 	}
-	s := attrs.PutEmptySlice(key)
-	s.EnsureCapacity(len(values))
-	for _, v := range values {
-		s.AppendEmpty().SetStr(validText(v))
+	var s pcommon.Slice
+	made := false
+	for _, idx := range lists {
+		for _, i := range idx {
+			if i < 0 || i >= len(items) {
+				continue
+			}
+			if !made {
+				s, made = attrs.PutEmptySlice(key), true
+				s.EnsureCapacity(n)
+			}
+			s.AppendEmpty().SetStr(validText(name(&items[i])))
+		}
 	}
 }
+
+func expectedName(c *scoring.ExpectedCall) string { return c.Name }
+
+func callName(c *scoring.Call) string { return c.Name }
 
 // validText returns s with every byte sequence that is not UTF-8 replaced
 // by U+FFFD. Tool names, and the explanations that quote them and their

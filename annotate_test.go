@@ -2,6 +2,7 @@ package toolcallaccuracyprocessor
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
@@ -85,6 +87,7 @@ func TestAttributeCount(t *testing.T) {
 		// A run no scorer evaluated does not fail.
 		{"not evaluated", true, []evaluation{eval(0, 0, scoring.OutcomeNotEvaluated, scoring.Breakdown{})}},
 		{"two rules, one fails", false, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(1, 0, scoring.OutcomeFail, full)}},
+		{"two rules fail", false, []evaluation{eval(0, 0, scoring.OutcomeFail, full), eval(1, 0, scoring.OutcomeError, scoring.Breakdown{})}},
 		// Only the primary scorer decides the attributes.
 		{"a second scorer writes no attributes", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(0, 1, scoring.OutcomeFail, full)}},
 	}
@@ -108,7 +111,83 @@ func TestAttributeCount(t *testing.T) {
 				assert.Equal(t, tt.passed, passed.Bool())
 				_, hasFailed := attrs.Get(attrFailedRules)
 				assert.Equal(t, !tt.passed, hasFailed)
+				var failed []string
+				for _, ev := range tt.evals {
+					if ev.scorer == 0 && failsRun(ev.result.Outcome) {
+						failed = append(failed, p.rules[ev.rule].Name)
+					}
+				}
+				assert.Equal(t, failed, stringSlice(attrs, attrFailedRules))
 			})
 		}
+	}
+}
+
+// BenchmarkAnnotate times writing one run's results on an agent span that
+// already carries 16 attributes of its own: paris_trip fails with missing
+// and unexpected calls, stock_must_succeed passes, and the run's tool
+// names are listed (on_failure). Each op annotates a fresh copy of the
+// span, made with the timer stopped.
+func BenchmarkAnnotate(b *testing.B) {
+	cfg := loadConfig(b, filepath.Join("testdata", "golden", "config.yaml"), "paris")
+	p, err := newProcessor(processortest.NewNopSettings(NewFactory().Type()), cfg, consumertest.NewNop())
+	require.NoError(b, err)
+	calls := []scoring.Call{{Name: "get_weather"}, {Name: "lookup_stock"}, {Name: "search"}}
+	fail := scoring.Result{Outcome: scoring.OutcomeFail, Score: 0.5, Explanation: "score 0.50: 1 of 2 expected calls matched",
+		Breakdown: scoring.Breakdown{Missing: []int{1}, Unexpected: []int{2}}}
+	pass := scoring.Result{Outcome: scoring.OutcomePass, Score: 1, Explanation: "score 1: 1 of 1 expected calls matched"}
+	evals := []evaluation{{rule: 0, result: fail, calls: calls}, {rule: 1, result: pass, calls: calls}}
+	template := ptrace.NewSpan()
+	template.SetName("invoke_agent")
+	for i := range 16 {
+		template.Attributes().PutStr(fmt.Sprintf("gen_ai.attribute_%d", i), "value")
+	}
+	const chunk = 256
+	spans := make([]ptrace.Span, chunk)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += chunk {
+		n := min(chunk, b.N-done)
+		b.StopTimer()
+		for k := range n {
+			spans[k] = ptrace.NewSpan()
+			template.CopyTo(spans[k])
+		}
+		b.StartTimer()
+		for k := range n {
+			run := scoredRun{calls: calls, evals: evals}
+			for i := range run.evals {
+				run.evals[i].explained = false
+			}
+			annotate(spans[k], &run, p.rules, p.outputs, &p.cfg.Output)
+		}
+	}
+}
+
+// TestPutNames checks the list attributes of missing and unexpected tools:
+// names in list order, indexes out of range skipped, invalid UTF-8
+// replaced, and no attribute when nothing is left to list.
+func TestPutNames(t *testing.T) {
+	calls := []scoring.Call{{Name: "a"}, {Name: "b"}, {Name: "c\xff"}}
+	tests := []struct {
+		name  string
+		lists [][]int
+		want  []string // nil: no attribute
+	}{
+		{"none", nil, nil},
+		{"empty lists", [][]int{nil, {}, nil}, nil},
+		{"one list", [][]int{{1, 0}}, []string{"b", "a"}},
+		{"lists in turn", [][]int{{2}, nil, {0, 1}}, []string{"c\uFFFD", "a", "b"}},
+		{"out of range skipped", [][]int{{-1, 3}, {1}}, []string{"b"}},
+		{"only out of range", [][]int{{5}, {-2}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			attrs := pcommon.NewMap()
+			putNames(attrs, "k", calls, callName, tt.lists...)
+			_, ok := attrs.Get("k")
+			assert.Equal(t, tt.want != nil, ok)
+			assert.Equal(t, tt.want, stringSlice(attrs, "k"))
+		})
 	}
 }
