@@ -58,6 +58,13 @@ func Parse(s string) (Value, error) {
 	return root, nil
 }
 
+// Valid reports whether [Parse] accepts s, without building its value: it
+// allocates nothing for text nested less than 256 levels deep.
+func Valid(s string) bool {
+	p := parser{s: s}
+	return p.checkDocument(skipSpace(s, 0)) == nil
+}
+
 // checkDocument checks that s is one JSON value, starting at start, and
 // returns the error Parse returns when it is not.
 func (p *parser) checkDocument(start int) error {
