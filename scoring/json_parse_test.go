@@ -204,3 +204,22 @@ func TestValid(t *testing.T) {
 		t.Errorf("Valid allocates %v times, want 0", n)
 	}
 }
+
+// TestParseEscapedStrings checks that the escaped strings of a document,
+// keys and values, decode as written and take one allocation between them
+// beside the arena.
+func TestParseEscapedStrings(t *testing.T) {
+	doc := `{"a\"":"x\ny","b":["\u00e9\ud83d\ude00","\ud800","q\\\/"],"c":"plain","d\t":"\"\"\""}`
+	v, err := Parse(doc)
+	require.NoError(t, err)
+	var want any
+	require.NoError(t, json.Unmarshal([]byte(strings.Replace(doc, `\ud800`, `\ufffd`, 1)), &want))
+	wv, err := ValueOf(want)
+	require.NoError(t, err)
+	assert.True(t, Equal(v, wv), "%s", v.JSON())
+	a, _ := v.Get(`a"`)
+	assert.Equal(t, "x\ny", a.StringValue())
+	if n := testing.AllocsPerRun(100, func() { _, _ = Parse(doc) }); n != 2 {
+		t.Errorf("Parse allocates %v times, want 2", n)
+	}
+}
