@@ -14,13 +14,21 @@ var jsonEscapes = func() (t [256]string) {
 	return t
 }()
 
+// jsonPlain marks the bytes written as they are inside a JSON string.
+var jsonPlain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = jsonEscapes[c] == ""
+	}
+	return t
+}()
+
 // jsonStringLen returns the length of s written as a JSON string by
 // writeJSONString, quotes included.
 func jsonStringLen(s string) int {
 	n := len(s) + 2
 	for i := 0; i < len(s); i++ {
-		if e := jsonEscapes[s[i]]; e != "" {
-			n += len(e) - 1
+		if c := s[i]; !jsonPlain[c] {
+			n += len(jsonEscapes[c]) - 1
 		}
 	}
 	return n
@@ -28,16 +36,25 @@ func jsonStringLen(s string) int {
 
 // writeJSONString writes s as a JSON string, byte for byte as
 // scoring.String(s).JSON() writes it, without building the string first.
+// Bytes are read one at a time: the text written here (tool definitions,
+// messages) is mostly JSON itself, with a quote every few bytes.
 func writeJSONString(sb *strings.Builder, s string) {
 	sb.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); i++ {
-		e := jsonEscapes[s[i]]
-		if e == "" {
+		c := s[i]
+		if jsonPlain[c] {
 			continue
 		}
 		sb.WriteString(s[start:i])
-		sb.WriteString(e)
+		if c == '"' || c == '\\' {
+			// Escaped by a backslash before it: the byte itself opens
+			// the next run.
+			sb.WriteByte('\\')
+			start = i
+			continue
+		}
+		sb.WriteString(jsonEscapes[c])
 		start = i + 1
 	}
 	sb.WriteString(s[start:])

@@ -70,6 +70,9 @@ var contextKeys = map[string]contextRole{
 	"gen_ai.completion":             roleResponse,
 }
 
+// contextTab finds the role of a context key.
+var contextTab = newKeyTable(contextKeys)
+
 // family is an indexed family of attributes CaptureContext reads.
 type family uint8
 
@@ -111,7 +114,7 @@ func CaptureContext(span ptrace.Span) ContextPart {
 	indexed := buf[:0]
 	var count [numFamilies]int
 	for k, v := range span.Attributes().All() {
-		if role, ok := contextKeys[k]; ok {
+		if role, ok := contextTab.lookup(k); ok {
 			text := contextText(v)
 			if text == "" || text == "{}" || text == "[]" {
 				continue
@@ -128,6 +131,9 @@ func CaptureContext(span ptrace.Span) ContextPart {
 				part.Response = preferLonger(part.Response, text)
 			}
 			continue
+		}
+		if len(k) < len("llm.") || (k[0] != 'l' && k[0] != 'g') {
+			continue // no indexed family's prefix
 		}
 		for _, f := range indexedFamilies {
 			if strings.HasPrefix(k, f.prefix) {
