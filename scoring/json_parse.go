@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -51,11 +52,21 @@ func Parse(s string) (Value, error) {
 	if p.total > 0 {
 		p.arena = make([]Value, p.total)
 	}
+	if p.escaped > 0 {
+		p.text.Grow(p.escaped)
+	}
 	var root Value
 	if _, err := p.value(start, &root, 0); err != nil {
 		return Value{}, err
 	}
 	return root, nil
+}
+
+// Valid reports whether [Parse] accepts s, without building its value: it
+// allocates nothing for text nested less than 256 levels deep.
+func Valid(s string) bool {
+	p := parser{s: s}
+	return p.checkDocument(skipSpace(s, 0)) == nil
 }
 
 // checkDocument checks that s is one JSON value, starting at start, and
@@ -87,6 +98,11 @@ type parser struct {
 	total    int
 	// arena holds every container's elements: one allocation per document.
 	arena []Value
+	// escaped is the length of the strings written with escapes, counted
+	// by check, quotes included: their decoded text, never longer, is
+	// written to text, reserved once.
+	escaped int
+	text    strings.Builder
 }
 
 // measureOpenDepth is how deep containers get their element slots counted
@@ -242,6 +258,9 @@ func (p *parser) checkStr(i int) (int, error) {
 		return j + 1, nil
 	}
 	if end, ok := escapedStrEnd(s, j); ok {
+		if p.counting {
+			p.escaped += end - i
+		}
 		return end, nil
 	}
 	_, j, err := p.str(i)
@@ -525,47 +544,71 @@ func (p *parser) strEnd(i int) (int, bool, error) {
 }
 
 // strEscaped decodes a string with escapes; start is its first byte, i its
-// first backslash. Runs between escapes are copied whole.
+// first backslash. A document's escaped strings share one buffer, reserved
+// by Parse (see parser.escaped); other strings get their own, sized to
+// their text.
 func (p *parser) strEscaped(start, i int) (string, int, error) {
+	if !p.counting && p.escaped > 0 {
+		mark := p.text.Len()
+		j, err := p.unescape(&p.text, start, i)
+		if err != nil {
+			return "", j, err
+		}
+		return p.text.String()[mark:], j, nil
+	}
+	var sb strings.Builder
+	if end, ok := escapedStrEnd(p.s, i); ok {
+		sb.Grow(end - 1 - start) // decoded text is never longer than written
+	}
+	j, err := p.unescape(&sb, start, i)
+	if err != nil {
+		return "", j, err
+	}
+	return sb.String(), j, nil
+}
+
+// unescape writes to sb the string with escapes whose first byte is start
+// and first backslash i, and returns the index after its closing quote.
+// Runs between escapes are copied whole.
+func (p *parser) unescape(sb *strings.Builder, start, i int) (int, error) {
 	s := p.s
-	buf := make([]byte, 0, i-start+16)
-	buf = append(buf, s[start:i]...)
+	sb.WriteString(s[start:i])
 	for i < len(s) {
 		run := i
 		i = plainRunEnd(s, i)
-		buf = append(buf, s[run:i]...)
+		sb.WriteString(s[run:i])
 		if i >= len(s) {
 			break
 		}
 		switch c := s[i]; {
 		case c == '"':
-			return string(buf), i + 1, nil
+			return i + 1, nil
 		case c < 0x20:
-			return "", i, &SyntaxError{Offset: i, Msg: "control character in string"}
+			return i, &SyntaxError{Offset: i, Msg: "control character in string"}
 		}
 		i++ // backslash
 		if i >= len(s) {
-			return "", i, ErrTruncated
+			return i, ErrTruncated
 		}
 		e := s[i]
 		i++
 		switch e {
 		case '"', '\\', '/':
-			buf = append(buf, e)
+			sb.WriteByte(e)
 		case 'b':
-			buf = append(buf, '\b')
+			sb.WriteByte('\b')
 		case 'f':
-			buf = append(buf, '\f')
+			sb.WriteByte('\f')
 		case 'n':
-			buf = append(buf, '\n')
+			sb.WriteByte('\n')
 		case 'r':
-			buf = append(buf, '\r')
+			sb.WriteByte('\r')
 		case 't':
-			buf = append(buf, '\t')
+			sb.WriteByte('\t')
 		case 'u':
 			r, j, err := p.hex4(i)
 			if err != nil {
-				return "", j, err
+				return j, err
 			}
 			i = j
 			if utf16.IsSurrogate(r) {
@@ -573,7 +616,7 @@ func (p *parser) strEscaped(start, i int) (string, int, error) {
 				if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
 					low, j, err := p.hex4(i + 2)
 					if err != nil {
-						return "", j, err
+						return j, err
 					}
 					if dec := utf16.DecodeRune(r, low); dec != utf8.RuneError {
 						r2 = dec
@@ -581,16 +624,16 @@ func (p *parser) strEscaped(start, i int) (string, int, error) {
 					}
 				} else if i >= len(s) || (s[i] == '\\' && i+1 >= len(s)) {
 					// The text ends where the low surrogate may follow.
-					return "", i, ErrTruncated
+					return i, ErrTruncated
 				}
 				r = r2
 			}
-			buf = utf8.AppendRune(buf, r)
+			sb.WriteRune(r)
 		default:
-			return "", i - 1, &SyntaxError{Offset: i - 1, Msg: "invalid escape"}
+			return i - 1, &SyntaxError{Offset: i - 1, Msg: "invalid escape"}
 		}
 	}
-	return "", i, ErrTruncated
+	return i, ErrTruncated
 }
 
 // hex4 reads the four hex digits of a \u escape at i.

@@ -129,6 +129,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := Parse(s)
+		if Valid(s) != (err == nil) {
+			t.Fatalf("Valid(%q) = %v, Parse error %v", s, Valid(s), err)
+		}
 		var std any
 		stdErr := json.Unmarshal([]byte(s), &std)
 		if stdErr != nil {
@@ -184,5 +187,39 @@ func TestObjectRepeatedKeys(t *testing.T) {
 			assert.Equal(t, n, got.Len())
 			assert.Equal(t, want.JSON(), got.JSON())
 		})
+	}
+}
+
+// TestValid checks that Valid agrees with Parse and allocates nothing.
+func TestValid(t *testing.T) {
+	deep := strings.Repeat("[", 300) + strings.Repeat("]", 300)
+	for _, s := range []string{`{"a":[1,2]}`, ` "x" `, `1e400`, `[1,]`, `{"a"}`, `"\ud800"`, `"x`, ``, `{} {}`, deep[:599]} {
+		_, err := Parse(s)
+		if got := Valid(s); got != (err == nil) {
+			t.Errorf("Valid(%q) = %v, Parse error %v", s, got, err)
+		}
+	}
+	doc := `{"lc":1,"id":["a","b"],"kwargs":{"content":"{\"city\":\"Paris\"}","name":"get_weather"}}`
+	if n := testing.AllocsPerRun(100, func() { Valid(doc) }); n != 0 {
+		t.Errorf("Valid allocates %v times, want 0", n)
+	}
+}
+
+// TestParseEscapedStrings checks that the escaped strings of a document,
+// keys and values, decode as written and take one allocation between them
+// beside the arena.
+func TestParseEscapedStrings(t *testing.T) {
+	doc := `{"a\"":"x\ny","b":["\u00e9\ud83d\ude00","\ud800","q\\\/"],"c":"plain","d\t":"\"\"\""}`
+	v, err := Parse(doc)
+	require.NoError(t, err)
+	var want any
+	require.NoError(t, json.Unmarshal([]byte(strings.Replace(doc, `\ud800`, `\ufffd`, 1)), &want))
+	wv, err := ValueOf(want)
+	require.NoError(t, err)
+	assert.True(t, Equal(v, wv), "%s", v.JSON())
+	a, _ := v.Get(`a"`)
+	assert.Equal(t, "x\ny", a.StringValue())
+	if n := testing.AllocsPerRun(100, func() { _, _ = Parse(doc) }); n != 2 {
+		t.Errorf("Parse allocates %v times, want 2", n)
 	}
 }

@@ -5,8 +5,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // classify applies the convention predicates in order: tool predicates first
@@ -398,13 +396,12 @@ func (f *fields) langChainToolName(c *Call) {
 		return
 	}
 	if out := f.str(fTLEntityOutput); strings.Contains(out, "ToolMessage") {
-		if msg, err := scoring.Parse(out); err == nil {
-			kw, _ := msg.Get("kwargs")
-			if n, _ := kw.Get("name"); n.StringValue() != "" {
-				c.Name = n.StringValue()
+		if name, id, ok := langChainToolMessage(out); ok {
+			if name != "" {
+				c.Name = name
 			}
-			if id, _ := kw.Get("tool_call_id"); c.ID == "" {
-				c.ID = id.StringValue()
+			if c.ID == "" {
+				c.ID = id
 			}
 			return
 		}

@@ -1,43 +1,49 @@
 package extract
 
-// fieldTableBits sizes fieldTable: 256 slots for the few dozen keys in
-// fieldIDs, so that a collision-free multiplier is found at once.
+// fieldTableBits sizes a keyTable: 256 slots for a few dozen keys, so that
+// a collision-free multiplier is found at once.
 const fieldTableBits = 8
 
-// fieldTable finds the field of an attribute key without a Go map lookup
+// keyTable finds what an attribute key stands for without a Go map lookup
 // (hashing the whole key cost about 150 instructions per attribute of
 // every GenAI span): a key goes to the one slot that its length and three
 // of its bytes pick, and is then compared with the key stored there. The
-// multiplier is searched for when the package loads so that no two keys of
-// fieldIDs share a slot.
-type fieldTable struct {
+// multiplier is searched for when the package loads so that no two keys
+// share a slot.
+type keyTable[T any] struct {
 	mul  uint32
 	keys [1 << fieldTableBits]string
-	ids  [1 << fieldTableBits]fieldID
+	vals [1 << fieldTableBits]T
+	// m is the map the table was built from: lookup answers from it when
+	// no multiplier was found (mul 0).
+	m map[string]T
 }
 
-var fieldTab = newFieldTable(fieldIDs)
+// fieldTable finds the field of an attribute key the classifier reads.
+type fieldTable = keyTable[fieldID]
 
-// newFieldTable returns the table for ids, or one with mul 0, which lookup
-// answers from ids itself, if no multiplier tried separates every key.
-func newFieldTable(ids map[string]fieldID) *fieldTable {
-	t := &fieldTable{}
+var fieldTab = newKeyTable(fieldIDs)
+
+// newKeyTable returns the table for m, or one with mul 0, which lookup
+// answers from m itself, if no multiplier tried separates every key.
+func newKeyTable[T any](m map[string]T) *keyTable[T] {
+	t := &keyTable[T]{}
 	for mul := uint32(0x9E3779B1); mul < 0x9E3779B1+2*4096; mul += 2 {
-		*t = fieldTable{mul: mul}
+		*t = keyTable[T]{mul: mul, m: m}
 		ok := true
-		for k, id := range ids {
+		for k, v := range m {
 			s := fieldSlot(k, mul)
 			if t.keys[s] != "" {
 				ok = false
 				break
 			}
-			t.keys[s], t.ids[s] = k, id
+			t.keys[s], t.vals[s] = k, v
 		}
 		if ok {
 			return t
 		}
 	}
-	return &fieldTable{}
+	return &keyTable[T]{m: m}
 }
 
 // fieldSlot picks k's slot (k is at least two bytes long).
@@ -47,18 +53,20 @@ func fieldSlot(k string, mul uint32) uint32 {
 	return (h * mul) >> (32 - fieldTableBits)
 }
 
-// lookup returns the field named by key k.
-func (t *fieldTable) lookup(k string) (fieldID, bool) {
+// lookup returns what key k stands for.
+func (t *keyTable[T]) lookup(k string) (T, bool) {
 	if t.mul == 0 {
-		id, ok := fieldIDs[k]
-		return id, ok
+		v, ok := t.m[k]
+		return v, ok
 	}
 	if len(k) < 2 {
-		return 0, false
+		var zero T
+		return zero, false
 	}
 	s := fieldSlot(k, t.mul)
 	if t.keys[s] != k {
-		return 0, false
+		var zero T
+		return zero, false
 	}
-	return t.ids[s], true
+	return t.vals[s], true
 }

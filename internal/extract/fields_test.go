@@ -79,15 +79,32 @@ func TestFieldTable(t *testing.T) {
 		_, ok := fieldTab.lookup(k)
 		assert.False(t, ok, k)
 	}
-	fallback := &fieldTable{}
+	fallback := &fieldTable{m: fieldIDs}
 	id, ok := fallback.lookup("gen_ai.tool.name")
 	assert.True(t, ok)
 	assert.Equal(t, fToolName, id)
+
+	// The context keys' table, the same way.
+	assert.NotZero(t, contextTab.mul, "a multiplier separates every context key")
+	for k, want := range contextKeys {
+		role, ok := contextTab.lookup(k)
+		assert.True(t, ok, k)
+		assert.Equal(t, want, role, k)
+		for _, other := range []string{k[:len(k)-1], k + "x", "x" + k[1:], k[:len(k)-1] + "x"} {
+			if _, isKey := contextKeys[other]; !isKey {
+				_, ok := contextTab.lookup(other)
+				assert.False(t, ok, other)
+			}
+		}
+	}
 }
 
 // FuzzFieldTable checks the table against the map it replaces, for any key.
 func FuzzFieldTable(f *testing.F) {
 	for k := range fieldIDs {
+		f.Add(k)
+	}
+	for k := range contextKeys {
 		f.Add(k)
 	}
 	f.Add("")
@@ -97,6 +114,10 @@ func FuzzFieldTable(f *testing.F) {
 		id, ok := fieldTab.lookup(k)
 		if ok != wantOK || id != want {
 			t.Fatalf("lookup(%q) = %d, %v; the map has %d, %v", k, id, ok, want, wantOK)
+		}
+		wantRole, wantOK := contextKeys[k]
+		if role, ok := contextTab.lookup(k); ok != wantOK || role != wantRole {
+			t.Fatalf("context lookup(%q) = %d, %v; the map has %d, %v", k, role, ok, wantRole, wantOK)
 		}
 		if isMarkerKey(k) && len(k) >= 3 && !mayStartMarker(k) {
 			t.Fatalf("%q is a marker the two-byte filter stops", k)

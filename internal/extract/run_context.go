@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,9 +70,37 @@ var contextKeys = map[string]contextRole{
 	"gen_ai.completion":             roleResponse,
 }
 
+// contextTab finds the role of a context key.
+var contextTab = newKeyTable(contextKeys)
+
+// family is an indexed family of attributes CaptureContext reads.
+type family uint8
+
+const (
+	famTools     family = iota // llm.tools.N.*
+	famFunctions               // llm.request.functions.N.*
+	famInputs                  // llm.input_messages.N.*, gen_ai.prompt.N.*
+	famOutputs                 // llm.output_messages.N.*, gen_ai.completion.N.*
+	numFamilies
+)
+
+// indexedFamilies are the key prefixes of the indexed families.
+var indexedFamilies = [...]struct {
+	prefix string
+	fam    family
+}{
+	{"llm.tools.", famTools},
+	{"llm.request.functions.", famFunctions},
+	{"llm.input_messages.", famInputs},
+	{"llm.output_messages.", famOutputs},
+	{"gen_ai.prompt.", famInputs},
+	{"gen_ai.completion.", famOutputs},
+}
+
 // indexedItem is one attribute of an indexed family (llm.tools.N.*,
 // llm.input_messages.N.*, gen_ai.prompt.N.*).
 type indexedItem struct {
+	fam         family
 	index       int
 	field, text string
 }
@@ -78,9 +108,13 @@ type indexedItem struct {
 // CaptureContext reads the run context an agent or model-call span records.
 func CaptureContext(span ptrace.Span) ContextPart {
 	part := ContextPart{Start: uint64(span.StartTimestamp()), End: uint64(span.EndTimestamp())}
-	var tools, functions, inputs, outputs []indexedItem
+	// The indexed attributes of every family, in one list: they are few,
+	// and fit in the frame.
+	var buf [16]indexedItem
+	indexed := buf[:0]
+	var count [numFamilies]int
 	for k, v := range span.Attributes().All() {
-		if role, ok := contextKeys[k]; ok {
+		if role, ok := contextTab.lookup(k); ok {
 			text := contextText(v)
 			if text == "" || text == "{}" || text == "[]" {
 				continue
@@ -98,34 +132,29 @@ func CaptureContext(span ptrace.Span) ContextPart {
 			}
 			continue
 		}
-		switch {
-		case strings.HasPrefix(k, "llm.tools."):
-			tools = appendIndexed(tools, k[len("llm.tools."):], v)
-		case strings.HasPrefix(k, "llm.request.functions."):
-			functions = appendIndexed(functions, k[len("llm.request.functions."):], v)
-		case strings.HasPrefix(k, "llm.input_messages."):
-			inputs = appendIndexed(inputs, k[len("llm.input_messages."):], v)
-		case strings.HasPrefix(k, "llm.output_messages."):
-			outputs = appendIndexed(outputs, k[len("llm.output_messages."):], v)
-		case strings.HasPrefix(k, "gen_ai.prompt."):
-			inputs = appendIndexed(inputs, k[len("gen_ai.prompt."):], v)
-		case strings.HasPrefix(k, "gen_ai.completion."):
-			outputs = appendIndexed(outputs, k[len("gen_ai.completion."):], v)
+		if len(k) < len("llm.") || (k[0] != 'l' && k[0] != 'g') {
+			continue // no indexed family's prefix
+		}
+		for _, f := range indexedFamilies {
+			if strings.HasPrefix(k, f.prefix) {
+				indexed = appendIndexed(indexed, &count, f.fam, k[len(f.prefix):], v)
+				break
+			}
 		}
 	}
-	for _, t := range tools {
-		if t.field == "tool.json_schema" {
+	for _, t := range indexed {
+		if t.fam == famTools && t.field == "tool.json_schema" {
 			part.Definitions = append(part.Definitions, t.text)
 		}
 	}
-	if defs := functionDefinitions(functions); defs != "" {
-		part.Definitions = append(part.Definitions, defs)
+	if count[famFunctions] > 0 {
+		part.Definitions = append(part.Definitions, functionDefinitions(indexed))
 	}
 	if part.Request == "" {
-		part.Request = renderMessages(inputs)
+		part.Request = renderMessages(indexed, famInputs)
 	}
 	if part.Response == "" {
-		part.Response = renderMessages(outputs)
+		part.Response = renderMessages(indexed, famOutputs)
 	}
 	return part
 }
@@ -146,41 +175,68 @@ func contextText(v pcommon.Value) string {
 	case pcommon.ValueTypeStr:
 		return v.Str()
 	case pcommon.ValueTypeSlice:
-		items := make([]scoring.Value, 0, v.Slice().Len())
-		for _, it := range v.Slice().All() {
-			if it.Type() == pcommon.ValueTypeStr {
-				items = append(items, scoring.String(it.Str()))
-			}
-		}
-		return scoring.Array(items...).JSON()
+		return stringListJSON(v.Slice())
 	case pcommon.ValueTypeEmpty:
 		return ""
 	}
 	return v.AsString()
 }
 
-// appendIndexed adds "N.field" of an indexed family.
-func appendIndexed(items []indexedItem, rest string, v pcommon.Value) []indexedItem {
+// stringListJSON writes the string items of list as a JSON list (other
+// items are left out), sized first so that the text takes one allocation.
+func stringListJSON(list pcommon.Slice) string {
+	n, items := 2, 0
+	for _, it := range list.All() {
+		if it.Type() == pcommon.ValueTypeStr {
+			n += jsonStringLen(it.Str())
+			items++
+		}
+	}
+	if items > 1 {
+		n += items - 1 // commas
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte('[')
+	first := true
+	for _, it := range list.All() {
+		if it.Type() != pcommon.ValueTypeStr {
+			continue
+		}
+		if !first {
+			sb.WriteByte(',')
+		}
+		first = false
+		writeJSONString(&sb, it.Str())
+	}
+	sb.WriteByte(']')
+	return sb.String()
+}
+
+// appendIndexed adds "N.field" of family fam, at most
+// 4*scoring.MaxToolDefinitions per family; count holds each family's.
+func appendIndexed(items []indexedItem, count *[numFamilies]int, fam family, rest string, v pcommon.Value) []indexedItem {
 	dot := strings.IndexByte(rest, '.')
-	if dot <= 0 || len(items) >= 4*scoring.MaxToolDefinitions {
+	if dot <= 0 || count[fam] >= 4*scoring.MaxToolDefinitions {
 		return items
 	}
 	n, err := strconv.Atoi(rest[:dot])
 	if err != nil || n < 0 {
 		return items
 	}
-	return append(items, indexedItem{index: n, field: rest[dot+1:], text: contextText(v)})
+	count[fam]++
+	return append(items, indexedItem{fam: fam, index: n, field: rest[dot+1:], text: contextText(v)})
 }
 
 // functionDefinitions assembles OpenLLMetry's llm.request.functions.N.{name,
 // description,parameters} into a definitions list.
-func functionDefinitions(items []indexedItem) string {
-	if len(items) == 0 {
-		return ""
-	}
+func functionDefinitions(all []indexedItem) string {
 	byIndex := map[int][]scoring.Member{}
 	var order []int
-	for _, it := range items {
+	for _, it := range all {
+		if it.fam != famFunctions {
+			continue
+		}
 		members, seen := byIndex[it.index]
 		if !seen {
 			order = append(order, it.index)
@@ -199,37 +255,95 @@ func functionDefinitions(items []indexedItem) string {
 	return scoring.Array(list...).JSON()
 }
 
-// renderMessages renders flattened messages (N.message.role/content, or
-// N.role/content) as a JSON list of {"role","content"} in index order.
-func renderMessages(items []indexedItem) string {
-	type msg struct{ role, content string }
-	byIndex := map[int]*msg{}
-	var order []int
-	for _, it := range items {
+// message is one flattened message renderMessages writes.
+type message struct {
+	index         int
+	role, content string
+}
+
+// messageScanLimit is the message count up to which renderMessages finds a
+// message by scanning; past it, a map of the indices keeps the cost linear.
+const messageScanLimit = 16
+
+// renderMessages renders the flattened messages of fam (N.message.role/
+// content, or N.role/content) as a JSON list of {"role","content"} in
+// index order; for a field written twice, its last value.
+func renderMessages(all []indexedItem, fam family) string {
+	var buf [8]message
+	msgs := buf[:0]
+	var at map[int]int // index -> position in msgs, past messageScanLimit
+	for _, it := range all {
+		if it.fam != fam {
+			continue
+		}
 		field := strings.TrimPrefix(it.field, "message.")
 		if field != "role" && field != "content" {
 			continue
 		}
-		m := byIndex[it.index]
-		if m == nil {
-			m = &msg{}
-			byIndex[it.index] = m
-			order = append(order, it.index)
+		k := findMessage(msgs, it.index, &at)
+		if k < 0 {
+			k = len(msgs)
+			msgs = append(msgs, message{index: it.index})
 		}
 		if field == "role" {
-			m.role = it.text
+			msgs[k].role = it.text
 		} else {
-			m.content = it.text
+			msgs[k].content = it.text
 		}
 	}
-	if len(order) == 0 {
+	if len(msgs) == 0 {
 		return ""
 	}
-	sort.Ints(order)
-	list := make([]scoring.Value, 0, len(order))
-	for _, i := range order {
-		m := byIndex[i]
-		list = append(list, scoring.Object(scoring.Member{Key: "role", Value: scoring.String(m.role)}, scoring.Member{Key: "content", Value: scoring.String(m.content)}))
+	slices.SortFunc(msgs, func(a, b message) int { return cmp.Compare(a.index, b.index) })
+	return messagesJSON(msgs)
+}
+
+// findMessage returns the position in msgs of the message with index i, or
+// -1 (and records that i goes next). Past messageScanLimit messages it keeps
+// *at, a map of their indices.
+func findMessage(msgs []message, i int, at *map[int]int) int {
+	if len(msgs) < messageScanLimit {
+		for k := len(msgs) - 1; k >= 0; k-- {
+			if msgs[k].index == i {
+				return k
+			}
+		}
+		return -1
 	}
-	return scoring.Array(list...).JSON()
+	if *at == nil {
+		*at = make(map[int]int, 2*len(msgs))
+		for k := range msgs {
+			(*at)[msgs[k].index] = k
+		}
+	}
+	if k, ok := (*at)[i]; ok {
+		return k
+	}
+	(*at)[i] = len(msgs)
+	return -1
+}
+
+// messagesJSON writes msgs as a JSON list of {"role","content"} objects,
+// as scoring writes them, in one allocation.
+func messagesJSON(msgs []message) string {
+	const open, mid, end = `{"role":`, `,"content":`, `}`
+	n := 2 + len(msgs) - 1
+	for _, m := range msgs {
+		n += len(open) + jsonStringLen(m.role) + len(mid) + jsonStringLen(m.content) + len(end)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte('[')
+	for k, m := range msgs {
+		if k > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(open)
+		writeJSONString(&sb, m.role)
+		sb.WriteString(mid)
+		writeJSONString(&sb, m.content)
+		sb.WriteString(end)
+	}
+	sb.WriteByte(']')
+	return sb.String()
 }

@@ -1,0 +1,138 @@
+package extract
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// contextKeyChoices are the keys spanFromBytes picks from: every context
+// key, the indexed families with their fields, and keys read by neither.
+var contextKeyChoices = []string{
+	"gen_ai.tool.definitions", "ai.prompt.tools", "gen_ai.input.messages", "gen_ai.output.messages",
+	"input.value", "output.value", "traceloop.entity.input", "traceloop.entity.output", "ai.prompt",
+	"ai.prompt.messages", "ai.response.text", "genkit:input", "genkit:output",
+	"gcp.vertex.agent.llm_request", "gcp.vertex.agent.llm_response", "gen_ai.prompt", "gen_ai.completion",
+	"llm.tools.%d.tool.json_schema", "llm.tools.%d.tool.name",
+	"llm.request.functions.%d.name", "llm.request.functions.%d.description", "llm.request.functions.%d.parameters", "llm.request.functions.%d.other",
+	"llm.input_messages.%d.message.role", "llm.input_messages.%d.message.content", "llm.input_messages.%d.message.tool_calls.0.id",
+	"llm.output_messages.%d.message.role", "llm.output_messages.%d.message.content",
+	"gen_ai.prompt.%d.role", "gen_ai.prompt.%d.content", "gen_ai.completion.%d.role", "gen_ai.completion.%d.content",
+	"gen_ai.prompt.x.role", "gen_ai.prompt.-1.role", "gen_ai.prompt.3", "llm.tools..x", "http.method",
+}
+
+// contextTexts are the string values spanFromBytes writes.
+var contextTexts = []string{"", "{}", "[]", "user", "assistant", `say "hi"` + "\n", `{"tools":[{"name":"f"}]}`, "\x01\xff", "a longer text than the others"}
+
+// spanFromBytes builds a span whose attributes data picks: three bytes an
+// attribute (key, index, value).
+func spanFromBytes(data []byte) ptrace.Span {
+	span := ptrace.NewSpan()
+	span.SetStartTimestamp(pcommon.Timestamp(len(data)))
+	span.SetEndTimestamp(pcommon.Timestamp(2 * len(data)))
+	attrs := span.Attributes()
+	for len(data) >= 3 {
+		key := contextKeyChoices[int(data[0])%len(contextKeyChoices)]
+		index := int(data[1] % 24)
+		key = strings.Replace(key, "%d", strconv.Itoa(index), 1)
+		switch v := data[2]; {
+		case v < 200:
+			attrs.PutStr(key, contextTexts[int(v)%len(contextTexts)])
+		case v < 230:
+			s := attrs.PutEmptySlice(key)
+			for k := 0; k < int(v%4); k++ {
+				s.AppendEmpty().SetStr(contextTexts[(int(v)+k)%len(contextTexts)])
+				if k == 1 {
+					s.AppendEmpty().SetInt(int64(k))
+				}
+			}
+		case v < 245:
+			attrs.PutInt(key, int64(v))
+		default:
+			attrs.PutEmpty(key)
+		}
+		data = data[3:]
+	}
+	return span
+}
+
+// checkCaptureContext compares CaptureContext with the reference.
+func checkCaptureContext(t *testing.T, span ptrace.Span) {
+	t.Helper()
+	got, want := CaptureContext(span), oldCaptureContext(span)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("CaptureContext(%v)\n got %#v\nwant %#v", span.Attributes().AsRaw(), got, want)
+	}
+}
+
+func TestCaptureContextMatchesReference(t *testing.T) {
+	for _, data := range [][]byte{
+		nil,
+		{0, 0, 6, 1, 0, 210},
+		{23, 0, 3, 24, 0, 4, 23, 1, 3, 24, 1, 8, 25, 2, 5},     // input messages
+		{23, 3, 3, 23, 1, 4, 24, 1, 5, 24, 3, 6, 23, 1, 7},     // out of order, rewritten
+		{19, 0, 3, 20, 0, 4, 21, 0, 5, 22, 1, 6, 19, 2, 7},     // functions
+		{17, 0, 6, 17, 1, 220, 18, 0, 3},                       // tools
+		{28, 0, 3, 29, 0, 4, 30, 0, 3, 31, 0, 6, 32, 0, 1},     // gen_ai.prompt.N
+		{2, 0, 8, 23, 0, 3, 13, 0, 6, 14, 0, 8, 36, 0, 1},      // single keys win
+		{33, 0, 3, 34, 0, 3, 35, 0, 3, 30, 0, 246, 31, 0, 240}, // rejected keys, empty and int values
+	} {
+		checkCaptureContext(t, spanFromBytes(data))
+	}
+	// Many messages: past the scan limit, out of order and rewritten.
+	var many []byte
+	for i := 0; i < 60; i++ {
+		many = append(many, 23+byte(i%2), byte(i*7%24), byte(i))
+	}
+	checkCaptureContext(t, spanFromBytes(many))
+	// Random spans.
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 3000 {
+		data := make([]byte, 3*rnd.IntN(40))
+		for i := range data {
+			data[i] = byte(rnd.UintN(256))
+		}
+		checkCaptureContext(t, spanFromBytes(data))
+	}
+}
+
+func FuzzCaptureContext(f *testing.F) {
+	f.Add([]byte{23, 0, 3, 24, 0, 4, 23, 1, 3, 24, 1, 8, 25, 2, 5})
+	f.Add([]byte{19, 0, 3, 20, 0, 4, 21, 0, 5, 22, 1, 6, 19, 2, 7, 1, 0, 215})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkCaptureContext(t, spanFromBytes(data))
+	})
+}
+
+// BenchmarkCaptureContext captures the context of an AI SDK model call
+// (tool definitions as a string list) and of an OpenInference LLM span
+// (flattened messages).
+func BenchmarkCaptureContext(b *testing.B) {
+	aiSDK := ptrace.NewSpan()
+	a := aiSDK.Attributes()
+	tools := a.PutEmptySlice("ai.prompt.tools")
+	for _, name := range []string{"get_weather", "get_time", "search_docs"} {
+		tools.AppendEmpty().SetStr(`{"type":"function","name":"` + name + `","description":"Looks it up.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}`)
+	}
+	a.PutStr("ai.prompt.messages", `[{"role":"user","content":[{"type":"text","text":"What is the weather in Paris?"}]}]`)
+	a.PutStr("ai.operationId", "ai.generateText.doGenerate")
+	oi := ptrace.NewSpan()
+	o := oi.Attributes()
+	o.PutStr("openinference.span.kind", "LLM")
+	for i, role := range []string{"system", "user", "assistant", "tool", "assistant", "user"} {
+		o.PutStr("llm.input_messages."+strconv.Itoa(i)+".message.role", role)
+		o.PutStr("llm.input_messages."+strconv.Itoa(i)+".message.content", "message "+strconv.Itoa(i)+" says \"hello\"")
+	}
+	o.PutStr("llm.output_messages.0.message.role", "assistant")
+	o.PutStr("llm.output_messages.0.message.content", "Sunny.")
+	b.ReportAllocs()
+	for b.Loop() {
+		CaptureContext(aiSDK)
+		CaptureContext(oi)
+	}
+}
