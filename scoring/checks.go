@@ -50,6 +50,7 @@ type checks struct {
 	maxCalls      int
 	configured    ToolDefinitions
 	available     []string
+	availableSet  map[string]bool
 	configSchemas map[string]*ArgumentSchema
 }
 
@@ -70,6 +71,10 @@ func newChecks(s Settings) (Scorer, error) {
 		return nil, err
 	}
 	c.configured.Add(s.Tools...)
+	c.availableSet = make(map[string]bool, len(c.available))
+	for _, n := range c.available {
+		c.availableSet[n] = true
+	}
 	c.configSchemas = map[string]*ArgumentSchema{}
 	for _, d := range c.configured.All() {
 		if d.Parameters.IsUndefined() {
@@ -110,7 +115,7 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 		}
 	}
 	if c.schema {
-		findings, notes = c.checkSchemas(calls, defs, findings, notes)
+		findings, notes = c.checkSchemas(calls, &defs, findings, notes)
 	}
 	if c.maxRepeats > 0 {
 		findings = c.checkRepeats(calls, findings)
@@ -138,12 +143,17 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 	return res
 }
 
-// offered are the definitions a run's calls are checked against.
+// offered are the definitions a run's calls are checked against: the
+// rule's configured ones, then the run's recorded ones (a configured
+// definition wins over a recorded one of the same name), then the
+// available tools (names only). It looks them up where they are held
+// rather than gathering them per run.
 type offered struct {
 	// known reports that some definition or available tool is known.
-	known   bool
-	names   map[string]bool
-	schemas map[string]offeredSchema
+	known      bool
+	configured *ToolDefinitions
+	recorded   *ToolDefinitions // nil without a run context
+	available  map[string]bool
 }
 
 // offeredSchema is a definition's parameters schema, compiled when the
@@ -153,39 +163,43 @@ type offeredSchema struct {
 	compiled *ArgumentSchema
 }
 
-func (o *offered) has(name string) bool { return o.names[name] }
+func (o *offered) has(name string) bool {
+	if o.configured.find(name) != nil || o.available[name] {
+		return true
+	}
+	return o.recorded != nil && o.recorded.find(name) != nil
+}
+
+// schema returns the parameters schema of the tool's definition; ok is
+// false when the tool has no definition or its definition no schema.
+func (o *offered) schema(name string) (s offeredSchema, ok bool) {
+	d := o.configured.find(name)
+	if d == nil && o.recorded != nil {
+		d = o.recorded.find(name)
+	}
+	if d == nil || d.Parameters.IsUndefined() {
+		return offeredSchema{}, false
+	}
+	return offeredSchema{value: d.Parameters, compiled: d.Schema}, true
+}
 
 func (c *checks) definitions(run *RunContext) offered {
-	o := offered{names: map[string]bool{}, schemas: map[string]offeredSchema{}}
-	add := func(d ToolDefinition) {
-		if o.names[d.Name] {
-			return
-		}
-		o.names[d.Name] = true
-		if !d.Parameters.IsUndefined() {
-			o.schemas[d.Name] = offeredSchema{value: d.Parameters, compiled: d.Schema}
-		}
-	}
-	for _, d := range c.configured.All() {
-		add(d)
-	}
+	o := offered{configured: &c.configured, available: c.availableSet}
 	if run != nil {
-		for _, d := range run.Tools.All() {
-			add(d)
-		}
+		o.recorded = &run.Tools
 	}
-	for _, n := range c.available {
-		o.names[n] = true
-	}
-	o.known = len(o.names) > 0
+	o.known = c.configured.Len() > 0 || len(c.available) > 0 || (o.recorded != nil && o.recorded.Len() > 0)
 	return o
 }
 
-func (c *checks) checkSchemas(calls []Call, defs offered, findings []Finding, notes []string) ([]Finding, []string) {
+func (c *checks) checkSchemas(calls []Call, defs *offered, findings []Finding, notes []string) ([]Finding, []string) {
 	for i := range calls {
 		call := &calls[i]
-		offer, ok := defs.schemas[call.Name]
-		if !ok || call.ArgsUnknown {
+		if call.ArgsUnknown {
+			continue
+		}
+		offer, ok := defs.schema(call.Name)
+		if !ok {
 			continue
 		}
 		sch := c.configSchemas[call.Name]
