@@ -232,19 +232,81 @@ func callArgs(c *Call) Value {
 	return c.Args
 }
 
+// repeatScanLimit is the run length up to which checkRepeats compares the
+// calls pairwise; longer runs count them in a map.
+const repeatScanLimit = 32
+
+// checkRepeats finds calls made more than maxRepeats times with the same
+// name and arguments, arguments compared by their canonical JSON.
 func (c *checks) checkRepeats(calls []Call, findings []Finding) []Finding {
-	seen := map[string]int{}
+	if len(calls) > repeatScanLimit {
+		return c.countRepeats(calls, findings)
+	}
+	// The canonical JSON of each call's arguments, written into one
+	// buffer when the call is first compared.
+	var stack [1024]byte
+	buf := stack[:0]
+	var at [repeatScanLimit]textSpan
 	for i := range calls {
 		if calls[i].ArgsUnknown {
 			continue
 		}
-		key := calls[i].Name + "\x00" + canonicalJSON(callArgs(&calls[i]))
-		seen[key]++
-		if n := seen[key]; n > c.maxRepeats {
-			findings = append(findings, Finding{Call: i, Check: CheckRepeated, Detail: fmt.Sprintf("the same call to %s (same arguments) made %d times, over the limit of %d", quoteName(calls[i].Name), n, c.maxRepeats)})
+		n := 1
+		for j := 0; j < i; j++ {
+			if calls[j].ArgsUnknown || calls[j].Name != calls[i].Name {
+				continue
+			}
+			buf = writeCanonical(buf, &at[i], &calls[i])
+			buf = writeCanonical(buf, &at[j], &calls[j])
+			if string(buf[at[i].start:at[i].end]) == string(buf[at[j].start:at[j].end]) {
+				n++
+			}
+		}
+		if n > c.maxRepeats {
+			findings = append(findings, c.repeated(calls, i, n))
 		}
 	}
 	return findings
+}
+
+// textSpan is where a text was written in a buffer; end 0 is not yet
+// written (a canonical text is never empty).
+type textSpan struct{ start, end int }
+
+// writeCanonical appends the canonical JSON of the call's arguments to buf
+// unless at says it is there already, and records where.
+func writeCanonical(buf []byte, at *textSpan, call *Call) []byte {
+	if at.end == 0 {
+		args := callArgs(call)
+		at.start = len(buf)
+		buf = appendCanonical(buf, &args)
+		at.end = len(buf)
+	}
+	return buf
+}
+
+// countRepeats is checkRepeats for long runs.
+func (c *checks) countRepeats(calls []Call, findings []Finding) []Finding {
+	seen := map[string]int{}
+	var key []byte
+	for i := range calls {
+		if calls[i].ArgsUnknown {
+			continue
+		}
+		key = append(append(key[:0], calls[i].Name...), 0)
+		args := callArgs(&calls[i])
+		key = appendCanonical(key, &args)
+		n := seen[string(key)] + 1
+		seen[string(key)] = n
+		if n > c.maxRepeats {
+			findings = append(findings, c.repeated(calls, i, n))
+		}
+	}
+	return findings
+}
+
+func (c *checks) repeated(calls []Call, i, n int) Finding {
+	return Finding{Call: i, Check: CheckRepeated, Detail: fmt.Sprintf("the same call to %s (same arguments) made %d times, over the limit of %d", quoteName(calls[i].Name), n, c.maxRepeats)}
 }
 
 // checkUnrecovered finds failed calls never followed by a call to the same
@@ -264,42 +326,41 @@ func checkUnrecovered(calls []Call, findings []Finding) []Finding {
 	return findings
 }
 
-// canonicalJSON writes a value with object keys sorted, so that the same
-// arguments written in another order compare equal.
-func canonicalJSON(v Value) string {
-	var sb strings.Builder
-	writeCanonical(&sb, v)
-	return sb.String()
-}
-
-func writeCanonical(sb *strings.Builder, v Value) {
-	switch v.Kind() {
+// appendCanonical appends the JSON of a value with object keys sorted, so
+// that the same arguments written in another order compare equal. Scalars
+// are written as Value.JSON writes them, undefined as "undefined" wherever
+// it is.
+func appendCanonical(b []byte, v *Value) []byte {
+	switch v.kind {
 	case KindObject:
-		keys := v.Keys()
+		var stack [16]string
+		keys := stack[:0]
+		for i := 0; i < len(v.items); i += 2 {
+			keys = append(keys, v.items[i].str)
+		}
 		sort.Strings(keys)
-		sb.WriteByte('{')
+		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
-				sb.WriteByte(',')
+				b = append(b, ',')
 			}
-			sb.WriteString(String(k).JSON())
-			sb.WriteByte(':')
-			m, _ := v.Get(k)
-			writeCanonical(sb, m)
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			m := v.getPtr(k) // the first member of the key, as Get
+			b = appendCanonical(b, m)
 		}
-		sb.WriteByte('}')
+		return append(b, '}')
 	case KindArray:
-		sb.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
+		b = append(b, '[')
+		for i := range v.items {
 			if i > 0 {
-				sb.WriteByte(',')
+				b = append(b, ',')
 			}
-			writeCanonical(sb, v.Index(i))
+			b = appendCanonical(b, &v.items[i])
 		}
-		sb.WriteByte(']')
-	default:
-		sb.WriteString(v.JSON())
+		return append(b, ']')
 	}
+	return v.appendJSON(b)
 }
 
 func quoteName(s string) string { return "\"" + s + "\"" }
