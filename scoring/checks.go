@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -139,7 +140,7 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 	if run != nil {
 		notes = append(notes, run.Notes...)
 	}
-	res.Explanation = explainChecks(calls, findings, len(failed), defs, notes)
+	res.Explanation = explainChecks(calls, findings, len(failed), &defs, notes)
 	return res
 }
 
@@ -365,40 +366,95 @@ func appendCanonical(b []byte, v *Value) []byte {
 
 func quoteName(s string) string { return "\"" + s + "\"" }
 
+// noDefinitionsNote is added to the explanation of a run checked against
+// no definitions.
+const noDefinitionsNote = " (no tool definitions recorded or configured: undefined tools and schemas not checked)"
+
 // explainChecks says which calls failed which checks, and what was not
-// evaluated.
-func explainChecks(calls []Call, findings []Finding, failed int, defs offered, notes []string) string {
-	var sb strings.Builder
-	if failed == 0 {
-		fmt.Fprintf(&sb, "all %d calls passed the checks", len(calls))
-	} else {
-		fmt.Fprintf(&sb, "%d of %d calls failed checks:", failed, len(calls))
-		for i, f := range findings {
-			if i == 0 || findings[i-1].Call != f.Call {
-				fmt.Fprintf(&sb, " call %d %s: %s;", f.Call+1, calls[f.Call].Name, f.Detail)
-				continue
-			}
-			// Another finding of the same call (findings are by call).
-			trimmed := strings.TrimSuffix(sb.String(), ";")
-			sb.Reset()
-			sb.WriteString(trimmed)
-			fmt.Fprintf(&sb, ", and %s;", f.Detail)
-		}
-	}
-	if !defs.known {
-		sb.WriteString(" (no tool definitions recorded or configured: undefined tools and schemas not checked)")
-	}
+// evaluated. Findings are by call; the explanation is written into one
+// buffer of its final size.
+func explainChecks(calls []Call, findings []Finding, failed int, defs *offered, notes []string) string {
 	unknown := 0
 	for i := range calls {
 		if calls[i].ArgsUnknown {
 			unknown++
 		}
 	}
+	var sb strings.Builder
+	sb.Grow(explanationSize(calls, findings, failed, unknown, defs.known, notes))
+	var num [20]byte
+	if failed == 0 {
+		sb.WriteString("all ")
+		sb.Write(strconv.AppendInt(num[:0], int64(len(calls)), 10))
+		sb.WriteString(" calls passed the checks")
+	} else {
+		sb.Write(strconv.AppendInt(num[:0], int64(failed), 10))
+		sb.WriteString(" of ")
+		sb.Write(strconv.AppendInt(num[:0], int64(len(calls)), 10))
+		sb.WriteString(" calls failed checks:")
+		for i, f := range findings {
+			if i > 0 && findings[i-1].Call == f.Call {
+				// Another finding of the same call.
+				sb.WriteString(", and ")
+				sb.WriteString(f.Detail)
+				continue
+			}
+			if i > 0 {
+				sb.WriteByte(';')
+			}
+			sb.WriteString(" call ")
+			sb.Write(strconv.AppendInt(num[:0], int64(f.Call+1), 10))
+			sb.WriteByte(' ')
+			sb.WriteString(calls[f.Call].Name)
+			sb.WriteString(": ")
+			sb.WriteString(f.Detail)
+		}
+		sb.WriteByte(';')
+	}
+	if !defs.known {
+		sb.WriteString(noDefinitionsNote)
+	}
 	if unknown > 0 {
-		fmt.Fprintf(&sb, " (%d calls with unknown arguments: their arguments were not checked)", unknown)
+		sb.WriteString(" (")
+		sb.Write(strconv.AppendInt(num[:0], int64(unknown), 10))
+		sb.WriteString(" calls with unknown arguments: their arguments were not checked)")
 	}
 	for _, n := range notes {
-		sb.WriteString(" (" + n + ")")
+		sb.WriteString(" (")
+		sb.WriteString(n)
+		sb.WriteByte(')')
 	}
 	return strings.TrimSuffix(sb.String(), ";")
+}
+
+// explanationSize bounds the length of explainChecks' text closely, so
+// that the text is written without growing its buffer.
+func explanationSize(calls []Call, findings []Finding, failed, unknown int, known bool, notes []string) int {
+	n := len("all  calls passed the checks") + digits(len(calls))
+	if failed > 0 {
+		n = len(" of  calls failed checks:;") + digits(failed) + digits(len(calls))
+	}
+	for i := range findings {
+		f := &findings[i]
+		n += len("; call : ") + digits(f.Call+1) + len(calls[f.Call].Name) + len(f.Detail)
+	}
+	if !known {
+		n += len(noDefinitionsNote)
+	}
+	if unknown > 0 {
+		n += len(" ( calls with unknown arguments: their arguments were not checked)") + digits(unknown)
+	}
+	for _, note := range notes {
+		n += len(" ()") + len(note)
+	}
+	return n
+}
+
+// digits returns the number of decimal digits of n >= 0.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }

@@ -138,3 +138,41 @@ func TestRepeatsShortAndLongRunsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestExplanationSizeBoundsText checks that the explanation is written
+// within the size reserved for it.
+func TestExplanationSizeBoundsText(t *testing.T) {
+	for _, n := range []int{1, 9, 10, 11, 99, 100, 101} {
+		calls := make([]Call, n)
+		var findings []Finding
+		for i := range calls {
+			calls[i] = Call{Name: "tool" + itoa(i), ArgsUnknown: i%3 == 0}
+			for k := 0; k < i%3; k++ {
+				findings = append(findings, Finding{Call: i, Detail: "detail " + itoa(k)})
+			}
+		}
+		failed := 0
+		for i := range findings {
+			if i == 0 || findings[i-1].Call != findings[i].Call {
+				failed++
+			}
+		}
+		unknown := (n + 2) / 3
+		for _, known := range []bool{false, true} {
+			for _, notes := range [][]string{nil, {"a note", ""}} {
+				for _, f := range []int{0, failed} {
+					fs := findings
+					if f == 0 {
+						fs = nil
+					}
+					text := explainChecks(calls, fs, f, &offered{known: known}, notes)
+					size := explanationSize(calls, fs, f, unknown, known, notes)
+					assert.LessOrEqual(t, len(text), size, "%d calls", n)
+					if len(fs) == 0 {
+						assert.LessOrEqual(t, size-len(text), 1, "%d calls", n)
+					}
+				}
+			}
+		}
+	}
+}
