@@ -1,8 +1,10 @@
 package scoring
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -129,19 +131,27 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 			findings = append(findings, Finding{Call: i, Check: CheckOverBudget, Detail: fmt.Sprintf("call %d is over the budget of %d calls per run", i+1, c.maxCalls)})
 		}
 	}
-	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Call < findings[j].Call })
+	slices.SortStableFunc(findings, func(a, b Finding) int { return cmp.Compare(a.Call, b.Call) })
 	res.Breakdown.Findings = findings
-	failed := map[int]bool{}
-	for _, f := range findings {
-		failed[f.Call] = true
-	}
-	res.Score = float64(len(calls)-len(failed)) / float64(len(calls))
+	failed := failedCalls(findings)
+	res.Score = float64(len(calls)-failed) / float64(len(calls))
 	res.decide()
 	if run != nil {
 		notes = append(notes, run.Notes...)
 	}
-	res.Explanation = explainChecks(calls, findings, len(failed), &defs, notes)
+	res.Explanation = explainChecks(calls, findings, failed, &defs, notes)
 	return res
+}
+
+// failedCalls counts the calls that have findings, findings being by call.
+func failedCalls(findings []Finding) int {
+	n := 0
+	for i := range findings {
+		if i == 0 || findings[i-1].Call != findings[i].Call {
+			n++
+		}
+	}
+	return n
 }
 
 // offered are the definitions a run's calls are checked against: the
@@ -311,8 +321,33 @@ func (c *checks) repeated(calls []Call, i, n int) Finding {
 }
 
 // checkUnrecovered finds failed calls never followed by a call to the same
-// tool that did not fail.
+// tool that did not fail. Short runs look ahead from each failed call;
+// longer ones note, from the end, the tools that succeeded.
 func checkUnrecovered(calls []Call, findings []Finding) []Finding {
+	if len(calls) > repeatScanLimit {
+		return checkUnrecoveredLong(calls, findings)
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Failed() && !succeedsLater(calls, i) {
+			findings = append(findings, unrecovered(calls[i].Name, i))
+		}
+	}
+	return findings
+}
+
+// succeedsLater reports a call after calls[i] to the same tool that did not
+// fail.
+func succeedsLater(calls []Call, i int) bool {
+	for j := i + 1; j < len(calls); j++ {
+		if !calls[j].Failed() && calls[j].Name == calls[i].Name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkUnrecoveredLong is checkUnrecovered for long runs.
+func checkUnrecoveredLong(calls []Call, findings []Finding) []Finding {
 	recovered := map[string]bool{}
 	for i := len(calls) - 1; i >= 0; i-- {
 		name := calls[i].Name
@@ -321,10 +356,14 @@ func checkUnrecovered(calls []Call, findings []Finding) []Finding {
 			continue
 		}
 		if !recovered[name] {
-			findings = append(findings, Finding{Call: i, Check: CheckUnrecoveredFailed, Detail: "failed, and no later call to " + quoteName(name) + " succeeded"})
+			findings = append(findings, unrecovered(name, i))
 		}
 	}
 	return findings
+}
+
+func unrecovered(name string, i int) Finding {
+	return Finding{Call: i, Check: CheckUnrecoveredFailed, Detail: "failed, and no later call to " + quoteName(name) + " succeeded"}
 }
 
 // appendCanonical appends the JSON of a value with object keys sorted, so

@@ -176,3 +176,16 @@ func TestExplanationSizeBoundsText(t *testing.T) {
 		}
 	}
 }
+
+// TestUnrecoveredShortAndLongRunsAgree checks that looking ahead in short
+// runs finds what the set of recovered tools finds in long ones.
+func TestUnrecoveredShortAndLongRunsAgree(t *testing.T) {
+	names := []string{"a", "b", "a", "c", "b", "a", "a"}
+	for n := 1; n <= repeatScanLimit; n++ {
+		calls := make([]Call, n)
+		for i := range calls {
+			calls[i] = Call{Name: names[(i*5)%len(names)], Status: []CallStatus{StatusOK, StatusError, StatusError}[(i*i)%3]}
+		}
+		assert.Equal(t, checkUnrecoveredLong(calls, nil), checkUnrecovered(calls, nil), "%d calls", n)
+	}
+}

@@ -280,3 +280,16 @@ func BenchmarkChecksRecorded(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkCheckUnrecovered(b *testing.B) {
+	calls := []Call{
+		callOf("get_weather", `{"city":"Paris"}`, StatusOK), callOf("lookup_stock", `{"symbol":"A"}`, StatusError),
+		callOf("lookup_stock", `{"symbol":"A"}`, StatusOK), callOf("get_weather", `{"unit":"kelvin"}`, StatusOK),
+		callOf("book_flight", `{"to":"Rome"}`, StatusOK), callOf("search", `{"q":"Rome"}`, StatusOK),
+	}
+	var findings []Finding
+	b.ReportAllocs()
+	for b.Loop() {
+		findings = checkUnrecovered(calls, findings[:0])
+	}
+}
