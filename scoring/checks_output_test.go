@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -187,5 +189,77 @@ func TestUnrecoveredShortAndLongRunsAgree(t *testing.T) {
 			calls[i] = Call{Name: names[(i*5)%len(names)], Status: []CallStatus{StatusOK, StatusError, StatusError}[(i*i)%3]}
 		}
 		assert.Equal(t, checkUnrecoveredLong(calls, nil), checkUnrecovered(calls, nil), "%d calls", n)
+	}
+}
+
+// oldCanonicalJSON is the canonical JSON as checkRepeats wrote it before
+// appendCanonical: keys sorted through Keys and Get, scalars through JSON.
+func oldCanonicalJSON(v Value) string {
+	var sb strings.Builder
+	var write func(v Value)
+	write = func(v Value) {
+		switch v.Kind() {
+		case KindObject:
+			keys := v.Keys()
+			sort.Strings(keys)
+			sb.WriteByte('{')
+			for i, k := range keys {
+				if i > 0 {
+					sb.WriteByte(',')
+				}
+				sb.WriteString(String(k).JSON())
+				sb.WriteByte(':')
+				m, _ := v.Get(k)
+				write(m)
+			}
+			sb.WriteByte('}')
+		case KindArray:
+			sb.WriteByte('[')
+			for i := 0; i < v.Len(); i++ {
+				if i > 0 {
+					sb.WriteByte(',')
+				}
+				write(v.Index(i))
+			}
+			sb.WriteByte(']')
+		default:
+			sb.WriteString(v.JSON())
+		}
+	}
+	write(v)
+	return sb.String()
+}
+
+// FuzzCanonical checks appendCanonical against the canonical JSON written
+// before, on parsed documents and on the repeat cases.
+func FuzzCanonical(f *testing.F) {
+	for _, c := range repeatCalls() {
+		f.Add(c.Args.JSON())
+	}
+	f.Add(`{"b":{"y":[1,{"z":1e400,"a":-0}],"x":"\u00e9"},"a":[],"":{}}`)
+	f.Add(strings.Repeat(`{"k":`, 30) + `1` + strings.Repeat(`}`, 30))
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := Parse(text)
+		if err != nil {
+			return
+		}
+		if got, want := string(appendCanonical(nil, &v)), oldCanonicalJSON(v); got != want {
+			t.Fatalf("canonical %q, was %q", got, want)
+		}
+	})
+}
+
+// TestCanonicalUnchanged compares appendCanonical with the canonical JSON
+// written before on values Parse does not make (undefined, not finite).
+func TestCanonicalUnchanged(t *testing.T) {
+	values := []Value{}
+	for _, c := range repeatCalls() {
+		values = append(values, c.Args)
+	}
+	for _, v := range instanceCases() {
+		values = append(values, v)
+	}
+	for _, v := range values {
+		assert.Equal(t, oldCanonicalJSON(v), string(appendCanonical(nil, &v)))
 	}
 }
