@@ -1,9 +1,12 @@
 package scoring
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -50,6 +53,7 @@ type checks struct {
 	maxCalls      int
 	configured    ToolDefinitions
 	available     []string
+	availableSet  map[string]bool
 	configSchemas map[string]*ArgumentSchema
 }
 
@@ -70,6 +74,10 @@ func newChecks(s Settings) (Scorer, error) {
 		return nil, err
 	}
 	c.configured.Add(s.Tools...)
+	c.availableSet = make(map[string]bool, len(c.available))
+	for _, n := range c.available {
+		c.availableSet[n] = true
+	}
 	c.configSchemas = map[string]*ArgumentSchema{}
 	for _, d := range c.configured.All() {
 		if d.Parameters.IsUndefined() {
@@ -110,7 +118,7 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 		}
 	}
 	if c.schema {
-		findings, notes = c.checkSchemas(calls, defs, findings, notes)
+		findings, notes = c.checkSchemas(calls, &defs, findings, notes)
 	}
 	if c.maxRepeats > 0 {
 		findings = c.checkRepeats(calls, findings)
@@ -123,27 +131,40 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 			findings = append(findings, Finding{Call: i, Check: CheckOverBudget, Detail: fmt.Sprintf("call %d is over the budget of %d calls per run", i+1, c.maxCalls)})
 		}
 	}
-	sort.SliceStable(findings, func(i, j int) bool { return findings[i].Call < findings[j].Call })
+	slices.SortStableFunc(findings, func(a, b Finding) int { return cmp.Compare(a.Call, b.Call) })
 	res.Breakdown.Findings = findings
-	failed := map[int]bool{}
-	for _, f := range findings {
-		failed[f.Call] = true
-	}
-	res.Score = float64(len(calls)-len(failed)) / float64(len(calls))
+	failed := failedCalls(findings)
+	res.Score = float64(len(calls)-failed) / float64(len(calls))
 	res.decide()
 	if run != nil {
 		notes = append(notes, run.Notes...)
 	}
-	res.Explanation = explainChecks(calls, findings, len(failed), defs, notes)
+	res.Explanation = explainChecks(calls, findings, failed, &defs, notes)
 	return res
 }
 
-// offered are the definitions a run's calls are checked against.
+// failedCalls counts the calls that have findings, findings being by call.
+func failedCalls(findings []Finding) int {
+	n := 0
+	for i := range findings {
+		if i == 0 || findings[i-1].Call != findings[i].Call {
+			n++
+		}
+	}
+	return n
+}
+
+// offered are the definitions a run's calls are checked against: the
+// rule's configured ones, then the run's recorded ones (a configured
+// definition wins over a recorded one of the same name), then the
+// available tools (names only). It looks them up where they are held
+// rather than gathering them per run.
 type offered struct {
 	// known reports that some definition or available tool is known.
-	known   bool
-	names   map[string]bool
-	schemas map[string]offeredSchema
+	known      bool
+	configured *ToolDefinitions
+	recorded   *ToolDefinitions // nil without a run context
+	available  map[string]bool
 }
 
 // offeredSchema is a definition's parameters schema, compiled when the
@@ -153,39 +174,43 @@ type offeredSchema struct {
 	compiled *ArgumentSchema
 }
 
-func (o *offered) has(name string) bool { return o.names[name] }
+func (o *offered) has(name string) bool {
+	if o.configured.find(name) != nil || o.available[name] {
+		return true
+	}
+	return o.recorded != nil && o.recorded.find(name) != nil
+}
+
+// schema returns the parameters schema of the tool's definition; ok is
+// false when the tool has no definition or its definition no schema.
+func (o *offered) schema(name string) (s offeredSchema, ok bool) {
+	d := o.configured.find(name)
+	if d == nil && o.recorded != nil {
+		d = o.recorded.find(name)
+	}
+	if d == nil || d.Parameters.IsUndefined() {
+		return offeredSchema{}, false
+	}
+	return offeredSchema{value: d.Parameters, compiled: d.Schema}, true
+}
 
 func (c *checks) definitions(run *RunContext) offered {
-	o := offered{names: map[string]bool{}, schemas: map[string]offeredSchema{}}
-	add := func(d ToolDefinition) {
-		if o.names[d.Name] {
-			return
-		}
-		o.names[d.Name] = true
-		if !d.Parameters.IsUndefined() {
-			o.schemas[d.Name] = offeredSchema{value: d.Parameters, compiled: d.Schema}
-		}
-	}
-	for _, d := range c.configured.All() {
-		add(d)
-	}
+	o := offered{configured: &c.configured, available: c.availableSet}
 	if run != nil {
-		for _, d := range run.Tools.All() {
-			add(d)
-		}
+		o.recorded = &run.Tools
 	}
-	for _, n := range c.available {
-		o.names[n] = true
-	}
-	o.known = len(o.names) > 0
+	o.known = c.configured.Len() > 0 || len(c.available) > 0 || (o.recorded != nil && o.recorded.Len() > 0)
 	return o
 }
 
-func (c *checks) checkSchemas(calls []Call, defs offered, findings []Finding, notes []string) ([]Finding, []string) {
+func (c *checks) checkSchemas(calls []Call, defs *offered, findings []Finding, notes []string) ([]Finding, []string) {
 	for i := range calls {
 		call := &calls[i]
-		offer, ok := defs.schemas[call.Name]
-		if !ok || call.ArgsUnknown {
+		if call.ArgsUnknown {
+			continue
+		}
+		offer, ok := defs.schema(call.Name)
+		if !ok {
 			continue
 		}
 		sch := c.configSchemas[call.Name]
@@ -218,24 +243,111 @@ func callArgs(c *Call) Value {
 	return c.Args
 }
 
+// repeatScanLimit is the run length up to which checkRepeats compares the
+// calls pairwise; longer runs count them in a map.
+const repeatScanLimit = 32
+
+// checkRepeats finds calls made more than maxRepeats times with the same
+// name and arguments, arguments compared by their canonical JSON.
 func (c *checks) checkRepeats(calls []Call, findings []Finding) []Finding {
-	seen := map[string]int{}
+	if len(calls) > repeatScanLimit {
+		return c.countRepeats(calls, findings)
+	}
+	// The canonical JSON of each call's arguments, written into one
+	// buffer when the call is first compared.
+	var stack [1024]byte
+	buf := stack[:0]
+	var at [repeatScanLimit]textSpan
 	for i := range calls {
 		if calls[i].ArgsUnknown {
 			continue
 		}
-		key := calls[i].Name + "\x00" + canonicalJSON(callArgs(&calls[i]))
-		seen[key]++
-		if n := seen[key]; n > c.maxRepeats {
-			findings = append(findings, Finding{Call: i, Check: CheckRepeated, Detail: fmt.Sprintf("the same call to %s (same arguments) made %d times, over the limit of %d", quoteName(calls[i].Name), n, c.maxRepeats)})
+		n := 1
+		for j := 0; j < i; j++ {
+			if calls[j].ArgsUnknown || calls[j].Name != calls[i].Name {
+				continue
+			}
+			buf = writeCanonical(buf, &at[i], &calls[i])
+			buf = writeCanonical(buf, &at[j], &calls[j])
+			if string(buf[at[i].start:at[i].end]) == string(buf[at[j].start:at[j].end]) {
+				n++
+			}
+		}
+		if n > c.maxRepeats {
+			findings = append(findings, c.repeated(calls, i, n))
 		}
 	}
 	return findings
 }
 
+// textSpan is where a text was written in a buffer; end 0 is not yet
+// written (a canonical text is never empty).
+type textSpan struct{ start, end int }
+
+// writeCanonical appends the canonical JSON of the call's arguments to buf
+// unless at says it is there already, and records where.
+func writeCanonical(buf []byte, at *textSpan, call *Call) []byte {
+	if at.end == 0 {
+		args := callArgs(call)
+		at.start = len(buf)
+		buf = appendCanonical(buf, &args)
+		at.end = len(buf)
+	}
+	return buf
+}
+
+// countRepeats is checkRepeats for long runs.
+func (c *checks) countRepeats(calls []Call, findings []Finding) []Finding {
+	seen := map[string]int{}
+	var key []byte
+	for i := range calls {
+		if calls[i].ArgsUnknown {
+			continue
+		}
+		key = append(append(key[:0], calls[i].Name...), 0)
+		args := callArgs(&calls[i])
+		key = appendCanonical(key, &args)
+		n := seen[string(key)] + 1
+		seen[string(key)] = n
+		if n > c.maxRepeats {
+			findings = append(findings, c.repeated(calls, i, n))
+		}
+	}
+	return findings
+}
+
+func (c *checks) repeated(calls []Call, i, n int) Finding {
+	return Finding{Call: i, Check: CheckRepeated, Detail: fmt.Sprintf("the same call to %s (same arguments) made %d times, over the limit of %d", quoteName(calls[i].Name), n, c.maxRepeats)}
+}
+
 // checkUnrecovered finds failed calls never followed by a call to the same
-// tool that did not fail.
+// tool that did not fail. Short runs look ahead from each failed call;
+// longer ones note, from the end, the tools that succeeded.
 func checkUnrecovered(calls []Call, findings []Finding) []Finding {
+	if len(calls) > repeatScanLimit {
+		return checkUnrecoveredLong(calls, findings)
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Failed() && !succeedsLater(calls, i) {
+			findings = append(findings, unrecovered(calls[i].Name, i))
+		}
+	}
+	return findings
+}
+
+// succeedsLater reports a call after calls[i] to the same tool that did not
+// fail.
+func succeedsLater(calls []Call, i int) bool {
+	for j := i + 1; j < len(calls); j++ {
+		if !calls[j].Failed() && calls[j].Name == calls[i].Name {
+			return true
+		}
+	}
+	return false
+}
+
+// checkUnrecoveredLong is checkUnrecovered for long runs.
+func checkUnrecoveredLong(calls []Call, findings []Finding) []Finding {
 	recovered := map[string]bool{}
 	for i := len(calls) - 1; i >= 0; i-- {
 		name := calls[i].Name
@@ -244,86 +356,144 @@ func checkUnrecovered(calls []Call, findings []Finding) []Finding {
 			continue
 		}
 		if !recovered[name] {
-			findings = append(findings, Finding{Call: i, Check: CheckUnrecoveredFailed, Detail: "failed, and no later call to " + quoteName(name) + " succeeded"})
+			findings = append(findings, unrecovered(name, i))
 		}
 	}
 	return findings
 }
 
-// canonicalJSON writes a value with object keys sorted, so that the same
-// arguments written in another order compare equal.
-func canonicalJSON(v Value) string {
-	var sb strings.Builder
-	writeCanonical(&sb, v)
-	return sb.String()
+func unrecovered(name string, i int) Finding {
+	return Finding{Call: i, Check: CheckUnrecoveredFailed, Detail: "failed, and no later call to " + quoteName(name) + " succeeded"}
 }
 
-func writeCanonical(sb *strings.Builder, v Value) {
-	switch v.Kind() {
+// appendCanonical appends the JSON of a value with object keys sorted, so
+// that the same arguments written in another order compare equal. Scalars
+// are written as Value.JSON writes them, undefined as "undefined" wherever
+// it is.
+func appendCanonical(b []byte, v *Value) []byte {
+	switch v.kind {
 	case KindObject:
-		keys := v.Keys()
+		var stack [16]string
+		keys := stack[:0]
+		for i := 0; i < len(v.items); i += 2 {
+			keys = append(keys, v.items[i].str)
+		}
 		sort.Strings(keys)
-		sb.WriteByte('{')
+		b = append(b, '{')
 		for i, k := range keys {
 			if i > 0 {
-				sb.WriteByte(',')
+				b = append(b, ',')
 			}
-			sb.WriteString(String(k).JSON())
-			sb.WriteByte(':')
-			m, _ := v.Get(k)
-			writeCanonical(sb, m)
+			b = appendJSONString(b, k)
+			b = append(b, ':')
+			m := v.getPtr(k) // the first member of the key, as Get
+			b = appendCanonical(b, m)
 		}
-		sb.WriteByte('}')
+		return append(b, '}')
 	case KindArray:
-		sb.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
+		b = append(b, '[')
+		for i := range v.items {
 			if i > 0 {
-				sb.WriteByte(',')
+				b = append(b, ',')
 			}
-			writeCanonical(sb, v.Index(i))
+			b = appendCanonical(b, &v.items[i])
 		}
-		sb.WriteByte(']')
-	default:
-		sb.WriteString(v.JSON())
+		return append(b, ']')
 	}
+	return v.appendJSON(b)
 }
 
 func quoteName(s string) string { return "\"" + s + "\"" }
 
+// noDefinitionsNote is added to the explanation of a run checked against
+// no definitions.
+const noDefinitionsNote = " (no tool definitions recorded or configured: undefined tools and schemas not checked)"
+
 // explainChecks says which calls failed which checks, and what was not
-// evaluated.
-func explainChecks(calls []Call, findings []Finding, failed int, defs offered, notes []string) string {
-	var sb strings.Builder
-	if failed == 0 {
-		fmt.Fprintf(&sb, "all %d calls passed the checks", len(calls))
-	} else {
-		fmt.Fprintf(&sb, "%d of %d calls failed checks:", failed, len(calls))
-		for i, f := range findings {
-			if i == 0 || findings[i-1].Call != f.Call {
-				fmt.Fprintf(&sb, " call %d %s: %s;", f.Call+1, calls[f.Call].Name, f.Detail)
-				continue
-			}
-			// Another finding of the same call (findings are by call).
-			trimmed := strings.TrimSuffix(sb.String(), ";")
-			sb.Reset()
-			sb.WriteString(trimmed)
-			fmt.Fprintf(&sb, ", and %s;", f.Detail)
-		}
-	}
-	if !defs.known {
-		sb.WriteString(" (no tool definitions recorded or configured: undefined tools and schemas not checked)")
-	}
+// evaluated. Findings are by call; the explanation is written into one
+// buffer of its final size.
+func explainChecks(calls []Call, findings []Finding, failed int, defs *offered, notes []string) string {
 	unknown := 0
 	for i := range calls {
 		if calls[i].ArgsUnknown {
 			unknown++
 		}
 	}
+	var sb strings.Builder
+	sb.Grow(explanationSize(calls, findings, failed, unknown, defs.known, notes))
+	var num [20]byte
+	if failed == 0 {
+		sb.WriteString("all ")
+		sb.Write(strconv.AppendInt(num[:0], int64(len(calls)), 10))
+		sb.WriteString(" calls passed the checks")
+	} else {
+		sb.Write(strconv.AppendInt(num[:0], int64(failed), 10))
+		sb.WriteString(" of ")
+		sb.Write(strconv.AppendInt(num[:0], int64(len(calls)), 10))
+		sb.WriteString(" calls failed checks:")
+		for i, f := range findings {
+			if i > 0 && findings[i-1].Call == f.Call {
+				// Another finding of the same call.
+				sb.WriteString(", and ")
+				sb.WriteString(f.Detail)
+				continue
+			}
+			if i > 0 {
+				sb.WriteByte(';')
+			}
+			sb.WriteString(" call ")
+			sb.Write(strconv.AppendInt(num[:0], int64(f.Call+1), 10))
+			sb.WriteByte(' ')
+			sb.WriteString(calls[f.Call].Name)
+			sb.WriteString(": ")
+			sb.WriteString(f.Detail)
+		}
+		sb.WriteByte(';')
+	}
+	if !defs.known {
+		sb.WriteString(noDefinitionsNote)
+	}
 	if unknown > 0 {
-		fmt.Fprintf(&sb, " (%d calls with unknown arguments: their arguments were not checked)", unknown)
+		sb.WriteString(" (")
+		sb.Write(strconv.AppendInt(num[:0], int64(unknown), 10))
+		sb.WriteString(" calls with unknown arguments: their arguments were not checked)")
 	}
 	for _, n := range notes {
-		sb.WriteString(" (" + n + ")")
+		sb.WriteString(" (")
+		sb.WriteString(n)
+		sb.WriteByte(')')
 	}
 	return strings.TrimSuffix(sb.String(), ";")
+}
+
+// explanationSize bounds the length of explainChecks' text closely, so
+// that the text is written without growing its buffer.
+func explanationSize(calls []Call, findings []Finding, failed, unknown int, known bool, notes []string) int {
+	n := len("all  calls passed the checks") + digits(len(calls))
+	if failed > 0 {
+		n = len(" of  calls failed checks:;") + digits(failed) + digits(len(calls))
+	}
+	for i := range findings {
+		f := &findings[i]
+		n += len("; call : ") + digits(f.Call+1) + len(calls[f.Call].Name) + len(f.Detail)
+	}
+	if !known {
+		n += len(noDefinitionsNote)
+	}
+	if unknown > 0 {
+		n += len(" ( calls with unknown arguments: their arguments were not checked)") + digits(unknown)
+	}
+	for _, note := range notes {
+		n += len(" ()") + len(note)
+	}
+	return n
+}
+
+// digits returns the number of decimal digits of n >= 0.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }

@@ -244,3 +244,52 @@ func BenchmarkChecks(b *testing.B) {
 		_ = s.Score(context.Background(), calls)
 	}
 }
+
+// BenchmarkChecksRecorded scores runs as the processor does: definitions
+// recorded on the run (none configured), a failure, a repeat and an
+// undefined tool among the calls.
+func BenchmarkChecksRecorded(b *testing.B) {
+	defs, err := ParseToolDefinitions(`[{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"},"unit":{"enum":["celsius","fahrenheit"]}},"required":["city"],"additionalProperties":false}},{"name":"lookup_stock","parameters":{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"]}}]`)
+	require.NoError(b, err)
+	run := &RunContext{}
+	run.Tools.Add(defs...)
+	for i := range defs {
+		run.Tools.list[i].Schema, err = CompileArgumentSchema(defs[i].Parameters)
+		require.NoError(b, err)
+	}
+	s, err := New(ChecksName, Settings{Threshold: 1, Options: map[string]any{"max_repeats": 1}})
+	require.NoError(b, err)
+	sc := s.(ContextScorer)
+	runs := map[string][]Call{
+		"pass": {
+			callOf("get_weather", `{"city":"Paris","unit":"celsius"}`, StatusOK), callOf("lookup_stock", `{"symbol":"ZZZZ"}`, StatusOK),
+		},
+		"fail": {
+			callOf("get_weather", `{"city":"Paris","unit":"celsius"}`, StatusOK), callOf("lookup_stock", `{"symbol":"A"}`, StatusError),
+			callOf("lookup_stock", `{"symbol":"A"}`, StatusError), callOf("get_weather", `{"unit":"kelvin"}`, StatusOK),
+			callOf("book_flight", `{"to":"Rome"}`, StatusOK),
+		},
+	}
+	for _, name := range []string{"pass", "fail"} {
+		calls := runs[name]
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = sc.ScoreContext(context.Background(), calls, run)
+			}
+		})
+	}
+}
+
+func BenchmarkCheckUnrecovered(b *testing.B) {
+	calls := []Call{
+		callOf("get_weather", `{"city":"Paris"}`, StatusOK), callOf("lookup_stock", `{"symbol":"A"}`, StatusError),
+		callOf("lookup_stock", `{"symbol":"A"}`, StatusOK), callOf("get_weather", `{"unit":"kelvin"}`, StatusOK),
+		callOf("book_flight", `{"to":"Rome"}`, StatusOK), callOf("search", `{"q":"Rome"}`, StatusOK),
+	}
+	var findings []Finding
+	b.ReportAllocs()
+	for b.Loop() {
+		findings = checkUnrecovered(calls, findings[:0])
+	}
+}

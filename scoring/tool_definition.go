@@ -193,6 +193,14 @@ func (t *ToolDefinitions) Get(name string) (ToolDefinition, bool) {
 	return ToolDefinition{}, false
 }
 
+// find returns the definition of a tool, nil when it has none.
+func (t *ToolDefinitions) find(name string) *ToolDefinition {
+	if i, ok := t.byName[name]; ok {
+		return &t.list[i]
+	}
+	return nil
+}
+
 // Len returns how many tools are defined.
 func (t *ToolDefinitions) Len() int { return len(t.list) }
 

@@ -1,11 +1,14 @@
 package scoring
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
@@ -67,11 +70,21 @@ var englishPrinter = message.NewPrinter(language.English)
 // it, one line per violated keyword at the deepest location, as
 // "/path: message" (at most maxViolations, sorted); nil when they conform.
 func (s *ArgumentSchema) Violations(args Value) []string {
-	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args.JSON()))
-	if err != nil {
-		return []string{"arguments: " + err.Error()}
+	inst, ok := schemaInstance(&args, 0)
+	if !ok {
+		// What the JSON text path reports (undefined arguments, nesting
+		// past the decoder's limit).
+		var err error
+		if inst, err = jsonschema.UnmarshalJSON(strings.NewReader(args.JSON())); err != nil {
+			return []string{"arguments: " + err.Error()}
+		}
 	}
-	err = s.schema.Validate(inst)
+	return s.violationsOf(inst)
+}
+
+// violationsOf validates a decoded instance (see Violations).
+func (s *ArgumentSchema) violationsOf(inst any) []string {
+	err := s.schema.Validate(inst)
 	if err == nil {
 		return nil
 	}
@@ -87,6 +100,92 @@ func (s *ArgumentSchema) Violations(args Value) []string {
 		out = append(out[:maxViolations], fmt.Sprintf("and %d more", len(out)-maxViolations))
 	}
 	return out
+}
+
+// maxInstanceDepth bounds the nesting schemaInstance converts; deeper values
+// take the JSON text path, whose decoder reports its own limit (10,000).
+const maxInstanceDepth = 1000
+
+// schemaInstance converts v into exactly what jsonschema.UnmarshalJSON makes
+// of v.JSON(), without writing and decoding the text: objects as
+// map[string]any (undefined members left out, a later duplicate key
+// winning), arrays as []any (undefined items as nil), numbers as the
+// json.Number of their JSON text (NaN and infinities, written as null, as
+// nil), strings with each invalid UTF-8 byte replaced by U+FFFD as
+// encoding/json decodes them. ok is false for a value the text path would
+// not decode (undefined at the top) or that is nested past
+// maxInstanceDepth.
+func schemaInstance(v *Value, depth int) (inst any, ok bool) {
+	switch v.kind {
+	case KindNull:
+		return nil, true
+	case KindBool:
+		return v.b, true
+	case KindNumber:
+		return jsonNumber(v), true
+	case KindString:
+		return decodedString(v.str), true
+	case KindArray:
+		if depth >= maxInstanceDepth {
+			return nil, false
+		}
+		out := make([]any, len(v.items))
+		for i := range v.items {
+			if v.items[i].kind == KindUndefined {
+				continue // written as null
+			}
+			if out[i], ok = schemaInstance(&v.items[i], depth+1); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	case KindObject:
+		if depth >= maxInstanceDepth {
+			return nil, false
+		}
+		out := make(map[string]any, len(v.items)/2)
+		for i := 0; i < len(v.items); i += 2 {
+			m := &v.items[i+1]
+			if m.kind == KindUndefined {
+				continue // left out of the text
+			}
+			if out[decodedString(v.items[i].str)], ok = schemaInstance(m, depth+1); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// jsonNumber returns a number as encoding/json decodes its JSON text with
+// UseNumber: the json.Number of the text, nil when the text is null.
+func jsonNumber(v *Value) any {
+	if math.IsNaN(v.num) || math.IsInf(v.num, 0) {
+		return nil
+	}
+	var buf [32]byte
+	text := appendJSNumber(buf[:0], v.num)
+	if string(text) == v.str {
+		return json.Number(v.str) // the literal as written, no copy
+	}
+	return json.Number(text)
+}
+
+// decodedString returns s as encoding/json decodes its JSON string: each
+// byte that is not part of valid UTF-8 becomes U+FFFD.
+func decodedString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r)
+		i += size
+	}
+	return b.String()
 }
 
 // collectViolations gathers the leaves of a validation error tree.

@@ -1,0 +1,150 @@
+package scoring
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// nested returns a value of depth levels of arrays around 1.
+func nested(depth int) Value {
+	v := Int(1)
+	for i := 0; i < depth; i++ {
+		v = Array(v)
+	}
+	return v
+}
+
+// instanceCases are values whose schema instance must be what decoding
+// their JSON text gives.
+func instanceCases() map[string]Value {
+	parsed := map[string]string{
+		"numbers":         `[1, -0, 0.0, 1.0, 1e2, 1E+2, 1.5e-7, 0.000001, 1e21, 123456789012345678901234567890, -9007199254740993, 1e400, -1e400, 1e-400]`,
+		"strings":         `["", "a\"b\\c", "\u0000\u001f\n\t", "é ü 中文 🙂", "\ud83d\ude42", "\u2028"]`,
+		"unicode keys":    `{"é":1, "中文":{"🙂":[true,false,null]}, "":"empty key"}`,
+		"duplicate keys":  `{"a":1, "b":2, "a":3}`,
+		"nested":          `{"trip":{"days":[1,2,{"x":null}],"city":"Paris"}}`,
+		"deep but parsed": strings.Repeat("[", 300) + strings.Repeat("]", 300),
+		"empty":           `{}`,
+	}
+	out := map[string]Value{}
+	for name, text := range parsed {
+		out[name] = MustParse(text)
+	}
+	out["invalid utf-8"] = Object(
+		Member{Key: "\xff", Value: String("a\xffb\xed\xa0\x80c\xc3")},
+		Member{Key: "ok", Value: Array(String("\xe2\x82"), String("\xef\xbf\xbd"))},
+	)
+	out["keys colliding once decoded"] = Object(Member{Key: "\xff", Value: Int(1)}, Member{Key: "\xfe", Value: Int(2)})
+	out["undefined members and items"] = Object(
+		Member{Key: "gone", Value: Undefined()},
+		Member{Key: "list", Value: Array(Undefined(), Int(1), Undefined())},
+	)
+	out["not finite"] = Array(Number(math.NaN()), Number(math.Inf(1)), Number(math.Inf(-1)), Number(math.Copysign(0, -1)))
+	out["built numbers"] = Array(Int(7), Int(-12), Number(0.1), Number(1e21), Number(2.5), MustValueOf(uint64(math.MaxUint64)))
+	out["scalars"] = Array(Null(), Bool(true), Bool(false), String("s"))
+	out["top-level string"] = String("x\xff")
+	out["top-level number"] = MustParse(`1.0`)
+	out["top-level null"] = Null()
+	out["deep past the limit"] = nested(maxInstanceDepth + 5)
+	out["deep past the decoder's limit"] = nested(10005)
+	out["undefined"] = Undefined()
+	return out
+}
+
+// TestSchemaInstanceMatchesDecodedText checks that validating a value
+// converted directly sees what decoding its JSON text saw.
+func TestSchemaInstanceMatchesDecodedText(t *testing.T) {
+	for name, v := range instanceCases() {
+		t.Run(name, func(t *testing.T) {
+			want, wantErr := jsonschema.UnmarshalJSON(strings.NewReader(v.JSON()))
+			got, ok := schemaInstance(&v, 0)
+			if !ok {
+				// The text path is taken: fine whatever it says.
+				return
+			}
+			require.NoError(t, wantErr)
+			assert.Equal(t, want, got)
+		})
+	}
+	_, ok := schemaInstance(&Value{}, 0)
+	assert.False(t, ok, "undefined takes the text path")
+	deep := nested(maxInstanceDepth + 5)
+	_, ok = schemaInstance(&deep, 0)
+	assert.False(t, ok, "deep values take the text path")
+}
+
+// TestViolationsUnchanged compares Violations with validating the decoded
+// JSON text, as it was done before.
+func TestViolationsUnchanged(t *testing.T) {
+	schemas := []string{
+		`{"type":"object","properties":{"trip":{"type":"object","properties":{"days":{"type":"integer","minimum":1}},"required":["days"]}},"required":["trip"]}`,
+		`{"type":"array","items":{"type":"integer","maximum":100,"multipleOf":3}}`,
+		`{"type":"array","items":{"type":["string","null"],"maxLength":2,"pattern":"^[a-z]*$"}}`,
+		`{"type":"object","additionalProperties":false,"properties":{"a":{"const":1}}}`,
+		`{"type":"object","propertyNames":{"maxLength":1},"minProperties":5}`,
+		`{"type":"object","properties":{"list":{"type":"array","minItems":5,"uniqueItems":true}}}`,
+		`{"type":"number","exclusiveMaximum":1e20}`,
+		`{"enum":[{"a":1},[1,2],"x"]}`,
+	}
+	for _, text := range schemas {
+		sch, err := CompileArgumentSchema(MustParse(text))
+		require.NoError(t, err)
+		for name, v := range instanceCases() {
+			got := sch.Violations(v)
+			want := oldViolations(sch, v)
+			// The library lists some keys (additional properties) in map
+			// order, which varies from one validation to the next, before
+			// and after: draw again until the orders meet.
+			for i := 0; i < 200 && !assert.ObjectsAreEqual(want, got); i++ {
+				want = oldViolations(sch, v)
+			}
+			assert.Equal(t, want, got, "%s against %s", name, text)
+		}
+	}
+}
+
+// oldViolations is Violations as it was: the arguments written as JSON and
+// decoded again.
+func oldViolations(s *ArgumentSchema, args Value) []string {
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(args.JSON()))
+	if err != nil {
+		return []string{"arguments: " + err.Error()}
+	}
+	return s.violationsOf(inst)
+}
+
+// FuzzSchemaInstance checks the direct conversion against decoding the JSON
+// text on parsed documents.
+func FuzzSchemaInstance(f *testing.F) {
+	for _, seed := range []string{`{"a":[1,-0,1e400,"é"]}`, `[1.0, 12345678901234567890123]`, "[\"\xff\"]", `{"a":1,"a":{"b":null}}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := Parse(text)
+		if err != nil {
+			return
+		}
+		got, ok := schemaInstance(&v, 0)
+		if !ok {
+			return
+		}
+		want, err := jsonschema.UnmarshalJSON(strings.NewReader(v.JSON()))
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	})
+}
+
+func BenchmarkViolations(b *testing.B) {
+	sch, err := CompileArgumentSchema(MustParse(`{"type":"object","properties":{"city":{"type":"string"},"unit":{"enum":["celsius","fahrenheit"]},"days":{"type":"integer","minimum":1}},"required":["city"],"additionalProperties":false}`))
+	require.NoError(b, err)
+	args := MustParse(`{"city":"Paris","unit":"celsius","days":3}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = sch.Violations(args)
+	}
+}
