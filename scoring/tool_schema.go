@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -194,6 +196,11 @@ func collectViolations(e *jsonschema.ValidationError, out *[]string) {
 		return
 	}
 	if len(e.Causes) == 0 {
+		if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+			// Gathered from a map by the library: in order, so that a
+			// run is explained the same way every time.
+			slices.Sort(ap.Properties)
+		}
 		*out = append(*out, "/"+strings.Join(e.InstanceLocation, "/")+": "+e.ErrorKind.LocalizedString(englishPrinter))
 		return
 	}
