@@ -404,12 +404,29 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 // attach adds calls to the node calls resolve to, creating a group there when
 // the span has not been seen. It reports a late arrival.
 func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
+	n, late := s.runAt(ts, target, n, len(calls), nil, now)
+	if n != nil {
+		s.addCalls(n, calls)
+	}
+	return late
+}
+
+// runAt returns the run that count calls resolving to target (whose node is
+// n) join, creating a group there when the span has not been seen: from's
+// node, when not nil, else a new one. It returns nil when the calls join no
+// run, reporting a late arrival (counted) when its run was scored.
+func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int, from *node, now int64) (*node, bool) {
 	if n == nil {
 		if s.full(ts) {
-			s.stats.OverSpans += int64(len(calls))
-			return false
+			s.stats.OverSpans += int64(count)
+			return nil, false
 		}
-		n = newRunNode(nodeGroup, now)
+		if from != nil {
+			n = from
+			n.opened = now
+		} else {
+			n = newRunNode(nodeGroup, now)
+		}
 		ts.nodes.set(target, n)
 		ts.open++
 		s.open++
@@ -418,14 +435,19 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 	}
 	switch n.kind {
 	case nodeClosed:
-		s.stats.Late += int64(len(calls))
-		return true
+		s.stats.Late += int64(count)
+		return nil, true
 	case nodeTool:
 		// Under a tool span that already left: a duplicate record.
-		return false
+		return nil, false
 	case nodeLink:
-		return false // resolve never returns a link with a parent
+		return nil, false // resolve never returns a link with a parent
 	}
+	return n, false
+}
+
+// addCalls adds calls to run n, within MaxCallsPerTrajectory.
+func (s *Store) addCalls(n *node, calls []Call) {
 	for _, c := range calls {
 		if s.limits.MaxCallsPerTrajectory > 0 && len(n.traj.Calls) >= s.limits.MaxCallsPerTrajectory {
 			n.traj.Dropped++
@@ -434,7 +456,29 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 		}
 		n.traj.Calls = appendCall(n.traj.Calls, c)
 	}
-	return false
+}
+
+// moveGroup moves closed group g's calls to the run at target (whose node is
+// n), creating a group there when the span has not been seen. g's node
+// becomes that group, or its calls those of a run that has none yet, instead
+// of being copied (g's calls are within MaxCallsPerTrajectory, as every
+// run's are). The run takes g's drops, sub-agents and context.
+func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node, now int64) {
+	calls := g.traj.Calls
+	switch n, _ = s.runAt(ts, target, n, len(calls), g, now); {
+	case n == g:
+		return // g moved as a whole
+	case n != nil && len(n.traj.Calls) == 0:
+		n.traj.Calls = calls
+	case n != nil:
+		s.addCalls(n, calls)
+	}
+	// The group made at target may have been evicted meanwhile.
+	if n := ts.nodes.get(target); n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
+		n.traj.Dropped += g.traj.Dropped
+		n.traj.SubAgents += g.traj.SubAgents
+		s.mergeContext(n.traj, g.traj.Context)
+	}
 }
 
 // appendCall grows a run's calls slowly: a run's calls arrive one at a time
@@ -474,12 +518,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 			s.stats.Cyclic += int64(len(n.traj.Calls))
 			return nil
 		}
-		s.attach(ts, target, tn, n.traj.Calls, now)
-		if tn := ts.nodes.get(target); tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
-			tn.traj.Dropped += n.traj.Dropped
-			tn.traj.SubAgents += n.traj.SubAgents
-			s.mergeContext(tn.traj, n.traj.Context)
-		}
+		s.moveGroup(ts, target, tn, n, now)
 	}
 	return nil
 }

@@ -386,3 +386,47 @@ func TestRunContextCap(t *testing.T) {
 	off.AttachContext(trace1, sid(1), &extract.ContextPart{Request: "x"}, true, 0)
 	assert.Nil(t, off.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0).Context, "no capture with a cap of 0")
 }
+
+// A step's group moving up keeps its calls, drops, sub-agents and context
+// whatever waits at the span it moves to: nothing, an empty run (made by a
+// sub-agent), or a run with calls.
+func TestMovedGroupKeepsEverything(t *testing.T) {
+	lim := limits()
+	lim.MaxCallsPerTrajectory = 3
+	lim.MaxContextBytes = 100
+	for _, tt := range []struct {
+		name    string
+		before  func(s *Store)
+		calls   []string
+		dropped int32
+		subs    int32
+	}{
+		{"to an unseen span", func(*Store) {}, []string{"a", "b", "c"}, 1, 1},
+		{"to an empty run", func(s *Store) {
+			s.Agent(trace1, sid(7), sid(1), false, 0) // a sub-agent of 1
+		}, []string{"a", "b", "c"}, 1, 2},
+		{"to a run with calls", func(s *Store) {
+			s.Tool(trace1, sid(8), sid(1), tool("z"), 0)
+		}, []string{"z", "a", "b"}, 2, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStore(lim)
+			tt.before(s)
+			for i, name := range []string{"a", "b", "c", "d"} {
+				s.Tool(trace1, sid(byte(10+i)), sid(2), tool(name), 0)
+			}
+			s.Agent(trace1, sid(6), sid(2), false, 0) // a sub-agent of the step
+			s.AttachContext(trace1, sid(2), &extract.ContextPart{Request: "hi"}, false, 0)
+			assert.Nil(t, s.Link(trace1, sid(2), sid(1), true, 0))
+			assert.Equal(t, 1, s.Open(), "one run, at the agent span")
+			traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+			require.NotNil(t, traj)
+			assert.Equal(t, tt.calls, names(traj))
+			assert.Equal(t, tt.dropped, traj.Dropped)
+			assert.Equal(t, tt.subs, traj.SubAgents)
+			require.NotNil(t, traj.Context)
+			assert.Equal(t, "hi", traj.Context.Request)
+			assert.Equal(t, 0, s.Open())
+		})
+	}
+}
