@@ -42,8 +42,9 @@ func (s *spanNodes) len() int {
 	return s.n
 }
 
-// set records the span's node, replacing any it had.
-func (s *spanNodes) set(id pcommon.SpanID, n *node) {
+// set records the span's node, replacing any it had. The map, when the
+// entries move into one, comes from maps (which may be nil).
+func (s *spanNodes) set(id pcommon.SpanID, n *node, maps *nodeMaps) {
 	if s.m != nil {
 		s.m[id] = n
 		return
@@ -59,7 +60,7 @@ func (s *spanNodes) set(id pcommon.SpanID, n *node) {
 		s.n++
 		return
 	}
-	s.m = make(map[pcommon.SpanID]*node, 2*inlineNodes)
+	s.m = maps.take()
 	for i := 0; i < s.n; i++ {
 		s.m[s.ids[i]] = s.nodes[i]
 	}
@@ -124,4 +125,46 @@ func (s *spanNodes) all() iter.Seq[*node] {
 			}
 		}
 	}
+}
+
+// release gives the map, if any, back to maps, emptied, and forgets every
+// span.
+func (s *spanNodes) release(maps *nodeMaps) {
+	if s.m != nil {
+		maps.put(s.m)
+	}
+	*s = spanNodes{}
+}
+
+// nodeMaps are emptied maps of dropped traces, for reuse by new traces that
+// outgrow their inline entries: under load a new trace is tracked for each
+// one dropped.
+type nodeMaps []map[pcommon.SpanID]*node
+
+// Bounds on the maps kept for reuse: how many, and the entries a map held
+// (maps do not shrink; one grown by a large trace is left to the collector).
+const (
+	maxSpareMaps   = 64
+	maxReusedSpans = 4 * inlineNodes
+)
+
+// take returns an empty map, a kept one when there is one. maps may be nil.
+func (maps *nodeMaps) take() map[pcommon.SpanID]*node {
+	if maps == nil || len(*maps) == 0 {
+		return make(map[pcommon.SpanID]*node, 2*inlineNodes)
+	}
+	last := len(*maps) - 1
+	m := (*maps)[last]
+	(*maps)[last] = nil
+	*maps = (*maps)[:last]
+	return m
+}
+
+// put keeps m, emptied, for reuse, unless it is large or enough are kept.
+func (maps *nodeMaps) put(m map[pcommon.SpanID]*node) {
+	if len(m) > maxReusedSpans || len(*maps) >= maxSpareMaps {
+		return
+	}
+	clear(m)
+	*maps = append(*maps, m)
 }

@@ -22,7 +22,7 @@ func TestSpanNodesBehavesLikeAMap(t *testing.T) {
 			switch r.IntN(4) {
 			case 0, 1:
 				n := &node{opened: int64(op)}
-				s.set(id, n)
+				s.set(id, n, nil)
 				want[id] = n
 			case 2:
 				s.remove(id)

@@ -244,7 +244,14 @@ type Store struct {
 	open   int
 	// names interns tool names and types, which repeat across calls.
 	names map[string]string
-	stats Stats
+	// spare are dropped traces' states and maps their span maps, for reuse
+	// by new traces (see recycle).
+	spare []*traceState
+	maps  nodeMaps
+	// maxSpare bounds spare (maxSpareTraces; 0 in tests that compare with a
+	// store that recycles nothing).
+	maxSpare int
+	stats    Stats
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -253,7 +260,7 @@ const maxInterned = 4096
 
 // NewStore returns an empty store.
 func NewStore(limits Limits) *Store {
-	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), filterFrom: filterFrom, names: make(map[string]string)}
+	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), filterFrom: filterFrom, names: make(map[string]string), maxSpare: maxSpareTraces}
 }
 
 // Open returns the number of open trajectories (groups and held agents).
@@ -323,7 +330,8 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 		if s.limits.MaxTrackedTraces > 0 && len(s.traces) >= s.limits.MaxTrackedTraces && s.oldest != nil {
 			s.dropTrace(s.oldest, EvictMaxTraces)
 		}
-		ts = &traceState{id: id}
+		ts = s.newTraceState()
+		ts.id = id
 		s.traces[id] = ts
 		s.track(id)
 		s.pushNewest(ts)
@@ -359,7 +367,7 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 	if s.full(ts) && ts.nodes.get(span) == nil {
 		return
 	}
-	ts.nodes.set(span, n)
+	ts.nodes.set(span, n, &s.maps)
 }
 
 // Tool records a tool call made by span (whose parent is parent). The
@@ -427,7 +435,7 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 		} else {
 			n = newRunNode(nodeGroup, now)
 		}
-		ts.nodes.set(target, n)
+		ts.nodes.set(target, n, &s.maps)
 		ts.open++
 		s.open++
 		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: now})
@@ -604,7 +612,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		// Orphans are adopted at release: their parents may still come.
 		n.root = parent.IsEmpty()
 		n.kind = nodeHeld
-		ts.nodes.set(span, n) // a held run is remembered even in a full trace
+		ts.nodes.set(span, n, &s.maps) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
 		return nil
@@ -708,7 +716,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	if n.root {
 		s.adoptOrphans(ts, span, n.traj)
 	}
-	ts.nodes.set(span, closedNode)
+	ts.nodes.set(span, closedNode, &s.maps)
 	ts.open--
 	s.open--
 	return withModels(ts, n.traj)
@@ -840,6 +848,35 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	if s.filter != nil {
 		s.filter.remove(ts.id)
 	}
+	s.recycle(ts)
+}
+
+// maxSpareTraces bounds the dropped trace states kept for reuse.
+const maxSpareTraces = 64
+
+// recycle keeps a dropped trace's state for reuse, emptied: under load each
+// new trace is tracked as the oldest one is dropped (MaxTrackedTraces), or
+// after a sweep has dropped many. Nothing refers to a dropped trace's state.
+func (s *Store) recycle(ts *traceState) {
+	if len(s.spare) >= s.maxSpare {
+		return
+	}
+	ts.nodes.release(&s.maps)
+	*ts = traceState{}
+	s.spare = append(s.spare, ts)
+}
+
+// newTraceState returns an empty trace state, a recycled one when there is
+// one.
+func (s *Store) newTraceState() *traceState {
+	if len(s.spare) == 0 {
+		return new(traceState)
+	}
+	last := len(s.spare) - 1
+	ts := s.spare[last]
+	s.spare[last] = nil
+	s.spare = s.spare[:last]
+	return ts
 }
 
 // Sweep drops traces idle for longer than MaxAge and returns how many.
@@ -877,7 +914,7 @@ func (s *Store) Shutdown() {
 		s.dropTrace(ts, EvictShutdown)
 		ts = next
 	}
-	s.groups = nil
+	s.groups, s.spare, s.maps = nil, nil, nil
 }
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner

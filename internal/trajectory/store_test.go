@@ -1,6 +1,8 @@
 package trajectory
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -428,5 +430,62 @@ func TestMovedGroupKeepsEverything(t *testing.T) {
 			assert.Equal(t, "hi", traj.Context.Request)
 			assert.Equal(t, 0, s.Open())
 		})
+	}
+}
+
+// TestRecycledTracesChangeNothing runs random operations on a small store,
+// which evicts traces all the time and reuses their states, and on one that
+// reuses none, and compares everything they return.
+func TestRecycledTracesChangeNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	lim := Limits{MaxOpenTrajectories: 4, MaxCallsPerTrajectory: 100, MaxAge: 10, MaxTrackedTraces: 3, MaxSpansPerTrace: 9, MaxContextBytes: 8}
+	for round := 0; round < 100; round++ {
+		s, ref := NewStore(lim), NewStore(lim)
+		ref.maxSpare = 0
+		var held [][2]byte
+		for op := 0; op < 300; op++ {
+			tr := pcommon.TraceID{byte(1 + r.IntN(5))}
+			span, parent := sid(byte(1+r.IntN(12))), sid(byte(r.IntN(12)))
+			now := int64(op)
+			var got, want any
+			switch r.IntN(8) {
+			case 0, 1, 2:
+				got, want = s.Tool(tr, span, parent, tool("t"), now), ref.Tool(tr, span, parent, tool("t"), now)
+			case 3:
+				track := r.IntN(2) == 0
+				got, want = s.Link(tr, span, parent, track, now), ref.Link(tr, span, parent, track, now)
+			case 4:
+				hold := r.IntN(3) == 0
+				got, want = s.Agent(tr, span, parent, hold, now), ref.Agent(tr, span, parent, hold, now)
+				if hold {
+					held = append(held, [2]byte{tr[0], span[0]})
+				}
+			case 5:
+				if len(held) > 0 {
+					h := held[r.IntN(len(held))]
+					got, want = s.Release(pcommon.TraceID{h[0]}, sid(h[1])), ref.Release(pcommon.TraceID{h[0]}, sid(h[1]))
+				}
+			case 6:
+				part := &extract.ContextPart{Request: "req"}
+				for _, st := range []*Store{s, ref} {
+					st.ModelCall(tr, parent, uint64(op))
+					st.AttachContext(tr, parent, part, false, now)
+				}
+			case 7:
+				got, want = s.Sweep(now), ref.Sweep(now)
+			}
+			// Orphans are adopted in map order (with no drops within this
+			// call limit): compare calls as sets.
+			for _, v := range []any{got, want} {
+				if traj, ok := v.(*Trajectory); ok && traj != nil {
+					slices.SortStableFunc(traj.Calls, func(a, b Call) int { return bytes.Compare(a.Parent[:], b.Parent[:]) })
+				}
+			}
+			require.Equal(t, want, got, "round %d op %d", round, op)
+			require.Equal(t, ref.TakeStats(), s.TakeStats(), "round %d op %d", round, op)
+			require.Equal(t, ref.Open(), s.Open(), "round %d op %d", round, op)
+			require.Equal(t, ref.Traces(), s.Traces(), "round %d op %d", round, op)
+			require.Equal(t, ref.Seen(tr, span), s.Seen(tr, span), "round %d op %d", round, op)
+		}
 	}
 }
