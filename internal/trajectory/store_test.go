@@ -489,3 +489,17 @@ func TestRecycledTracesChangeNothing(t *testing.T) {
 		}
 	}
 }
+
+// Turns of runs with more steps than orderInto lists (the rest in a map)
+// are numbered as for few: by first appearance.
+func TestOrderManySteps(t *testing.T) {
+	for _, steps := range []int{1, 8, 9, maxListedTurns, maxListedTurns + 1, 3 * maxListedTurns} {
+		var calls []Call
+		var want []int
+		for i := 0; i < 2*steps; i++ {
+			calls = append(calls, Call{Parent: pcommon.SpanID{byte(i % steps), 1}, Start: uint64(i), End: uint64(i)})
+			want = append(want, i%steps+1)
+		}
+		assert.Equal(t, want, Order(calls, sid(99), nil), "%d steps", steps)
+	}
+}
