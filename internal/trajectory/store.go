@@ -671,35 +671,57 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 
 // withModels gives a closed run the model calls beside its tool calls: the
 // start times, ascending, of the model calls under each span its calls ran
-// under.
+// under, in the order the calls name those spans. The run has none yet.
+// Its starts share one array, sized by a count first.
 func withModels(ts *traceState, traj *Trajectory) *Trajectory {
-	if len(ts.modelCalls()) == 0 {
+	models := ts.modelCalls()
+	if len(models) == 0 {
 		return traj
 	}
+	var buf [8]pcommon.SpanID
+	parents := buf[:0]
 	for i := range traj.Calls {
-		p := traj.Calls[i].Parent
-		if !slices.ContainsFunc(traj.Models, func(m ModelStarts) bool { return m.Parent == p }) {
-			traj.Models = append(traj.Models, ModelStarts{Parent: p})
+		if p := traj.Calls[i].Parent; !slices.Contains(parents, p) {
+			parents = append(parents, p)
 		}
 	}
-	for _, m := range ts.modelCalls() {
-		for k := range traj.Models {
-			if traj.Models[k].Parent == m.parent {
-				traj.Models[k].Starts = append(traj.Models[k].Starts, m.start)
-				break
+	total, kept := 0, 0
+	for _, p := range parents {
+		if n := countModelCalls(models, p); n > 0 {
+			total += n
+			kept++
+		}
+	}
+	if kept == 0 {
+		return traj
+	}
+	starts := make([]uint64, 0, total)
+	traj.Models = make([]ModelStarts, 0, kept)
+	for _, p := range parents {
+		from := len(starts)
+		for _, m := range models {
+			if m.parent == p {
+				starts = append(starts, m.start)
 			}
 		}
-	}
-	// Keep only the parents with model calls, their starts sorted.
-	kept := traj.Models[:0]
-	for _, m := range traj.Models {
-		if len(m.Starts) > 0 {
-			slices.Sort(m.Starts)
-			kept = append(kept, m)
+		if len(starts) > from {
+			mine := starts[from:len(starts):len(starts)]
+			slices.Sort(mine)
+			traj.Models = append(traj.Models, ModelStarts{Parent: p, Starts: mine})
 		}
 	}
-	traj.Models = kept
 	return traj
+}
+
+// countModelCalls counts the model calls under parent.
+func countModelCalls(models []modelCall, parent pcommon.SpanID) int {
+	n := 0
+	for _, m := range models {
+		if m.parent == parent {
+			n++
+		}
+	}
+	return n
 }
 
 // Release closes a held agent run and returns its trajectory (nil when the

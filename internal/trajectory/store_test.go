@@ -503,3 +503,28 @@ func TestOrderManySteps(t *testing.T) {
 		assert.Equal(t, want, Order(calls, sid(99), nil), "%d steps", steps)
 	}
 }
+
+// Model calls are kept per span the run's calls ran under, in the order the
+// calls name those spans, starts ascending; spans without calls, and calls'
+// spans without model calls, are left out.
+func TestModelCallsPerParent(t *testing.T) {
+	s := NewStore(limits())
+	agent := sid(1)
+	s.Tool(trace1, sid(10), sid(3), tool("a"), 0) // under step 3
+	s.Tool(trace1, sid(11), agent, tool("b"), 0)  // under the agent
+	s.Tool(trace1, sid(12), sid(4), tool("c"), 0) // under step 4: no model calls
+	s.Tool(trace1, sid(13), sid(3), tool("d"), 0)
+	for _, m := range []struct {
+		parent byte
+		start  uint64
+	}{{1, 50}, {3, 30}, {5, 1}, {3, 10}, {1, 40}, {3, 20}} {
+		s.ModelCall(trace1, sid(m.parent), m.start)
+	}
+	for _, step := range []byte{3, 4} {
+		s.Link(trace1, sid(step), agent, true, 0)
+	}
+	traj := s.Agent(trace1, agent, pcommon.SpanID{}, false, 0)
+	require.NotNil(t, traj)
+	// The run's calls: b, then a and d (step 3's group), then c.
+	assert.Equal(t, []ModelStarts{{Parent: agent, Starts: []uint64{40, 50}}, {Parent: sid(3), Starts: []uint64{10, 20, 30}}}, traj.Models)
+}
