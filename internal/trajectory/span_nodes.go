@@ -34,6 +34,17 @@ func (s *spanNodes) get(id pcommon.SpanID) *node {
 	return nil
 }
 
+// inlineLink returns an inline entry's link node to parent, or nil (always
+// nil once the entries are in a map).
+func (s *spanNodes) inlineLink(parent pcommon.SpanID) *node {
+	for _, n := range s.nodes[:s.n] {
+		if n.kind == nodeLink && n.parent == parent {
+			return n
+		}
+	}
+	return nil
+}
+
 // len returns how many spans have a node.
 func (s *spanNodes) len() int {
 	if s.m != nil {

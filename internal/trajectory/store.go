@@ -198,10 +198,26 @@ type traceState struct {
 	prev, next *traceState
 	// open counts the trace's groups and held agents.
 	open int32
+	// lastLink is the link node made last (see linkTo).
+	lastLink *node
 	// models are the trace's model calls (up to maxModelCalls): 16 bytes
 	// each, read once when a run closes. Behind a pointer, since most
 	// traces the store holds have none and each trace's state counts.
 	models *[]modelCall
+}
+
+// linkTo returns a link node to parent: link nodes are never changed, so
+// sibling spans share one. A sibling's is found as the last one made (a
+// step's children arrive together) or among the inline entries.
+func (ts *traceState) linkTo(parent pcommon.SpanID) *node {
+	if n := ts.lastLink; n != nil && n.parent == parent {
+		return n
+	}
+	if n := ts.nodes.inlineLink(parent); n != nil {
+		return n
+	}
+	ts.lastLink = &node{kind: nodeLink, parent: parent}
+	return ts.lastLink
 }
 
 // modelCalls returns the trace's model calls.
@@ -519,7 +535,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	if parent.IsEmpty() || parent == span {
 		return s.closeRoot(ts, span, n, true)
 	}
-	s.remember(ts, span, &node{kind: nodeLink, parent: parent})
+	s.remember(ts, span, ts.linkTo(parent))
 	if n != nil {
 		target, tn, ok := resolve(ts, parent)
 		if !ok {

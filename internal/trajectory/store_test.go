@@ -528,3 +528,22 @@ func TestModelCallsPerParent(t *testing.T) {
 	// The run's calls: b, then a and d (step 3's group), then c.
 	assert.Equal(t, []ModelStarts{{Parent: agent, Starts: []uint64{40, 50}}, {Parent: sid(3), Starts: []uint64{10, 20, 30}}}, traj.Models)
 }
+
+// Sibling spans share one link node; calls under either reach their parent's
+// run, and a span under another parent gets its own.
+func TestSiblingLinksShareANode(t *testing.T) {
+	s := NewStore(limits())
+	s.Link(trace1, sid(4), sid(2), true, 0)
+	s.Link(trace1, sid(5), sid(2), true, 0)
+	s.Link(trace1, sid(6), sid(3), true, 0)
+	s.Link(trace1, sid(7), sid(2), true, 0)
+	ts := s.traces[trace1]
+	assert.Same(t, ts.nodes.get(sid(4)), ts.nodes.get(sid(5)))
+	assert.Same(t, ts.nodes.get(sid(4)), ts.nodes.get(sid(7)))
+	assert.Equal(t, sid(3), ts.nodes.get(sid(6)).parent)
+	s.Tool(trace1, sid(8), sid(5), tool("a"), 0)
+	s.Tool(trace1, sid(9), sid(6), tool("b"), 0)
+	s.Tool(trace1, sid(10), sid(7), tool("c"), 0)
+	s.Link(trace1, sid(3), sid(2), true, 0)
+	assert.Equal(t, []string{"a", "c", "b"}, names(s.Agent(trace1, sid(2), pcommon.SpanID{}, false, 0)))
+}
