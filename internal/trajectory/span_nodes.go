@@ -15,7 +15,11 @@ const inlineNodes = 6
 // spanNodes maps a trace's span ids to nodes: in a small inline array up to
 // inlineNodes spans, in a map past that.
 type spanNodes struct {
-	n     int
+	n int32
+	// runs counts the groups and held agents (see isRun), so that a trace
+	// dropped is counted without a walk. Their kinds change in place only
+	// between the two.
+	runs  int32
 	ids   [inlineNodes]pcommon.SpanID
 	nodes [inlineNodes]*node
 	m     map[pcommon.SpanID]*node
@@ -26,7 +30,7 @@ func (s *spanNodes) get(id pcommon.SpanID) *node {
 	if s.m != nil {
 		return s.m[id]
 	}
-	for i := 0; i < s.n; i++ {
+	for i := range s.n {
 		if s.ids[i] == id {
 			return s.nodes[i]
 		}
@@ -50,18 +54,29 @@ func (s *spanNodes) len() int {
 	if s.m != nil {
 		return len(s.m)
 	}
-	return s.n
+	return int(s.n)
+}
+
+// isRun reports a node that carries an open run: a group or a held agent.
+func isRun(n *node) int32 {
+	if n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
+		return 1
+	}
+	return 0
 }
 
 // set records the span's node, replacing any it had. The map, when the
 // entries move into one, comes from maps (which may be nil).
 func (s *spanNodes) set(id pcommon.SpanID, n *node, maps *nodeMaps) {
+	s.runs += isRun(n)
 	if s.m != nil {
+		s.runs -= isRun(s.m[id])
 		s.m[id] = n
 		return
 	}
-	for i := 0; i < s.n; i++ {
+	for i := range s.n {
 		if s.ids[i] == id {
+			s.runs -= isRun(s.nodes[i])
 			s.nodes[i] = n
 			return
 		}
@@ -72,7 +87,7 @@ func (s *spanNodes) set(id pcommon.SpanID, n *node, maps *nodeMaps) {
 		return
 	}
 	s.m = maps.take()
-	for i := 0; i < s.n; i++ {
+	for i := range s.n {
 		s.m[s.ids[i]] = s.nodes[i]
 	}
 	s.ids, s.nodes, s.n = [inlineNodes]pcommon.SpanID{}, [inlineNodes]*node{}, 0
@@ -82,10 +97,11 @@ func (s *spanNodes) set(id pcommon.SpanID, n *node, maps *nodeMaps) {
 // remove forgets the span.
 func (s *spanNodes) remove(id pcommon.SpanID) {
 	if s.m != nil {
+		s.runs -= isRun(s.m[id])
 		delete(s.m, id)
 		return
 	}
-	for i := 0; i < s.n; i++ {
+	for i := range s.n {
 		if s.ids[i] == id {
 			s.removeAt(i)
 			return
@@ -94,7 +110,8 @@ func (s *spanNodes) remove(id pcommon.SpanID) {
 }
 
 // removeAt removes inline entry i, moving the last entry into its place.
-func (s *spanNodes) removeAt(i int) {
+func (s *spanNodes) removeAt(i int32) {
+	s.runs -= isRun(s.nodes[i])
 	s.n--
 	s.ids[i], s.nodes[i] = s.ids[s.n], s.nodes[s.n]
 	s.ids[s.n], s.nodes[s.n] = pcommon.SpanID{}, nil
@@ -106,6 +123,7 @@ func (s *spanNodes) removeIf(drop func(pcommon.SpanID, *node) bool) {
 	if s.m != nil {
 		for id, n := range s.m {
 			if drop(id, n) {
+				s.runs -= isRun(n)
 				delete(s.m, id)
 			}
 		}
@@ -130,7 +148,7 @@ func (s *spanNodes) all() iter.Seq[*node] {
 			}
 			return
 		}
-		for i := 0; i < s.n; i++ {
+		for i := range s.n {
 			if !yield(s.nodes[i]) {
 				return
 			}

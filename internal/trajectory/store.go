@@ -873,13 +873,10 @@ func (s *Store) compactGroups() {
 // dropTrace forgets a trace; its open groups and held agents count as
 // evicted for reason.
 func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
-	for n := range ts.nodes.all() {
-		if n.kind == nodeGroup || n.kind == nodeHeld {
-			// A held span is still with the processor, which releases it;
-			// Release then finds nothing and scores an empty run.
-			s.stats.Evicted[reason]++
-		}
-	}
+	// Its groups and held agents are evicted. A held span is still with the
+	// processor, which releases it; Release then finds nothing and scores an
+	// empty run.
+	s.stats.Evicted[reason] += int64(ts.nodes.runs)
 	s.open -= int(ts.open)
 	s.unlink(ts)
 	delete(s.traces, ts.id)

@@ -486,6 +486,13 @@ func TestRecycledTracesChangeNothing(t *testing.T) {
 			require.Equal(t, ref.Open(), s.Open(), "round %d op %d", round, op)
 			require.Equal(t, ref.Traces(), s.Traces(), "round %d op %d", round, op)
 			require.Equal(t, ref.Seen(tr, span), s.Seen(tr, span), "round %d op %d", round, op)
+			for _, ts := range s.traces {
+				runs := int32(0)
+				for n := range ts.nodes.all() {
+					runs += isRun(n)
+				}
+				require.Equal(t, runs, ts.nodes.runs, "round %d op %d: runs counted", round, op)
+			}
 		}
 	}
 }
