@@ -258,6 +258,8 @@ type Store struct {
 	// eviction; entries that are no longer open are skipped lazily.
 	groups []groupRef
 	open   int
+	// last is the trace looked up last (see lookup), nil once dropped.
+	last *traceState
 	// names interns tool names and types, which repeat across calls.
 	names map[string]string
 	// spare are dropped traces' states and maps their span maps, for reuse
@@ -337,8 +339,22 @@ func (s *Store) pushNewest(ts *traceState) {
 	s.newest = ts
 }
 
-func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
+// lookup returns the trace's state, or nil. The processor applies a batch
+// trace by trace, so the last trace looked up answers most lookups without
+// the map (whose misses cost cache misses once it holds thousands).
+func (s *Store) lookup(id pcommon.TraceID) *traceState {
+	if s.last != nil && s.last.id == id {
+		return s.last
+	}
 	ts := s.traces[id]
+	if ts != nil {
+		s.last = ts
+	}
+	return ts
+}
+
+func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
+	ts := s.lookup(id)
 	if ts == nil {
 		if !create {
 			return nil
@@ -658,7 +674,7 @@ const (
 // Seen reports whether span arrived before in trace: a retried batch or a
 // duplicate span id. Calls waiting under a span not seen yet do not count.
 func (s *Store) Seen(trace pcommon.TraceID, span pcommon.SpanID) Seen {
-	ts := s.traces[trace]
+	ts := s.lookup(trace)
 	if ts == nil {
 		return SeenNot
 	}
@@ -675,7 +691,7 @@ func (s *Store) Seen(trace pcommon.TraceID, span pcommon.SpanID) Seen {
 // started at start, in a trace already tracked. Tool calls beside it under
 // the same parent that start after it belong to the turn it began.
 func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start uint64) {
-	ts := s.traces[trace]
+	ts := s.lookup(trace)
 	if ts == nil || parent.IsEmpty() || len(ts.modelCalls()) >= maxModelCalls {
 		return
 	}
@@ -743,7 +759,7 @@ func countModelCalls(models []modelCall, parent pcommon.SpanID) int {
 // Release closes a held agent run and returns its trajectory (nil when the
 // state was evicted meanwhile).
 func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory {
-	ts := s.traces[trace]
+	ts := s.lookup(trace)
 	if ts == nil {
 		return nil
 	}
@@ -880,6 +896,9 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	s.open -= int(ts.open)
 	s.unlink(ts)
 	delete(s.traces, ts.id)
+	if s.last == ts {
+		s.last = nil
+	}
 	if s.filter != nil {
 		s.filter.remove(ts.id)
 	}
