@@ -173,7 +173,7 @@ func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj
 ) (calls []scoring.Call, _ []evaluation, pending [][2]int) {
 	calls = trajectory.ScoringCalls(traj, agent, opts)
 	for _, ri := range selected {
-		ruleCalls := p.rules[ri].Calls(calls)
+		ruleCalls := p.rules[ri].CallsInto(opts.Scratch.Aligned(ri), calls)
 		for si, s := range p.rules[ri].Scorers {
 			if s.Deferred {
 				if p.judged(ri, trace) {

@@ -18,7 +18,13 @@ func NewTurnAligner(exp Expectation) (*TurnAligner, error) {
 
 // Align returns calls with the calls of each model turn reordered as
 // [AlignTurns] says.
-func (a *TurnAligner) Align(calls []Call) []Call {
+func (a *TurnAligner) Align(calls []Call) []Call { return a.AlignInto(nil, calls) }
+
+// AlignInto is [TurnAligner.Align] writing the reordered calls, when they
+// move, into *buf's memory, grown as needed and kept in *buf: a caller
+// aligning run after run reuses it. A nil buf gets new memory. When nothing
+// moves, calls itself is returned.
+func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
 	if !hasParallelTurn(calls) || len(calls) > MaxCalls {
 		return calls
 	}
@@ -27,15 +33,25 @@ func (a *TurnAligner) Align(calls []Call) []Call {
 	a.n.prepare(calls, sc)
 	a.n.orderTurns(calls, sc)
 	sc.releaseMismatches()
-	var out []Call
+	moved := false
 	for k, j := range sc.perm {
 		if j != k {
-			out = make([]Call, len(calls))
+			moved = true
 			break
 		}
 	}
-	if out == nil {
+	if !moved {
 		return calls
+	}
+	var out []Call
+	switch {
+	case buf == nil:
+		out = make([]Call, len(calls))
+	case cap(*buf) >= len(calls):
+		out = (*buf)[:len(calls)] // every call is overwritten below
+	default:
+		out = make([]Call, len(calls))
+		*buf = out
 	}
 	for k, j := range sc.perm {
 		out[k] = calls[j]

@@ -100,3 +100,45 @@ func TestTurnCallsToOneTool(t *testing.T) {
 		})
 	}
 }
+
+// AlignInto gives what Align gives, in the buffer's memory when it has
+// room, growing it (and keeping the growth) when not, and leaves it alone
+// when nothing moves.
+func TestAlignIntoReusesTheBuffer(t *testing.T) {
+	seattle, wantSeattle := weatherIn("Seattle")
+	sf, wantSF := weatherIn("San Francisco")
+	a, err := NewTurnAligner(Expectation{Order: OrderInOrder, Calls: []ExpectedCall{wantSF, wantSeattle}})
+	require.NoError(t, err)
+	moved := NumberCalls([]Call{inTurn(1, seattle), inTurn(1, sf)})
+	kept := NumberCalls([]Call{inTurn(1, sf), inTurn(1, seattle)})
+	for _, tt := range []struct {
+		name   string
+		calls  []Call
+		bufCap int
+		reused bool // the result is in the buffer given
+		grown  bool // the buffer was replaced by bigger memory
+	}{
+		{"moved, room", moved, 4, true, false},
+		{"moved, exact room", moved, 2, true, false},
+		{"moved, no room", moved, 1, false, true},
+		{"moved, no buffer yet", moved, 0, false, true},
+		{"nothing moves", kept, 4, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			buf := make([]Call, 0, tt.bufCap)
+			given := buf
+			got := a.AlignInto(&buf, tt.calls)
+			assert.Equal(t, a.Align(tt.calls), got)
+			if tt.bufCap > 0 {
+				assert.Equal(t, tt.reused, &got[0] == &given[:1][0])
+			}
+			assert.Equal(t, tt.grown, cap(buf) != tt.bufCap)
+			if tt.grown {
+				assert.Same(t, &got[0], &buf[:1][0])
+			}
+			if !tt.reused && !tt.grown {
+				assert.Same(t, &tt.calls[0], &got[0], "calls itself")
+			}
+		})
+	}
+}

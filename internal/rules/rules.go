@@ -105,6 +105,13 @@ func (r *Rule) Calls(calls []scoring.Call) []scoring.Call {
 	return r.aligner.Align(calls)
 }
 
+// CallsInto is [Rule.Calls] writing the calls it reorders into *buf's
+// memory, kept there for the next run (see [scoring.TurnAligner.AlignInto]);
+// a nil buf gets new memory.
+func (r *Rule) CallsInto(buf *[]scoring.Call, calls []scoring.Call) []scoring.Call {
+	return r.aligner.AlignInto(buf, calls)
+}
+
 // ReadsArguments reports whether any of the rule's scorers can read call
 // arguments. Only the native scorer is known not to when no expected call
 // gives arguments or matchers (it then judges names, order and policies);

@@ -40,8 +40,12 @@ func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns [
 		slices.SortStableFunc(calls, func(a, b Call) int { return startTimeOrder(&a, &b) })
 	}
 	turn := 0
-	// stepTurn maps a step span, or a (parent, model call) pair, to its
-	// turn; direct children track the end of the current overlapping run.
+	// steps map a step span, or a (parent, model call) pair, to its turn:
+	// a run has a few, listed (on the stack) up to maxListedTurns, then in
+	// stepTurn. Direct children track the end of the current overlapping
+	// run.
+	var listed [8]turnEntry
+	steps := listed[:0]
 	var stepTurn map[turnKey]int
 	var runEnd uint64
 	directTurn := 0
@@ -55,14 +59,19 @@ func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns [
 			grouped = c.Parent != agent && !c.Parent.IsEmpty()
 		}
 		if grouped {
-			if stepTurn == nil {
-				stepTurn = make(map[turnKey]int, 4)
-			}
-			t, ok := stepTurn[key]
+			t, ok := findTurn(steps, stepTurn, key)
 			if !ok {
 				turn++
 				t = turn
-				stepTurn[key] = t
+				switch {
+				case stepTurn == nil && len(steps) < maxListedTurns:
+					steps = append(steps, turnEntry{key, t})
+				case stepTurn == nil:
+					stepTurn = indexTurns(steps)
+					fallthrough
+				default:
+					stepTurn[key] = t
+				}
 			}
 			turns[i] = t
 			continue
@@ -125,4 +134,36 @@ func modelStartsOf(models []ModelStarts, parent pcommon.SpanID) []uint64 {
 		}
 	}
 	return nil
+}
+
+// turnEntry is a listed turn key's turn.
+type turnEntry struct {
+	key  turnKey
+	turn int
+}
+
+// maxListedTurns bounds the turns orderInto searches in a list.
+const maxListedTurns = 32
+
+// findTurn returns key's turn, from index when not nil, else from list.
+func findTurn(list []turnEntry, index map[turnKey]int, key turnKey) (int, bool) {
+	if index != nil {
+		t, ok := index[key]
+		return t, ok
+	}
+	for _, e := range list {
+		if e.key == key {
+			return e.turn, true
+		}
+	}
+	return 0, false
+}
+
+// indexTurns returns a map of the listed turns.
+func indexTurns(list []turnEntry) map[turnKey]int {
+	m := make(map[turnKey]int, 2*maxListedTurns)
+	for _, e := range list {
+		m[e.key] = e.turn
+	}
+	return m
 }

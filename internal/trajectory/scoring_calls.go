@@ -33,6 +33,8 @@ type ScoringOptions struct {
 type Scratch struct {
 	calls []scoring.Call
 	docs  documents
+	// aligned are the rules' views of the calls (see Aligned).
+	aligned [][]scoring.Call
 }
 
 // Clear drops the references the last run's calls hold (names, argument
@@ -40,6 +42,23 @@ type Scratch struct {
 func (s *Scratch) Clear() {
 	clear(s.calls[:cap(s.calls)])
 	clear(s.docs.store[:cap(s.docs.store)])
+	for _, a := range s.aligned {
+		clear(a[:cap(a)])
+	}
+}
+
+// Aligned returns memory for rule i's view of the run's calls (its calls of
+// a model turn reordered, rules.Rule.CallsInto), valid until the next run
+// scored with s; nil for a nil Scratch. The pointer is valid until the
+// next call.
+func (s *Scratch) Aligned(i int) *[]scoring.Call {
+	if s == nil {
+		return nil
+	}
+	if i >= len(s.aligned) {
+		s.aligned = append(s.aligned, make([][]scoring.Call, i+1-len(s.aligned))...)
+	}
+	return &s.aligned[i]
 }
 
 // ScoringCalls decodes a trajectory's calls for the scorers: in scoring order

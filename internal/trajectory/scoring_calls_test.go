@@ -76,3 +76,20 @@ func TestScoringCallsReusesScratch(t *testing.T) {
 		assert.Empty(t, d.Text())
 	}
 }
+
+// Each rule's view of a run's calls gets memory of its own in the scratch,
+// kept from run to run, its references dropped by Clear.
+func TestScratchAligned(t *testing.T) {
+	var none *Scratch
+	assert.Nil(t, none.Aligned(0))
+	var s Scratch
+	b := s.Aligned(2)
+	require.NotNil(t, b)
+	*b = append(*b, scoring.Call{Name: "a"})
+	assert.NotSame(t, b, s.Aligned(0))
+	assert.Same(t, b, s.Aligned(2))
+	assert.Equal(t, "a", (*s.Aligned(2))[0].Name)
+	s.Clear()
+	assert.Equal(t, 1, cap(*s.Aligned(2)))
+	assert.Empty(t, (*s.Aligned(2))[0].Name)
+}

@@ -21,8 +21,8 @@ func TestSpanNodesBehavesLikeAMap(t *testing.T) {
 			id := pcommon.SpanID{byte(r.IntN(ids))}
 			switch r.IntN(4) {
 			case 0, 1:
-				n := &node{opened: int64(op)}
-				s.set(id, n)
+				n := &node{opened: int64(op), kind: nodeKind(r.IntN(int(nodeClosed) + 1))}
+				s.set(id, n, nil)
 				want[id] = n
 			case 2:
 				s.remove(id)
@@ -43,11 +43,13 @@ func TestSpanNodesBehavesLikeAMap(t *testing.T) {
 				id := pcommon.SpanID{byte(k)}
 				assert.Same(t, want[id], s.get(id), "round %d op %d span %d", round, op, k)
 			}
-			seen := 0
-			for range s.all() {
+			seen, runs := 0, int32(0)
+			for n := range s.all() {
 				seen++
+				runs += isRun(n)
 			}
 			require.Equal(t, len(want), seen)
+			require.Equal(t, runs, s.runs, "round %d op %d", round, op)
 		}
 	}
 }

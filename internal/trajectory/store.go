@@ -198,10 +198,26 @@ type traceState struct {
 	prev, next *traceState
 	// open counts the trace's groups and held agents.
 	open int32
+	// lastLink is the link node made last (see linkTo).
+	lastLink *node
 	// models are the trace's model calls (up to maxModelCalls): 16 bytes
 	// each, read once when a run closes. Behind a pointer, since most
 	// traces the store holds have none and each trace's state counts.
 	models *[]modelCall
+}
+
+// linkTo returns a link node to parent: link nodes are never changed, so
+// sibling spans share one. A sibling's is found as the last one made (a
+// step's children arrive together) or among the inline entries.
+func (ts *traceState) linkTo(parent pcommon.SpanID) *node {
+	if n := ts.lastLink; n != nil && n.parent == parent {
+		return n
+	}
+	if n := ts.nodes.inlineLink(parent); n != nil {
+		return n
+	}
+	ts.lastLink = &node{kind: nodeLink, parent: parent}
+	return ts.lastLink
 }
 
 // modelCalls returns the trace's model calls.
@@ -242,9 +258,18 @@ type Store struct {
 	// eviction; entries that are no longer open are skipped lazily.
 	groups []groupRef
 	open   int
+	// last is the trace looked up last (see lookup), nil once dropped.
+	last *traceState
 	// names interns tool names and types, which repeat across calls.
 	names map[string]string
-	stats Stats
+	// spare are dropped traces' states and maps their span maps, for reuse
+	// by new traces (see recycle).
+	spare []*traceState
+	maps  nodeMaps
+	// maxSpare bounds spare (maxSpareTraces; 0 in tests that compare with a
+	// store that recycles nothing).
+	maxSpare int
+	stats    Stats
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -253,7 +278,7 @@ const maxInterned = 4096
 
 // NewStore returns an empty store.
 func NewStore(limits Limits) *Store {
-	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), filterFrom: filterFrom, names: make(map[string]string)}
+	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), filterFrom: filterFrom, names: make(map[string]string), maxSpare: maxSpareTraces}
 }
 
 // Open returns the number of open trajectories (groups and held agents).
@@ -314,8 +339,22 @@ func (s *Store) pushNewest(ts *traceState) {
 	s.newest = ts
 }
 
-func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
+// lookup returns the trace's state, or nil. The processor applies a batch
+// trace by trace, so the last trace looked up answers most lookups without
+// the map (whose misses cost cache misses once it holds thousands).
+func (s *Store) lookup(id pcommon.TraceID) *traceState {
+	if s.last != nil && s.last.id == id {
+		return s.last
+	}
 	ts := s.traces[id]
+	if ts != nil {
+		s.last = ts
+	}
+	return ts
+}
+
+func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
+	ts := s.lookup(id)
 	if ts == nil {
 		if !create {
 			return nil
@@ -323,7 +362,8 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 		if s.limits.MaxTrackedTraces > 0 && len(s.traces) >= s.limits.MaxTrackedTraces && s.oldest != nil {
 			s.dropTrace(s.oldest, EvictMaxTraces)
 		}
-		ts = &traceState{id: id}
+		ts = s.newTraceState()
+		ts.id = id
 		s.traces[id] = ts
 		s.track(id)
 		s.pushNewest(ts)
@@ -359,7 +399,7 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 	if s.full(ts) && ts.nodes.get(span) == nil {
 		return
 	}
-	ts.nodes.set(span, n)
+	ts.nodes.set(span, n, &s.maps)
 }
 
 // Tool records a tool call made by span (whose parent is parent). The
@@ -404,13 +444,30 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 // attach adds calls to the node calls resolve to, creating a group there when
 // the span has not been seen. It reports a late arrival.
 func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
+	n, late := s.runAt(ts, target, n, len(calls), nil, now)
+	if n != nil {
+		s.addCalls(n, calls)
+	}
+	return late
+}
+
+// runAt returns the run that count calls resolving to target (whose node is
+// n) join, creating a group there when the span has not been seen: from's
+// node, when not nil, else a new one. It returns nil when the calls join no
+// run, reporting a late arrival (counted) when its run was scored.
+func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int, from *node, now int64) (*node, bool) {
 	if n == nil {
 		if s.full(ts) {
-			s.stats.OverSpans += int64(len(calls))
-			return false
+			s.stats.OverSpans += int64(count)
+			return nil, false
 		}
-		n = newRunNode(nodeGroup, now)
-		ts.nodes.set(target, n)
+		if from != nil {
+			n = from
+			n.opened = now
+		} else {
+			n = newRunNode(nodeGroup, now)
+		}
+		ts.nodes.set(target, n, &s.maps)
 		ts.open++
 		s.open++
 		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: now})
@@ -418,14 +475,19 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 	}
 	switch n.kind {
 	case nodeClosed:
-		s.stats.Late += int64(len(calls))
-		return true
+		s.stats.Late += int64(count)
+		return nil, true
 	case nodeTool:
 		// Under a tool span that already left: a duplicate record.
-		return false
+		return nil, false
 	case nodeLink:
-		return false // resolve never returns a link with a parent
+		return nil, false // resolve never returns a link with a parent
 	}
+	return n, false
+}
+
+// addCalls adds calls to run n, within MaxCallsPerTrajectory.
+func (s *Store) addCalls(n *node, calls []Call) {
 	for _, c := range calls {
 		if s.limits.MaxCallsPerTrajectory > 0 && len(n.traj.Calls) >= s.limits.MaxCallsPerTrajectory {
 			n.traj.Dropped++
@@ -434,7 +496,29 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 		}
 		n.traj.Calls = appendCall(n.traj.Calls, c)
 	}
-	return false
+}
+
+// moveGroup moves closed group g's calls to the run at target (whose node is
+// n), creating a group there when the span has not been seen. g's node
+// becomes that group, or its calls those of a run that has none yet, instead
+// of being copied (g's calls are within MaxCallsPerTrajectory, as every
+// run's are). The run takes g's drops, sub-agents and context.
+func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node, now int64) {
+	calls := g.traj.Calls
+	switch n, _ = s.runAt(ts, target, n, len(calls), g, now); {
+	case n == g:
+		return // g moved as a whole
+	case n != nil && len(n.traj.Calls) == 0:
+		n.traj.Calls = calls
+	case n != nil:
+		s.addCalls(n, calls)
+	}
+	// The group made at target may have been evicted meanwhile.
+	if n := ts.nodes.get(target); n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
+		n.traj.Dropped += g.traj.Dropped
+		n.traj.SubAgents += g.traj.SubAgents
+		s.mergeContext(n.traj, g.traj.Context)
+	}
 }
 
 // appendCall grows a run's calls slowly: a run's calls arrive one at a time
@@ -467,19 +551,14 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	if parent.IsEmpty() || parent == span {
 		return s.closeRoot(ts, span, n, true)
 	}
-	s.remember(ts, span, &node{kind: nodeLink, parent: parent})
+	s.remember(ts, span, ts.linkTo(parent))
 	if n != nil {
 		target, tn, ok := resolve(ts, parent)
 		if !ok {
 			s.stats.Cyclic += int64(len(n.traj.Calls))
 			return nil
 		}
-		s.attach(ts, target, tn, n.traj.Calls, now)
-		if tn := ts.nodes.get(target); tn != nil && (tn.kind == nodeGroup || tn.kind == nodeHeld) {
-			tn.traj.Dropped += n.traj.Dropped
-			tn.traj.SubAgents += n.traj.SubAgents
-			s.mergeContext(tn.traj, n.traj.Context)
-		}
+		s.moveGroup(ts, target, tn, n, now)
 	}
 	return nil
 }
@@ -565,7 +644,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		// Orphans are adopted at release: their parents may still come.
 		n.root = parent.IsEmpty()
 		n.kind = nodeHeld
-		ts.nodes.set(span, n) // a held run is remembered even in a full trace
+		ts.nodes.set(span, n, &s.maps) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
 		return nil
@@ -595,7 +674,7 @@ const (
 // Seen reports whether span arrived before in trace: a retried batch or a
 // duplicate span id. Calls waiting under a span not seen yet do not count.
 func (s *Store) Seen(trace pcommon.TraceID, span pcommon.SpanID) Seen {
-	ts := s.traces[trace]
+	ts := s.lookup(trace)
 	if ts == nil {
 		return SeenNot
 	}
@@ -612,7 +691,7 @@ func (s *Store) Seen(trace pcommon.TraceID, span pcommon.SpanID) Seen {
 // started at start, in a trace already tracked. Tool calls beside it under
 // the same parent that start after it belong to the turn it began.
 func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start uint64) {
-	ts := s.traces[trace]
+	ts := s.lookup(trace)
 	if ts == nil || parent.IsEmpty() || len(ts.modelCalls()) >= maxModelCalls {
 		return
 	}
@@ -624,41 +703,63 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 
 // withModels gives a closed run the model calls beside its tool calls: the
 // start times, ascending, of the model calls under each span its calls ran
-// under.
+// under, in the order the calls name those spans. The run has none yet.
+// Its starts share one array, sized by a count first.
 func withModels(ts *traceState, traj *Trajectory) *Trajectory {
-	if len(ts.modelCalls()) == 0 {
+	models := ts.modelCalls()
+	if len(models) == 0 {
 		return traj
 	}
+	var buf [8]pcommon.SpanID
+	parents := buf[:0]
 	for i := range traj.Calls {
-		p := traj.Calls[i].Parent
-		if !slices.ContainsFunc(traj.Models, func(m ModelStarts) bool { return m.Parent == p }) {
-			traj.Models = append(traj.Models, ModelStarts{Parent: p})
+		if p := traj.Calls[i].Parent; !slices.Contains(parents, p) {
+			parents = append(parents, p)
 		}
 	}
-	for _, m := range ts.modelCalls() {
-		for k := range traj.Models {
-			if traj.Models[k].Parent == m.parent {
-				traj.Models[k].Starts = append(traj.Models[k].Starts, m.start)
-				break
+	total, kept := 0, 0
+	for _, p := range parents {
+		if n := countModelCalls(models, p); n > 0 {
+			total += n
+			kept++
+		}
+	}
+	if kept == 0 {
+		return traj
+	}
+	starts := make([]uint64, 0, total)
+	traj.Models = make([]ModelStarts, 0, kept)
+	for _, p := range parents {
+		from := len(starts)
+		for _, m := range models {
+			if m.parent == p {
+				starts = append(starts, m.start)
 			}
 		}
-	}
-	// Keep only the parents with model calls, their starts sorted.
-	kept := traj.Models[:0]
-	for _, m := range traj.Models {
-		if len(m.Starts) > 0 {
-			slices.Sort(m.Starts)
-			kept = append(kept, m)
+		if len(starts) > from {
+			mine := starts[from:len(starts):len(starts)]
+			slices.Sort(mine)
+			traj.Models = append(traj.Models, ModelStarts{Parent: p, Starts: mine})
 		}
 	}
-	traj.Models = kept
 	return traj
+}
+
+// countModelCalls counts the model calls under parent.
+func countModelCalls(models []modelCall, parent pcommon.SpanID) int {
+	n := 0
+	for _, m := range models {
+		if m.parent == parent {
+			n++
+		}
+	}
+	return n
 }
 
 // Release closes a held agent run and returns its trajectory (nil when the
 // state was evicted meanwhile).
 func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory {
-	ts := s.traces[trace]
+	ts := s.lookup(trace)
 	if ts == nil {
 		return nil
 	}
@@ -669,7 +770,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	if n.root {
 		s.adoptOrphans(ts, span, n.traj)
 	}
-	ts.nodes.set(span, closedNode)
+	ts.nodes.set(span, closedNode, &s.maps)
 	ts.open--
 	s.open--
 	return withModels(ts, n.traj)
@@ -788,19 +889,48 @@ func (s *Store) compactGroups() {
 // dropTrace forgets a trace; its open groups and held agents count as
 // evicted for reason.
 func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
-	for n := range ts.nodes.all() {
-		if n.kind == nodeGroup || n.kind == nodeHeld {
-			// A held span is still with the processor, which releases it;
-			// Release then finds nothing and scores an empty run.
-			s.stats.Evicted[reason]++
-		}
-	}
+	// Its groups and held agents are evicted. A held span is still with the
+	// processor, which releases it; Release then finds nothing and scores an
+	// empty run.
+	s.stats.Evicted[reason] += int64(ts.nodes.runs)
 	s.open -= int(ts.open)
 	s.unlink(ts)
 	delete(s.traces, ts.id)
+	if s.last == ts {
+		s.last = nil
+	}
 	if s.filter != nil {
 		s.filter.remove(ts.id)
 	}
+	s.recycle(ts)
+}
+
+// maxSpareTraces bounds the dropped trace states kept for reuse.
+const maxSpareTraces = 64
+
+// recycle keeps a dropped trace's state for reuse, emptied: under load each
+// new trace is tracked as the oldest one is dropped (MaxTrackedTraces), or
+// after a sweep has dropped many. Nothing refers to a dropped trace's state.
+func (s *Store) recycle(ts *traceState) {
+	if len(s.spare) >= s.maxSpare {
+		return
+	}
+	ts.nodes.release(&s.maps)
+	*ts = traceState{}
+	s.spare = append(s.spare, ts)
+}
+
+// newTraceState returns an empty trace state, a recycled one when there is
+// one.
+func (s *Store) newTraceState() *traceState {
+	if len(s.spare) == 0 {
+		return new(traceState)
+	}
+	last := len(s.spare) - 1
+	ts := s.spare[last]
+	s.spare[last] = nil
+	s.spare = s.spare[:last]
+	return ts
 }
 
 // Sweep drops traces idle for longer than MaxAge and returns how many.
@@ -838,7 +968,7 @@ func (s *Store) Shutdown() {
 		s.dropTrace(ts, EvictShutdown)
 		ts = next
 	}
-	s.groups = nil
+	s.groups, s.spare, s.maps = nil, nil, nil
 }
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner

@@ -1,6 +1,8 @@
 package trajectory
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -385,4 +387,170 @@ func TestRunContextCap(t *testing.T) {
 	off := NewStore(limits())
 	off.AttachContext(trace1, sid(1), &extract.ContextPart{Request: "x"}, true, 0)
 	assert.Nil(t, off.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0).Context, "no capture with a cap of 0")
+}
+
+// A step's group moving up keeps its calls, drops, sub-agents and context
+// whatever waits at the span it moves to: nothing, an empty run (made by a
+// sub-agent), or a run with calls.
+func TestMovedGroupKeepsEverything(t *testing.T) {
+	lim := limits()
+	lim.MaxCallsPerTrajectory = 3
+	lim.MaxContextBytes = 100
+	for _, tt := range []struct {
+		name    string
+		before  func(s *Store)
+		calls   []string
+		dropped int32
+		subs    int32
+	}{
+		{"to an unseen span", func(*Store) {}, []string{"a", "b", "c"}, 1, 1},
+		{"to an empty run", func(s *Store) {
+			s.Agent(trace1, sid(7), sid(1), false, 0) // a sub-agent of 1
+		}, []string{"a", "b", "c"}, 1, 2},
+		{"to a run with calls", func(s *Store) {
+			s.Tool(trace1, sid(8), sid(1), tool("z"), 0)
+		}, []string{"z", "a", "b"}, 2, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStore(lim)
+			tt.before(s)
+			for i, name := range []string{"a", "b", "c", "d"} {
+				s.Tool(trace1, sid(byte(10+i)), sid(2), tool(name), 0)
+			}
+			s.Agent(trace1, sid(6), sid(2), false, 0) // a sub-agent of the step
+			s.AttachContext(trace1, sid(2), &extract.ContextPart{Request: "hi"}, false, 0)
+			assert.Nil(t, s.Link(trace1, sid(2), sid(1), true, 0))
+			assert.Equal(t, 1, s.Open(), "one run, at the agent span")
+			traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+			require.NotNil(t, traj)
+			assert.Equal(t, tt.calls, names(traj))
+			assert.Equal(t, tt.dropped, traj.Dropped)
+			assert.Equal(t, tt.subs, traj.SubAgents)
+			require.NotNil(t, traj.Context)
+			assert.Equal(t, "hi", traj.Context.Request)
+			assert.Equal(t, 0, s.Open())
+		})
+	}
+}
+
+// TestRecycledTracesChangeNothing runs random operations on a small store,
+// which evicts traces all the time and reuses their states, and on one that
+// reuses none, and compares everything they return.
+func TestRecycledTracesChangeNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	lim := Limits{MaxOpenTrajectories: 4, MaxCallsPerTrajectory: 100, MaxAge: 10, MaxTrackedTraces: 3, MaxSpansPerTrace: 9, MaxContextBytes: 8}
+	for round := 0; round < 100; round++ {
+		s, ref := NewStore(lim), NewStore(lim)
+		ref.maxSpare = 0
+		var held [][2]byte
+		for op := 0; op < 300; op++ {
+			tr := pcommon.TraceID{byte(1 + r.IntN(5))}
+			span, parent := sid(byte(1+r.IntN(12))), sid(byte(r.IntN(12)))
+			now := int64(op)
+			var got, want any
+			switch r.IntN(8) {
+			case 0, 1, 2:
+				got, want = s.Tool(tr, span, parent, tool("t"), now), ref.Tool(tr, span, parent, tool("t"), now)
+			case 3:
+				track := r.IntN(2) == 0
+				got, want = s.Link(tr, span, parent, track, now), ref.Link(tr, span, parent, track, now)
+			case 4:
+				hold := r.IntN(3) == 0
+				got, want = s.Agent(tr, span, parent, hold, now), ref.Agent(tr, span, parent, hold, now)
+				if hold {
+					held = append(held, [2]byte{tr[0], span[0]})
+				}
+			case 5:
+				if len(held) > 0 {
+					h := held[r.IntN(len(held))]
+					got, want = s.Release(pcommon.TraceID{h[0]}, sid(h[1])), ref.Release(pcommon.TraceID{h[0]}, sid(h[1]))
+				}
+			case 6:
+				part := &extract.ContextPart{Request: "req"}
+				for _, st := range []*Store{s, ref} {
+					st.ModelCall(tr, parent, uint64(op))
+					st.AttachContext(tr, parent, part, false, now)
+				}
+			case 7:
+				got, want = s.Sweep(now), ref.Sweep(now)
+			}
+			// Orphans are adopted in map order (with no drops within this
+			// call limit): compare calls as sets.
+			for _, v := range []any{got, want} {
+				if traj, ok := v.(*Trajectory); ok && traj != nil {
+					slices.SortStableFunc(traj.Calls, func(a, b Call) int { return bytes.Compare(a.Parent[:], b.Parent[:]) })
+				}
+			}
+			require.Equal(t, want, got, "round %d op %d", round, op)
+			require.Equal(t, ref.TakeStats(), s.TakeStats(), "round %d op %d", round, op)
+			require.Equal(t, ref.Open(), s.Open(), "round %d op %d", round, op)
+			require.Equal(t, ref.Traces(), s.Traces(), "round %d op %d", round, op)
+			require.Equal(t, ref.Seen(tr, span), s.Seen(tr, span), "round %d op %d", round, op)
+			for _, ts := range s.traces {
+				runs := int32(0)
+				for n := range ts.nodes.all() {
+					runs += isRun(n)
+				}
+				require.Equal(t, runs, ts.nodes.runs, "round %d op %d: runs counted", round, op)
+			}
+		}
+	}
+}
+
+// Turns of runs with more steps than orderInto lists (the rest in a map)
+// are numbered as for few: by first appearance.
+func TestOrderManySteps(t *testing.T) {
+	for _, steps := range []int{1, 8, 9, maxListedTurns, maxListedTurns + 1, 3 * maxListedTurns} {
+		var calls []Call
+		var want []int
+		for i := 0; i < 2*steps; i++ {
+			calls = append(calls, Call{Parent: pcommon.SpanID{byte(i % steps), 1}, Start: uint64(i), End: uint64(i)})
+			want = append(want, i%steps+1)
+		}
+		assert.Equal(t, want, Order(calls, sid(99), nil), "%d steps", steps)
+	}
+}
+
+// Model calls are kept per span the run's calls ran under, in the order the
+// calls name those spans, starts ascending; spans without calls, and calls'
+// spans without model calls, are left out.
+func TestModelCallsPerParent(t *testing.T) {
+	s := NewStore(limits())
+	agent := sid(1)
+	s.Tool(trace1, sid(10), sid(3), tool("a"), 0) // under step 3
+	s.Tool(trace1, sid(11), agent, tool("b"), 0)  // under the agent
+	s.Tool(trace1, sid(12), sid(4), tool("c"), 0) // under step 4: no model calls
+	s.Tool(trace1, sid(13), sid(3), tool("d"), 0)
+	for _, m := range []struct {
+		parent byte
+		start  uint64
+	}{{1, 50}, {3, 30}, {5, 1}, {3, 10}, {1, 40}, {3, 20}} {
+		s.ModelCall(trace1, sid(m.parent), m.start)
+	}
+	for _, step := range []byte{3, 4} {
+		s.Link(trace1, sid(step), agent, true, 0)
+	}
+	traj := s.Agent(trace1, agent, pcommon.SpanID{}, false, 0)
+	require.NotNil(t, traj)
+	// The run's calls: b, then a and d (step 3's group), then c.
+	assert.Equal(t, []ModelStarts{{Parent: agent, Starts: []uint64{40, 50}}, {Parent: sid(3), Starts: []uint64{10, 20, 30}}}, traj.Models)
+}
+
+// Sibling spans share one link node; calls under either reach their parent's
+// run, and a span under another parent gets its own.
+func TestSiblingLinksShareANode(t *testing.T) {
+	s := NewStore(limits())
+	s.Link(trace1, sid(4), sid(2), true, 0)
+	s.Link(trace1, sid(5), sid(2), true, 0)
+	s.Link(trace1, sid(6), sid(3), true, 0)
+	s.Link(trace1, sid(7), sid(2), true, 0)
+	ts := s.traces[trace1]
+	assert.Same(t, ts.nodes.get(sid(4)), ts.nodes.get(sid(5)))
+	assert.Same(t, ts.nodes.get(sid(4)), ts.nodes.get(sid(7)))
+	assert.Equal(t, sid(3), ts.nodes.get(sid(6)).parent)
+	s.Tool(trace1, sid(8), sid(5), tool("a"), 0)
+	s.Tool(trace1, sid(9), sid(6), tool("b"), 0)
+	s.Tool(trace1, sid(10), sid(7), tool("c"), 0)
+	s.Link(trace1, sid(3), sid(2), true, 0)
+	assert.Equal(t, []string{"a", "c", "b"}, names(s.Agent(trace1, sid(2), pcommon.SpanID{}, false, 0)))
 }
