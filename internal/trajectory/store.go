@@ -637,9 +637,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	default:
 		return nil // a repeated agent span id
 	}
-	if !parent.IsEmpty() {
-		s.markSubAgent(ts, parent, now)
-	}
+	s.markSubAgent(ts, span, parent, now)
 	if hold {
 		// Orphans are adopted at release: their parents may still come.
 		n.root = parent.IsEmpty()
@@ -776,10 +774,20 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	return withModels(ts, n.traj)
 }
 
-// markSubAgent counts an agent run at the run it is nested in, creating an
-// (empty) group there when that span has not been seen yet.
-func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
-	if n := s.openRunOf(ts, parent, now); n != nil {
+// markSubAgent counts agent run span (whose parent is parent) at the run it
+// is nested in, creating an (empty) group there when that span has not been
+// seen yet. A parent that resolves back to span itself (looping span ids)
+// names no other run: span's own run, about to close, is not nested in
+// itself, and a group made for it there would stay counted open.
+func (s *Store) markSubAgent(ts *traceState, span, parent pcommon.SpanID, now int64) {
+	if parent.IsEmpty() {
+		return // a root
+	}
+	target, n, ok := resolve(ts, parent)
+	if !ok || target == span {
+		return
+	}
+	if n = s.openRunAt(ts, target, n, now); n != nil {
 		n.traj.SubAgents++
 	}
 }
@@ -793,6 +801,12 @@ func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID, now int64) *node 
 	if !ok {
 		return nil
 	}
+	return s.openRunAt(ts, target, n, now)
+}
+
+// openRunAt returns the open run at target, the span a walk resolved to
+// (whose node is n), as openRunOf does.
+func (s *Store) openRunAt(ts *traceState, target pcommon.SpanID, n *node, now int64) *node {
 	if n == nil {
 		s.attach(ts, target, nil, nil, now)
 		n = ts.nodes.get(target)
