@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
 // requireAccounting checks the store's open counts against a recount: every
@@ -62,4 +63,21 @@ func TestAgentWhoseParentLoopsBack(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestSubAgentMarkDoesNotEvictTheClosingRun: with more runs held than
+// max_open_trajectories, an agent span whose parent was not seen opens a
+// group there to count it as a sub-agent, and the limit evicts the oldest
+// group: not the agent's own run, which is closing.
+func TestSubAgentMarkDoesNotEvictTheClosingRun(t *testing.T) {
+	l := limits()
+	l.MaxOpenTrajectories = 1
+	s := NewStore(l)
+	s.Tool(trace1, sid(3), sid(1), tool("a"), 0)       // run 1's group
+	s.Agent(trace2, sid(1), pcommon.SpanID{}, true, 0) // a held run: two open
+	traj := s.Agent(trace1, sid(1), sid(2), false, 0)  // run 1, under span 2 not seen yet
+	assert.Equal(t, []string{"a"}, names(traj))
+	requireAccounting(t, s, "after the run closed")
+	assert.Equal(t, 1, s.Open(), "the held run")
+	assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictMaxOpen], "span 2's group, over the limit")
 }

@@ -631,27 +631,41 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	n := ts.nodes.get(span)
 	switch {
 	case n == nil:
-		n = newRunNode(nodeGroup, now) // kind set below
+		n = newRunNode(nodeGroup, now) // kind set by recordAgent
+		s.markSubAgent(ts, span, parent, now)
+		s.recordAgent(ts, span, n, parent.IsEmpty(), hold)
 	case n.kind == nodeGroup:
+		// The run's group is recorded held or closed before the sub-agent
+		// mark, which may open a group and evict the oldest: not this run.
 		s.closeGroup(ts)
+		s.recordAgent(ts, span, n, parent.IsEmpty(), hold)
+		s.markSubAgent(ts, span, parent, now)
 	default:
 		return nil // a repeated agent span id
 	}
-	s.markSubAgent(ts, span, parent, now)
+	if hold {
+		return nil
+	}
+	return withModels(ts, n.traj)
+}
+
+// recordAgent records agent span's run n, whose group (if any) the caller
+// closed: held open when hold, else closed, a root's run adopting the
+// trace's orphans first.
+func (s *Store) recordAgent(ts *traceState, span pcommon.SpanID, n *node, root, hold bool) {
 	if hold {
 		// Orphans are adopted at release: their parents may still come.
-		n.root = parent.IsEmpty()
+		n.root = root
 		n.kind = nodeHeld
 		ts.nodes.set(span, n, &s.maps) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
-		return nil
+		return
 	}
-	if parent.IsEmpty() {
+	if root {
 		s.adoptOrphans(ts, span, n.traj)
 	}
 	s.remember(ts, span, closedNode)
-	return withModels(ts, n.traj)
 }
 
 // Seen says whether a span id was seen before as an agent span (or another
