@@ -162,7 +162,9 @@ type node struct {
 	// orphaned calls when released.
 	root   bool
 	parent pcommon.SpanID
-	// opened is when the first call attached (groups and held agents).
+	// opened numbers a group or held agent in the order the store's runs
+	// opened (a group moved up keeps its number): the open-runs queue finds
+	// a group by it, and a root adopts orphans in its order.
 	opened int64
 	// traj is the run's trajectory, for groups and held agents only (see
 	// newRunNode); nil for the other kinds, which keep 32 bytes.
@@ -175,11 +177,13 @@ type runNode struct {
 	t Trajectory
 }
 
-// newRunNode returns a node of kind with a trajectory. Links, tools and
-// closed spans (most of a trace's spans) carry none: a node with its
-// trajectory inline took 96 bytes for each of them.
-func newRunNode(kind nodeKind, now int64) *node {
-	r := &runNode{node: node{kind: kind, opened: now}}
+// newRunNode returns a node of kind with a trajectory, numbered as the
+// next run opened. Links, tools and closed spans (most of a trace's spans)
+// carry none: a node with its trajectory inline took 96 bytes for each of
+// them.
+func (s *Store) newRunNode(kind nodeKind) *node {
+	s.opened++
+	r := &runNode{node: node{kind: kind, opened: s.opened}}
 	r.traj = &r.t
 	return &r.node
 }
@@ -258,6 +262,8 @@ type Store struct {
 	// eviction; entries that are no longer open are skipped lazily.
 	groups []groupRef
 	open   int
+	// opened counts the runs opened, numbering them (see node.opened).
+	opened int64
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
@@ -438,13 +444,13 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 		s.stats.Cyclic++
 		return false
 	}
-	return s.attach(ts, target, n, []Call{call}, now)
+	return s.attach(ts, target, n, []Call{call})
 }
 
 // attach adds calls to the node calls resolve to, creating a group there when
 // the span has not been seen. It reports a late arrival.
-func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
-	n, late := s.runAt(ts, target, n, len(calls), nil, now)
+func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call) bool {
+	n, late := s.runAt(ts, target, n, len(calls), nil)
 	if n != nil {
 		s.addCalls(n, calls)
 	}
@@ -453,24 +459,23 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 
 // runAt returns the run that count calls resolving to target (whose node is
 // n) join, creating a group there when the span has not been seen: from's
-// node, when not nil, else a new one. It returns nil when the calls join no
-// run, reporting a late arrival (counted) when its run was scored.
-func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int, from *node, now int64) (*node, bool) {
+// node (which keeps its number), when not nil, else a new one. It returns
+// nil when the calls join no run, reporting a late arrival (counted) when
+// its run was scored.
+func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int, from *node) (*node, bool) {
 	if n == nil {
 		if s.full(ts) {
 			s.stats.OverSpans += int64(count)
 			return nil, false
 		}
-		if from != nil {
-			n = from
-			n.opened = now
-		} else {
-			n = newRunNode(nodeGroup, now)
+		n = from
+		if n == nil {
+			n = s.newRunNode(nodeGroup)
 		}
 		ts.nodes.set(target, n, &s.maps)
 		ts.open++
 		s.open++
-		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: now})
+		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: n.opened})
 		s.enforceOpenLimit()
 	}
 	switch n.kind {
@@ -503,9 +508,9 @@ func (s *Store) addCalls(n *node, calls []Call) {
 // becomes that group, or its calls those of a run that has none yet, instead
 // of being copied (g's calls are within MaxCallsPerTrajectory, as every
 // run's are). The run takes g's drops, sub-agents and context.
-func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node, now int64) {
+func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node) {
 	calls := g.traj.Calls
-	switch n, _ = s.runAt(ts, target, n, len(calls), g, now); {
+	switch n, _ = s.runAt(ts, target, n, len(calls), g); {
 	case n == g:
 		return // g moved as a whole
 	case n != nil && len(n.traj.Calls) == 0:
@@ -558,7 +563,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 			s.stats.Cyclic += int64(len(n.traj.Calls))
 			return nil
 		}
-		s.moveGroup(ts, target, tn, n, now)
+		s.moveGroup(ts, target, tn, n)
 	}
 	return nil
 }
@@ -631,15 +636,15 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	n := ts.nodes.get(span)
 	switch {
 	case n == nil:
-		n = newRunNode(nodeGroup, now) // kind set by recordAgent
-		s.markSubAgent(ts, span, parent, now)
+		n = s.newRunNode(nodeGroup) // kind set by recordAgent
+		s.markSubAgent(ts, span, parent)
 		s.recordAgent(ts, span, n, parent.IsEmpty(), hold)
 	case n.kind == nodeGroup:
 		// The run's group is recorded held or closed before the sub-agent
 		// mark, which may open a group and evict the oldest: not this run.
 		s.closeGroup(ts)
 		s.recordAgent(ts, span, n, parent.IsEmpty(), hold)
-		s.markSubAgent(ts, span, parent, now)
+		s.markSubAgent(ts, span, parent)
 	default:
 		return nil // a repeated agent span id
 	}
@@ -793,7 +798,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 // seen yet. A parent that resolves back to span itself (looping span ids)
 // names no other run: span's own run, about to close, is not nested in
 // itself, and a group made for it there would stay counted open.
-func (s *Store) markSubAgent(ts *traceState, span, parent pcommon.SpanID, now int64) {
+func (s *Store) markSubAgent(ts *traceState, span, parent pcommon.SpanID) {
 	if parent.IsEmpty() {
 		return // a root
 	}
@@ -801,7 +806,7 @@ func (s *Store) markSubAgent(ts *traceState, span, parent pcommon.SpanID, now in
 	if !ok || target == span {
 		return
 	}
-	if n = s.openRunAt(ts, target, n, now); n != nil {
+	if n = s.openRunAt(ts, target, n); n != nil {
 		n.traj.SubAgents++
 	}
 }
@@ -810,19 +815,19 @@ func (s *Store) markSubAgent(ts *traceState, span, parent pcommon.SpanID, now in
 // carries belongs to, creating an empty group when the span it resolves to
 // has not been seen; nil when there is none (a parent cycle, a full trace,
 // a closed run).
-func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID, now int64) *node {
+func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID) *node {
 	target, n, ok := resolve(ts, span)
 	if !ok {
 		return nil
 	}
-	return s.openRunAt(ts, target, n, now)
+	return s.openRunAt(ts, target, n)
 }
 
 // openRunAt returns the open run at target, the span a walk resolved to
 // (whose node is n), as openRunOf does.
-func (s *Store) openRunAt(ts *traceState, target pcommon.SpanID, n *node, now int64) *node {
+func (s *Store) openRunAt(ts *traceState, target pcommon.SpanID, n *node) *node {
 	if n == nil {
-		s.attach(ts, target, nil, nil, now)
+		s.attach(ts, target, nil, nil)
 		n = ts.nodes.get(target)
 	}
 	if n == nil || (n.kind != nodeGroup && n.kind != nodeHeld) {
