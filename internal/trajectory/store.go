@@ -15,6 +15,7 @@
 package trajectory // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -837,29 +838,44 @@ func (s *Store) openRunAt(ts *traceState, target pcommon.SpanID, n *node) *node 
 }
 
 // adoptOrphans moves into traj the calls of every open group of the trace
-// other than root (groups under spans never seen).
+// other than root (groups under spans never seen), in the order the groups
+// opened: the order their calls arrived, as a user reads them. Which calls
+// MaxCallsPerTrajectory keeps, and their order, are then the same however
+// the trace's spans are stored (a map past inlineNodes has no order).
 func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajectory) {
 	if ts.open == 0 {
 		return
 	}
+	var buf [inlineNodes]*node
+	orphans := buf[:0]
 	ts.nodes.removeIf(func(id pcommon.SpanID, g *node) bool {
 		if id == root || g.kind != nodeGroup {
 			return false
 		}
 		s.closeGroup(ts)
-		for _, c := range g.traj.Calls {
-			if s.limits.MaxCallsPerTrajectory > 0 && len(traj.Calls) >= s.limits.MaxCallsPerTrajectory {
-				traj.Dropped++
-				s.stats.Dropped++
-				continue
-			}
-			traj.Calls = append(traj.Calls, c)
-		}
-		traj.Dropped += g.traj.Dropped
-		traj.SubAgents += g.traj.SubAgents
-		s.mergeContext(traj, g.traj.Context)
+		orphans = append(orphans, g)
 		return true
 	})
+	slices.SortFunc(orphans, func(a, b *node) int { return cmp.Compare(a.opened, b.opened) })
+	for _, g := range orphans {
+		s.adopt(traj, g.traj)
+	}
+}
+
+// adopt moves an orphan group's calls (within MaxCallsPerTrajectory), drops,
+// sub-agents and context into traj.
+func (s *Store) adopt(traj, orphan *Trajectory) {
+	for _, c := range orphan.Calls {
+		if s.limits.MaxCallsPerTrajectory > 0 && len(traj.Calls) >= s.limits.MaxCallsPerTrajectory {
+			traj.Dropped++
+			s.stats.Dropped++
+			continue
+		}
+		traj.Calls = append(traj.Calls, c)
+	}
+	traj.Dropped += orphan.Dropped
+	traj.SubAgents += orphan.SubAgents
+	s.mergeContext(traj, orphan.Context)
 }
 
 // mergeContext adds a moved group's run context to traj's.
