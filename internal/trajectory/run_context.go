@@ -87,7 +87,7 @@ func (s *Store) AttachContext(trace pcommon.TraceID, at pcommon.SpanID, part *ex
 	if s.limits.MaxContextBytes <= 0 || at.IsEmpty() || part.Empty() {
 		return
 	}
-	n := s.openRunOf(s.trace(trace, now, true), at, now)
+	n := s.openRunOf(s.trace(trace, now, true), at)
 	if n == nil {
 		return
 	}

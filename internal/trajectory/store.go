@@ -15,6 +15,7 @@
 package trajectory // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -162,7 +163,9 @@ type node struct {
 	// orphaned calls when released.
 	root   bool
 	parent pcommon.SpanID
-	// opened is when the first call attached (groups and held agents).
+	// opened numbers a group or held agent in the order the store's runs
+	// opened (a group moved up keeps its number): the open-runs queue finds
+	// a group by it, and a root adopts orphans in its order.
 	opened int64
 	// traj is the run's trajectory, for groups and held agents only (see
 	// newRunNode); nil for the other kinds, which keep 32 bytes.
@@ -175,11 +178,13 @@ type runNode struct {
 	t Trajectory
 }
 
-// newRunNode returns a node of kind with a trajectory. Links, tools and
-// closed spans (most of a trace's spans) carry none: a node with its
-// trajectory inline took 96 bytes for each of them.
-func newRunNode(kind nodeKind, now int64) *node {
-	r := &runNode{node: node{kind: kind, opened: now}}
+// newRunNode returns a node of kind with a trajectory, numbered as the
+// next run opened. Links, tools and closed spans (most of a trace's spans)
+// carry none: a node with its trajectory inline took 96 bytes for each of
+// them.
+func (s *Store) newRunNode(kind nodeKind) *node {
+	s.opened++
+	r := &runNode{node: node{kind: kind, opened: s.opened}}
 	r.traj = &r.t
 	return &r.node
 }
@@ -258,6 +263,8 @@ type Store struct {
 	// eviction; entries that are no longer open are skipped lazily.
 	groups []groupRef
 	open   int
+	// opened counts the runs opened, numbering them (see node.opened).
+	opened int64
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
@@ -438,13 +445,13 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 		s.stats.Cyclic++
 		return false
 	}
-	return s.attach(ts, target, n, []Call{call}, now)
+	return s.attach(ts, target, n, []Call{call})
 }
 
 // attach adds calls to the node calls resolve to, creating a group there when
 // the span has not been seen. It reports a late arrival.
-func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, now int64) bool {
-	n, late := s.runAt(ts, target, n, len(calls), nil, now)
+func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call) bool {
+	n, late := s.runAt(ts, target, n, len(calls), nil)
 	if n != nil {
 		s.addCalls(n, calls)
 	}
@@ -453,24 +460,23 @@ func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []C
 
 // runAt returns the run that count calls resolving to target (whose node is
 // n) join, creating a group there when the span has not been seen: from's
-// node, when not nil, else a new one. It returns nil when the calls join no
-// run, reporting a late arrival (counted) when its run was scored.
-func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int, from *node, now int64) (*node, bool) {
+// node (which keeps its number), when not nil, else a new one. It returns
+// nil when the calls join no run, reporting a late arrival (counted) when
+// its run was scored.
+func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int, from *node) (*node, bool) {
 	if n == nil {
 		if s.full(ts) {
 			s.stats.OverSpans += int64(count)
 			return nil, false
 		}
-		if from != nil {
-			n = from
-			n.opened = now
-		} else {
-			n = newRunNode(nodeGroup, now)
+		n = from
+		if n == nil {
+			n = s.newRunNode(nodeGroup)
 		}
 		ts.nodes.set(target, n, &s.maps)
 		ts.open++
 		s.open++
-		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: now})
+		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: n.opened})
 		s.enforceOpenLimit()
 	}
 	switch n.kind {
@@ -503,9 +509,9 @@ func (s *Store) addCalls(n *node, calls []Call) {
 // becomes that group, or its calls those of a run that has none yet, instead
 // of being copied (g's calls are within MaxCallsPerTrajectory, as every
 // run's are). The run takes g's drops, sub-agents and context.
-func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node, now int64) {
+func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node) {
 	calls := g.traj.Calls
-	switch n, _ = s.runAt(ts, target, n, len(calls), g, now); {
+	switch n, _ = s.runAt(ts, target, n, len(calls), g); {
 	case n == g:
 		return // g moved as a whole
 	case n != nil && len(n.traj.Calls) == 0:
@@ -558,7 +564,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 			s.stats.Cyclic += int64(len(n.traj.Calls))
 			return nil
 		}
-		s.moveGroup(ts, target, tn, n, now)
+		s.moveGroup(ts, target, tn, n)
 	}
 	return nil
 }
@@ -631,29 +637,41 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	n := ts.nodes.get(span)
 	switch {
 	case n == nil:
-		n = newRunNode(nodeGroup, now) // kind set below
+		n = s.newRunNode(nodeGroup) // kind set by recordAgent
+		s.markSubAgent(ts, span, parent)
+		s.recordAgent(ts, span, n, parent.IsEmpty(), hold)
 	case n.kind == nodeGroup:
+		// The run's group is recorded held or closed before the sub-agent
+		// mark, which may open a group and evict the oldest: not this run.
 		s.closeGroup(ts)
+		s.recordAgent(ts, span, n, parent.IsEmpty(), hold)
+		s.markSubAgent(ts, span, parent)
 	default:
 		return nil // a repeated agent span id
 	}
-	if !parent.IsEmpty() {
-		s.markSubAgent(ts, parent, now)
+	if hold {
+		return nil
 	}
+	return withModels(ts, n.traj)
+}
+
+// recordAgent records agent span's run n, whose group (if any) the caller
+// closed: held open when hold, else closed, a root's run adopting the
+// trace's orphans first.
+func (s *Store) recordAgent(ts *traceState, span pcommon.SpanID, n *node, root, hold bool) {
 	if hold {
 		// Orphans are adopted at release: their parents may still come.
-		n.root = parent.IsEmpty()
+		n.root = root
 		n.kind = nodeHeld
 		ts.nodes.set(span, n, &s.maps) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
-		return nil
+		return
 	}
-	if parent.IsEmpty() {
+	if root {
 		s.adoptOrphans(ts, span, n.traj)
 	}
 	s.remember(ts, span, closedNode)
-	return withModels(ts, n.traj)
 }
 
 // Seen says whether a span id was seen before as an agent span (or another
@@ -776,10 +794,20 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	return withModels(ts, n.traj)
 }
 
-// markSubAgent counts an agent run at the run it is nested in, creating an
-// (empty) group there when that span has not been seen yet.
-func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
-	if n := s.openRunOf(ts, parent, now); n != nil {
+// markSubAgent counts agent run span (whose parent is parent) at the run it
+// is nested in, creating an (empty) group there when that span has not been
+// seen yet. A parent that resolves back to span itself (looping span ids)
+// names no other run: span's own run, about to close, is not nested in
+// itself, and a group made for it there would stay counted open.
+func (s *Store) markSubAgent(ts *traceState, span, parent pcommon.SpanID) {
+	if parent.IsEmpty() {
+		return // a root
+	}
+	target, n, ok := resolve(ts, parent)
+	if !ok || target == span {
+		return
+	}
+	if n = s.openRunAt(ts, target, n); n != nil {
 		n.traj.SubAgents++
 	}
 }
@@ -788,13 +816,19 @@ func (s *Store) markSubAgent(ts *traceState, parent pcommon.SpanID, now int64) {
 // carries belongs to, creating an empty group when the span it resolves to
 // has not been seen; nil when there is none (a parent cycle, a full trace,
 // a closed run).
-func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID, now int64) *node {
+func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID) *node {
 	target, n, ok := resolve(ts, span)
 	if !ok {
 		return nil
 	}
+	return s.openRunAt(ts, target, n)
+}
+
+// openRunAt returns the open run at target, the span a walk resolved to
+// (whose node is n), as openRunOf does.
+func (s *Store) openRunAt(ts *traceState, target pcommon.SpanID, n *node) *node {
 	if n == nil {
-		s.attach(ts, target, nil, nil, now)
+		s.attach(ts, target, nil, nil)
 		n = ts.nodes.get(target)
 	}
 	if n == nil || (n.kind != nodeGroup && n.kind != nodeHeld) {
@@ -804,29 +838,44 @@ func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID, now int64) *node 
 }
 
 // adoptOrphans moves into traj the calls of every open group of the trace
-// other than root (groups under spans never seen).
+// other than root (groups under spans never seen), in the order the groups
+// opened: the order their calls arrived, as a user reads them. Which calls
+// MaxCallsPerTrajectory keeps, and their order, are then the same however
+// the trace's spans are stored (a map past inlineNodes has no order).
 func (s *Store) adoptOrphans(ts *traceState, root pcommon.SpanID, traj *Trajectory) {
 	if ts.open == 0 {
 		return
 	}
+	var buf [inlineNodes]*node
+	orphans := buf[:0]
 	ts.nodes.removeIf(func(id pcommon.SpanID, g *node) bool {
 		if id == root || g.kind != nodeGroup {
 			return false
 		}
 		s.closeGroup(ts)
-		for _, c := range g.traj.Calls {
-			if s.limits.MaxCallsPerTrajectory > 0 && len(traj.Calls) >= s.limits.MaxCallsPerTrajectory {
-				traj.Dropped++
-				s.stats.Dropped++
-				continue
-			}
-			traj.Calls = append(traj.Calls, c)
-		}
-		traj.Dropped += g.traj.Dropped
-		traj.SubAgents += g.traj.SubAgents
-		s.mergeContext(traj, g.traj.Context)
+		orphans = append(orphans, g)
 		return true
 	})
+	slices.SortFunc(orphans, func(a, b *node) int { return cmp.Compare(a.opened, b.opened) })
+	for _, g := range orphans {
+		s.adopt(traj, g.traj)
+	}
+}
+
+// adopt moves an orphan group's calls (within MaxCallsPerTrajectory), drops,
+// sub-agents and context into traj.
+func (s *Store) adopt(traj, orphan *Trajectory) {
+	for _, c := range orphan.Calls {
+		if s.limits.MaxCallsPerTrajectory > 0 && len(traj.Calls) >= s.limits.MaxCallsPerTrajectory {
+			traj.Dropped++
+			s.stats.Dropped++
+			continue
+		}
+		traj.Calls = append(traj.Calls, c)
+	}
+	traj.Dropped += orphan.Dropped
+	traj.SubAgents += orphan.SubAgents
+	s.mergeContext(traj, orphan.Context)
 }
 
 // mergeContext adds a moved group's run context to traj's.
