@@ -1,0 +1,39 @@
+package scoring
+
+import (
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestInternText(t *testing.T) {
+	tab := newTextTable()
+	for _, text := range []string{"", "a", "all 2 calls passed the checks", strings.Repeat("x", maxInternedText), strings.Repeat("y", maxInternedText+1)} {
+		first := tab.intern([]byte(text))
+		again := tab.intern([]byte(text))
+		assert.Equal(t, text, first)
+		assert.Equal(t, text, again)
+		if len(text) > 0 && len(text) <= maxInternedText {
+			assert.Equal(t, unsafe.StringData(first), unsafe.StringData(again), "%q is made once", text)
+		}
+	}
+	// Texts that share a slot each come back as themselves.
+	tiny := newTextTable()
+	for i := range 4 * textSlots {
+		text := strings.Repeat("t", i%37) + string(rune('a'+i%26))
+		assert.Equal(t, text, tiny.intern([]byte(text)))
+	}
+}
+
+// TestInternTextKeepsNoBuffer: the interned string does not alias the
+// buffer it was read from.
+func TestInternTextKeepsNoBuffer(t *testing.T) {
+	tab := newTextTable()
+	buf := []byte("same text")
+	s := tab.intern(buf)
+	buf[0] = 'X'
+	assert.Equal(t, "same text", s)
+	assert.Equal(t, "same text", tab.intern([]byte("same text")))
+}
