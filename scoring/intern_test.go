@@ -1,7 +1,9 @@
 package scoring
 
 import (
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -36,4 +38,25 @@ func TestInternTextKeepsNoBuffer(t *testing.T) {
 	buf[0] = 'X'
 	assert.Equal(t, "same text", s)
 	assert.Equal(t, "same text", tab.intern([]byte("same text")))
+}
+
+// TestInternTextConcurrent: goroutines interning texts that share slots
+// each get their own text back (run with -race).
+func TestInternTextConcurrent(t *testing.T) {
+	tab := newTextTable()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				text := strconv.Itoa((i*7 + g) % 600)
+				if got := tab.intern([]byte(text)); got != text {
+					t.Errorf("got %q for %q", got, text)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
