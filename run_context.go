@@ -26,8 +26,14 @@ var contextIssueNames = [numContextIssues]string{"context_cap", "invalid_tool_de
 // definitions parsed and their schemas compiled (once per distinct text,
 // see definitionsCache), with a note, a counter and a debug line for what
 // could not be used. It returns an empty context when nothing was captured.
-func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, counts *batchCounts) *scoring.RunContext {
-	rc := &scoring.RunContext{}
+// into, if not nil, is the memory the context is written in.
+func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, counts *batchCounts, into *scoring.RunContext) *scoring.RunContext {
+	rc := into
+	if rc == nil {
+		rc = &scoring.RunContext{}
+	} else {
+		*rc = scoring.RunContext{}
+	}
 	if c == nil {
 		return rc
 	}

@@ -49,6 +49,10 @@ func (r *contextRecorder) Score(ctx context.Context, calls []scoring.Call) scori
 }
 
 func (r *contextRecorder) ScoreContext(_ context.Context, _ []scoring.Call, run *scoring.RunContext) scoring.Result {
+	if run != nil {
+		kept := *run // the processor reuses run's memory
+		run = &kept
+	}
 	r.mu.Lock()
 	r.runs = append(r.runs, run)
 	r.mu.Unlock()
@@ -241,12 +245,12 @@ func TestCachedDefinitionsAreNotChanged(t *testing.T) {
 	stock := `[{"name":"lookup_stock","parameters":{"type":"object","required":["symbol"]}}]`
 	counts := c.p.tel.newCounts()
 	span := ptrace.NewSpan()
-	both := c.p.runContext(span, &trajectory.RunContext{Definitions: []string{weather, stock}}, counts)
+	both := c.p.runContext(span, &trajectory.RunContext{Definitions: []string{weather, stock}}, counts, nil)
 	assert.Equal(t, 2, both.Tools.Len())
 	def, ok := both.Tools.Get("lookup_stock")
 	require.True(t, ok)
 	assert.NotNil(t, def.Schema, "compiled once, with the definitions")
-	one := c.p.runContext(span, &trajectory.RunContext{Definitions: []string{weather}}, counts)
+	one := c.p.runContext(span, &trajectory.RunContext{Definitions: []string{weather}}, counts, nil)
 	assert.Equal(t, 1, one.Tools.Len())
 	_, ok = one.Tools.Get("lookup_stock")
 	assert.False(t, ok)

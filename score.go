@@ -16,10 +16,11 @@ import (
 )
 
 // runScratch is memory reused from run to run: the calls of the run being
-// scored and its evaluations.
+// scored, its evaluations and its context.
 type runScratch struct {
-	calls trajectory.Scratch
-	evals []evaluation
+	calls   trajectory.Scratch
+	evals   []evaluation
+	context scoring.RunContext
 }
 
 // clear drops the references the scratch holds (span strings in the calls,
@@ -28,6 +29,7 @@ func (s *runScratch) clear() {
 	s.calls.Clear()
 	clear(s.evals[:cap(s.evals)])
 	s.evals = s.evals[:0]
+	s.context = scoring.RunContext{}
 }
 
 // evaluation is one scorer's result for one rule on one run, with the calls
@@ -140,7 +142,11 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	evals := scratch.evals[:0]
 	var rc *scoring.RunContext
 	if p.captureContext && p.wantsContext(span.TraceID()) {
-		rc = p.runContext(span, traj.Context, counts)
+		var into *scoring.RunContext
+		if opts.Scratch != nil { // the run is finished here
+			into = &scratch.context
+		}
+		rc = p.runContext(span, traj.Context, counts, into)
 	}
 	calls, evals, pending := p.evaluate(ctx, span.TraceID(), traj, agent, opts, selected, evals, rc)
 	if opts.Documents && invalidDocument(evals) {

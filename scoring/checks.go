@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -363,7 +364,9 @@ func checkUnrecoveredLong(calls []Call, findings []Finding) []Finding {
 }
 
 func unrecovered(name string, i int) Finding {
-	return Finding{Call: i, Check: CheckUnrecoveredFailed, Detail: "failed, and no later call to " + quoteName(name) + " succeeded"}
+	var stack [128]byte
+	detail := append(append(append(stack[:0], "failed, and no later call to \""...), name...), "\" succeeded"...)
+	return Finding{Call: i, Check: CheckUnrecoveredFailed, Detail: texts.intern(detail)}
 }
 
 // appendCanonical appends the JSON of a value with object keys sorted, so
@@ -410,8 +413,9 @@ func quoteName(s string) string { return "\"" + s + "\"" }
 const noDefinitionsNote = " (no tool definitions recorded or configured: undefined tools and schemas not checked)"
 
 // explainChecks says which calls failed which checks, and what was not
-// evaluated. Findings are by call; the explanation is written into one
-// buffer of its final size.
+// evaluated. Findings are by call. The text is written on the stack when it
+// fits (or into a buffer of its final size) and interned: runs alike are
+// explained alike, by one string.
 func explainChecks(calls []Call, findings []Finding, failed int, defs *offered, notes []string) string {
 	unknown := 0
 	for i := range calls {
@@ -419,51 +423,53 @@ func explainChecks(calls []Call, findings []Finding, failed int, defs *offered, 
 			unknown++
 		}
 	}
-	var sb strings.Builder
-	sb.Grow(explanationSize(calls, findings, failed, unknown, defs.known, notes))
-	var num [20]byte
+	var stack [256]byte
+	b := stack[:0]
+	if size := explanationSize(calls, findings, failed, unknown, defs.known, notes); size > len(stack) {
+		b = make([]byte, 0, size)
+	}
 	if failed == 0 {
-		sb.WriteString("all ")
-		sb.Write(strconv.AppendInt(num[:0], int64(len(calls)), 10))
-		sb.WriteString(" calls passed the checks")
+		b = append(b, "all "...)
+		b = strconv.AppendInt(b, int64(len(calls)), 10)
+		b = append(b, " calls passed the checks"...)
 	} else {
-		sb.Write(strconv.AppendInt(num[:0], int64(failed), 10))
-		sb.WriteString(" of ")
-		sb.Write(strconv.AppendInt(num[:0], int64(len(calls)), 10))
-		sb.WriteString(" calls failed checks:")
+		b = strconv.AppendInt(b, int64(failed), 10)
+		b = append(b, " of "...)
+		b = strconv.AppendInt(b, int64(len(calls)), 10)
+		b = append(b, " calls failed checks:"...)
 		for i, f := range findings {
 			if i > 0 && findings[i-1].Call == f.Call {
 				// Another finding of the same call.
-				sb.WriteString(", and ")
-				sb.WriteString(f.Detail)
+				b = append(b, ", and "...)
+				b = append(b, f.Detail...)
 				continue
 			}
 			if i > 0 {
-				sb.WriteByte(';')
+				b = append(b, ';')
 			}
-			sb.WriteString(" call ")
-			sb.Write(strconv.AppendInt(num[:0], int64(f.Call+1), 10))
-			sb.WriteByte(' ')
-			sb.WriteString(calls[f.Call].Name)
-			sb.WriteString(": ")
-			sb.WriteString(f.Detail)
+			b = append(b, " call "...)
+			b = strconv.AppendInt(b, int64(f.Call+1), 10)
+			b = append(b, ' ')
+			b = append(b, calls[f.Call].Name...)
+			b = append(b, ": "...)
+			b = append(b, f.Detail...)
 		}
-		sb.WriteByte(';')
+		b = append(b, ';')
 	}
 	if !defs.known {
-		sb.WriteString(noDefinitionsNote)
+		b = append(b, noDefinitionsNote...)
 	}
 	if unknown > 0 {
-		sb.WriteString(" (")
-		sb.Write(strconv.AppendInt(num[:0], int64(unknown), 10))
-		sb.WriteString(" calls with unknown arguments: their arguments were not checked)")
+		b = append(b, " ("...)
+		b = strconv.AppendInt(b, int64(unknown), 10)
+		b = append(b, " calls with unknown arguments: their arguments were not checked)"...)
 	}
 	for _, n := range notes {
-		sb.WriteString(" (")
-		sb.WriteString(n)
-		sb.WriteByte(')')
+		b = append(b, " ("...)
+		b = append(b, n...)
+		b = append(b, ')')
 	}
-	return strings.TrimSuffix(sb.String(), ";")
+	return texts.intern(bytes.TrimSuffix(b, []byte(";")))
 }
 
 // explanationSize bounds the length of explainChecks' text closely, so

@@ -25,6 +25,7 @@ type RunContext struct {
 type ContextScorer interface {
 	Scorer
 	// ScoreContext judges the calls of a run whose context is run (nil when
-	// none was captured).
+	// none was captured). Like calls, run is the caller's memory, reused
+	// once the call returns: a scorer that keeps it copies it.
 	ScoreContext(ctx context.Context, calls []Call, run *RunContext) Result
 }

@@ -25,6 +25,9 @@ import (
 // the network, since recorded schemas come from untrusted spans.
 type ArgumentSchema struct {
 	schema *jsonschema.Schema
+	// fast proves the common valid arguments valid without the library;
+	// nil when the schema has a shape it does not handle.
+	fast *fastSchema
 }
 
 // MaxSchemaBytes bounds the JSON text of one schema.
@@ -63,7 +66,8 @@ func CompileArgumentSchema(schema Value) (*ArgumentSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema does not compile: %s", strings.ReplaceAll(err.Error(), schemaURL, "parameters"))
 	}
-	return &ArgumentSchema{schema: sch}, nil
+	fast, _ := compileFast(&schema)
+	return &ArgumentSchema{schema: sch, fast: fast}, nil
 }
 
 var englishPrinter = message.NewPrinter(language.English)
@@ -72,6 +76,14 @@ var englishPrinter = message.NewPrinter(language.English)
 // it, one line per violated keyword at the deepest location, as
 // "/path: message" (at most maxViolations, sorted); nil when they conform.
 func (s *ArgumentSchema) Violations(args Value) []string {
+	if s.fast != nil && s.fast.valid(&args) {
+		return nil
+	}
+	return s.slowViolations(args)
+}
+
+// slowViolations is Violations by the library alone.
+func (s *ArgumentSchema) slowViolations(args Value) []string {
 	inst, ok := schemaInstance(&args, 0)
 	if !ok {
 		// What the JSON text path reports (undefined arguments, nesting

@@ -25,7 +25,8 @@ func (a *TurnAligner) Align(calls []Call) []Call { return a.AlignInto(nil, calls
 // aligning run after run reuses it. A nil buf gets new memory. When nothing
 // moves, calls itself is returned.
 func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
-	if !hasParallelTurn(calls) || len(calls) > MaxCalls {
+	if len(a.n.calls) == 0 || !hasParallelTurn(calls) || len(calls) > MaxCalls {
+		// With no expected calls, no call takes one: nothing moves.
 		return calls
 	}
 	sc := scratchPool.Get().(*scoreScratch)

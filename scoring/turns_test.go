@@ -142,3 +142,31 @@ func TestAlignIntoReusesTheBuffer(t *testing.T) {
 		})
 	}
 }
+
+// TestAlignNoExpectedCalls: with no expected calls nothing can move, so the
+// aligner returns the calls as they are without pairing them; the pairing
+// agrees.
+func TestAlignNoExpectedCalls(t *testing.T) {
+	seattle, _ := weatherIn("Seattle")
+	sf, _ := weatherIn("San Francisco")
+	a, err := NewTurnAligner(Expectation{})
+	require.NoError(t, err)
+	for _, calls := range [][]Call{
+		{inTurn(1, seattle), inTurn(1, sf)},
+		{inTurn(1, sf), inTurn(1, seattle), inTurn(2, sf), inTurn(2, sf)},
+		{inTurn(1, callOf("lookup_stock", `{"symbol":"A"}`, StatusOK)), inTurn(1, seattle), inTurn(1, callOf("x", `{}`, StatusError))},
+	} {
+		calls = NumberCalls(calls)
+		buf := make([]Call, 0, 8)
+		got := a.AlignInto(&buf, calls)
+		assert.Same(t, &calls[0], &got[0], "calls itself")
+		sc := scratchPool.Get().(*scoreScratch)
+		a.n.prepare(calls, sc)
+		a.n.orderTurns(calls, sc)
+		for k, j := range sc.perm {
+			assert.Equal(t, k, j, "the pairing moves nothing")
+		}
+		sc.releaseMismatches()
+		scratchPool.Put(sc)
+	}
+}
