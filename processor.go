@@ -275,16 +275,29 @@ type entry struct {
 	context int32
 }
 
+// other is a span of the batch that is neither tool, agent nor model span,
+// gathered while some trace is tracked: what keepLinks needs to tell whether
+// it may link a tool span to its run. Most are not kept, so their entries
+// are built only for those that are (see linkEntry).
+type other struct {
+	trace pcommon.TraceID
+	ref   spanRef
+	// root marks a trace root, or a local root (see entry.localRoot).
+	root bool
+}
+
 // batch holds one ConsumeTraces call's working memory, pooled.
 type batch struct {
 	entries []entry
 	// others are the batch's spans that are neither tool, agent nor model
 	// spans, gathered while some trace is tracked: under the lock, apply
 	// keeps those of traces that have state or GenAI spans in the batch.
-	others []entry
-	calls  []extract.Call
-	order  []int
-	runs   []closedRun
+	others []other
+	// td is the batch itself, for the entries of the others kept.
+	td    ptrace.Traces
+	calls []extract.Call
+	order []int
+	runs  []closedRun
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
@@ -301,6 +314,7 @@ func (b *batch) reset() {
 	clear(b.runs)
 	clear(b.contexts)
 	b.scratch.clear()
+	b.td = ptrace.Traces{}
 	b.entries, b.others, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.others[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 
@@ -331,6 +345,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		batchPool.Put(b)
 	}()
 	tracked := p.tracked.Load() > 0
+	b.td = td
 	anyGenAI := p.classify(td, b, tracked)
 	if !anyGenAI && !tracked {
 		return td, nil // nothing GenAI here and nothing waiting: pass through
@@ -398,25 +413,24 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 		for si, ss := range rs.ScopeSpans().All() {
 			scope := ss.Scope()
 			for pi, span := range ss.Spans().All() {
-				ordinary := extract.Ordinary(span)
-				if ordinary && !tracked {
+				if extract.Ordinary(span) {
+					if tracked {
+						b.others = append(b.others, p.otherOf(spanRef{ri, si, pi}, span))
+					}
 					continue
 				}
-				var res extract.Result
-				if !ordinary {
-					res = extract.Classify(span, scope, &p.extractOpts)
-				}
-				if !res.GenAI && !tracked {
-					continue
-				}
-				anyGenAI = anyGenAI || res.GenAI
-				e := spanEntry(spanRef{ri, si, pi}, span)
-				e.kind, e.genai = res.Kind, res.GenAI
-				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
+				res := extract.Classify(span, scope, &p.extractOpts)
 				if !res.GenAI {
-					b.others = append(b.others, e)
+					// Not reached: a span that is not ordinary is GenAI.
+					if tracked {
+						b.others = append(b.others, p.otherOf(spanRef{ri, si, pi}, span))
+					}
 					continue
 				}
+				anyGenAI = true
+				e := spanEntry(spanRef{ri, si, pi}, span)
+				e.kind, e.genai = res.Kind, true
+				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
 				if res.Kind == extract.KindTool {
 					e.call = int32(len(b.calls))
 					b.calls = append(b.calls, res.Call)
@@ -441,6 +455,22 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 // callers add its kind and marks.
 func spanEntry(ref spanRef, span ptrace.Span) entry {
 	return entry{ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: parentOf(span), end: span.EndTimestamp(), call: -1}
+}
+
+// otherOf is the record of a span that is neither tool, agent nor model
+// span, at ref.
+func (p *tcaProcessor) otherOf(ref spanRef, span ptrace.Span) other {
+	root := parentOf(span).IsEmpty() || (p.cfg.LocalRoots && hasRemoteParent(span))
+	return other{trace: span.TraceID(), ref: ref, root: root}
+}
+
+// linkEntry is the entry of a span that is neither tool, agent nor model
+// span, at ref in td.
+func (p *tcaProcessor) linkEntry(td ptrace.Traces, ref spanRef) entry {
+	span := td.ResourceSpans().At(ref.rs).ScopeSpans().At(ref.ss).Spans().At(ref.sp)
+	e := spanEntry(ref, span)
+	e.localRoot = p.cfg.LocalRoots && hasRemoteParent(span)
+	return e
 }
 
 // collectGenAITraces gathers in b.genai the traces of the batch's entries,
@@ -585,9 +615,9 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
 	replays := p.replays.len() > 0
 	for i := range b.others {
-		e := &b.others[i]
-		if p.store.Tracks(e.trace) || b.genai.has(e.trace) || (replays && (e.parent.IsEmpty() || e.localRoot)) {
-			b.entries = append(b.entries, *e)
+		o := &b.others[i]
+		if p.store.Tracks(o.trace) || b.genai.has(o.trace) || (replays && o.root) {
+			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
 		}
 	}
 }
