@@ -1,9 +1,9 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
-	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -297,7 +297,9 @@ type batch struct {
 	td    ptrace.Traces
 	calls []extract.Call
 	order []int
-	runs  []closedRun
+	// keys are the sort keys of order (see applyOrder).
+	keys []orderKey
+	runs []closedRun
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
@@ -543,7 +545,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
 	if len(b.others) == 0 {
-		b.order = applyOrder(b.entries, b.order) // outside the lock
+		b.order, b.keys = applyOrder(b.entries, b.order, b.keys) // outside the lock
 	}
 	runs := b.runs[:0]
 	p.mu.Lock()
@@ -552,7 +554,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	p.replays.sweep(now)
 	if len(b.others) > 0 {
 		p.keepLinks(b)
-		b.order = applyOrder(b.entries, b.order)
+		b.order, b.keys = applyOrder(b.entries, b.order, b.keys)
 	}
 	for _, i := range b.order {
 		e := &b.entries[i]
@@ -646,32 +648,61 @@ func (p *tcaProcessor) publishSizes() {
 	p.tracked.Store(int64(p.store.Traces()))
 }
 
-// applyOrder returns entry indexes in application order, reusing order.
-func applyOrder(entries []entry, order []int) []int {
-	rank := func(e *entry) int {
-		switch {
-		case e.kind == extract.KindTool:
-			return 0
-		case e.kind == extract.KindAgent:
-			return 2
-		case e.parent.IsEmpty() || e.localRoot:
-			return 3
-		}
-		return 1
-	}
-	order = order[:0]
+// applyOrder returns entry indexes in application order, reusing order
+// and keys: by trace, then rank (see entryRank), then end time, and in batch
+// order where those are equal.
+func applyOrder(entries []entry, order []int, keys []orderKey) ([]int, []orderKey) {
+	keys = keys[:0]
 	for i := range entries {
-		order = append(order, i)
+		e := &entries[i]
+		keys = append(keys, orderKey{
+			hi: binary.BigEndian.Uint64(e.trace[:8]), lo: binary.BigEndian.Uint64(e.trace[8:]),
+			end: e.end, i: int32(i), rank: entryRank(e),
+		})
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ea, eb := &entries[a], &entries[b]
-		if ea.trace != eb.trace {
-			return bytes.Compare(ea.trace[:], eb.trace[:])
-		}
-		if ra, rb := rank(ea), rank(eb); ra != rb {
-			return ra - rb
-		}
-		return cmp.Compare(ea.end, eb.end)
-	})
-	return order
+	slices.SortFunc(keys, compareOrderKeys)
+	order = order[:0]
+	for _, k := range keys {
+		order = append(order, int(k.i))
+	}
+	return order, keys
+}
+
+// orderKey is an entry's place in application order, in integers: its
+// trace as two big-endian words (which compare as the bytes do), its rank,
+// its end time, and its index, which breaks the remaining ties as a stable
+// sort would.
+type orderKey struct {
+	hi, lo uint64
+	end    pcommon.Timestamp
+	i      int32
+	rank   uint8
+}
+
+func compareOrderKeys(a, b orderKey) int {
+	switch {
+	case a.hi != b.hi:
+		return cmp.Compare(a.hi, b.hi)
+	case a.lo != b.lo:
+		return cmp.Compare(a.lo, b.lo)
+	case a.rank != b.rank:
+		return cmp.Compare(a.rank, b.rank)
+	case a.end != b.end:
+		return cmp.Compare(a.end, b.end)
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+// entryRank is an entry's group within its trace: tool spans, then links,
+// then agent spans, then trace (or local) roots.
+func entryRank(e *entry) uint8 {
+	switch {
+	case e.kind == extract.KindTool:
+		return 0
+	case e.kind == extract.KindAgent:
+		return 2
+	case e.parent.IsEmpty() || e.localRoot:
+		return 3
+	}
+	return 1
 }
