@@ -189,7 +189,7 @@ func contextText(v pcommon.Value) string {
 	case pcommon.ValueTypeStr:
 		return v.Str()
 	case pcommon.ValueTypeSlice:
-		return stringListJSON(v.Slice())
+		return cachedStringListJSON(v.Slice())
 	case pcommon.ValueTypeEmpty:
 		return ""
 	}
