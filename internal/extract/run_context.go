@@ -84,6 +84,19 @@ const (
 	numFamilies
 )
 
+// mayBeIndexed is indexedFamily's first test, inlined: only keys that
+// start with llm., gen_ai.p or gen_ai.c may be in an indexed family. Most
+// gen_ai.* keys are not.
+func mayBeIndexed(k string) bool {
+	switch {
+	case len(k) > len("llm.") && k[0] == 'l':
+		return k[:len("llm.")] == "llm."
+	case len(k) > len("gen_ai.") && k[0] == 'g':
+		return (k[7] == 'p' || k[7] == 'c') && k[:len("gen_ai.")] == "gen_ai."
+	}
+	return false
+}
+
 // indexedFamily returns the indexed family whose prefix key k starts with
 // (llm.tools., llm.request.functions., llm.input_messages.,
 // llm.output_messages., gen_ai.prompt., gen_ai.completion.) and the rest of
@@ -149,7 +162,7 @@ func CaptureContext(span ptrace.Span) ContextPart {
 			}
 			continue
 		}
-		if len(k) < len("llm.") || (k[0] != 'l' && k[0] != 'g') {
+		if !mayBeIndexed(k) {
 			continue // no indexed family's prefix
 		}
 		if fam, rest, ok := indexedFamily(k); ok {

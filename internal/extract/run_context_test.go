@@ -160,7 +160,14 @@ func TestIndexedFamily(t *testing.T) {
 		{"llm.", 0, "", false},
 		{"http.route", 0, "", false},
 		{"Llm.tools.0.name", 0, "", false},
+		{"gen_ai.provider.name", 0, "", false},
+		{"gen_ai.c", 0, "", false},
+		{"llm", 0, "", false},
+		{"g", 0, "", false},
 	} {
+		if tc.ok && !mayBeIndexed(tc.key) {
+			t.Errorf("mayBeIndexed(%q) is false", tc.key)
+		}
 		fam, rest, ok := indexedFamily(tc.key)
 		if fam != tc.fam || rest != tc.rest || ok != tc.ok {
 			t.Errorf("indexedFamily(%q) = %v, %q, %v; want %v, %q, %v", tc.key, fam, rest, ok, tc.fam, tc.rest, tc.ok)
