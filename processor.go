@@ -276,14 +276,13 @@ type entry struct {
 }
 
 // other is a span of the batch that is neither tool, agent nor model span,
-// gathered while some trace is tracked: what keepLinks needs to tell whether
-// it may link a tool span to its run. Most are not kept, so their entries
-// are built only for those that are (see linkEntry).
+// gathered while some trace is tracked: its trace, which tells keepLinks
+// whether it may link a tool span to its run, and its place. Most are not
+// kept, so their entries are built only for those that are (see
+// linkEntry).
 type other struct {
 	trace pcommon.TraceID
 	ref   spanRef
-	// root marks a trace root, or a local root (see entry.localRoot).
-	root bool
 }
 
 // batch holds one ConsumeTraces call's working memory, pooled.
@@ -417,7 +416,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 			for pi, span := range ss.Spans().All() {
 				if extract.Ordinary(span) {
 					if tracked {
-						b.others = append(b.others, p.otherOf(spanRef{ri, si, pi}, span))
+						b.others = append(b.others, other{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
 					}
 					continue
 				}
@@ -425,7 +424,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				if !res.GenAI {
 					// Not reached: a span that is not ordinary is GenAI.
 					if tracked {
-						b.others = append(b.others, p.otherOf(spanRef{ri, si, pi}, span))
+						b.others = append(b.others, other{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
 					}
 					continue
 				}
@@ -457,13 +456,6 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 // callers add its kind and marks.
 func spanEntry(ref spanRef, span ptrace.Span) entry {
 	return entry{ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: parentOf(span), end: span.EndTimestamp(), call: -1}
-}
-
-// otherOf is the record of a span that is neither tool, agent nor model
-// span, at ref.
-func (p *tcaProcessor) otherOf(ref spanRef, span ptrace.Span) other {
-	root := parentOf(span).IsEmpty() || (p.cfg.LocalRoots && hasRemoteParent(span))
-	return other{trace: span.TraceID(), ref: ref, root: root}
 }
 
 // linkEntry is the entry of a span that is neither tool, agent nor model
@@ -618,8 +610,12 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 	replays := p.replays.len() > 0
 	for i := range b.others {
 		o := &b.others[i]
-		if p.store.Tracks(o.trace) || b.genai.has(o.trace) || (replays && o.root) {
+		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
+		} else if replays {
+			if e := p.linkEntry(b.td, o.ref); e.parent.IsEmpty() || e.localRoot {
+				b.entries = append(b.entries, e)
+			}
 		}
 	}
 }
