@@ -127,7 +127,8 @@ func TestRetriedRootRunWhileAnotherRunIsOpen(t *testing.T) {
 }
 
 // TestTraceSet: the set answers alike below and above the size at which it
-// starts indexing, and reset empties it.
+// starts indexing, also for traces whose last byte is an added one's, and
+// reset empties it.
 func TestTraceSet(t *testing.T) {
 	var s traceSet
 	for round := 0; round < 2; round++ {
@@ -137,6 +138,8 @@ func TestTraceSet(t *testing.T) {
 		}
 		for n := uint64(0); n < 3*traceSetLinear; n++ {
 			assert.Equal(t, n%2 == 0, s.has(traceID(n)), "trace %d, round %d", n, round)
+			// The same last byte (the bit seen keeps), another trace.
+			assert.False(t, s.has(traceID(n+1<<8)), "trace %d, round %d", n+1<<8, round)
 		}
 		s.reset()
 		assert.False(t, s.has(traceID(0)))

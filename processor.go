@@ -1,9 +1,9 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
-	"bytes"
 	"cmp"
 	"context"
+	"encoding/binary"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -275,16 +275,30 @@ type entry struct {
 	context int32
 }
 
+// other is a span of the batch that is neither tool, agent nor model span,
+// gathered while some trace is tracked: its trace, which tells keepLinks
+// whether it may link a tool span to its run, and its place. Most are not
+// kept, so their entries are built only for those that are (see
+// linkEntry).
+type other struct {
+	trace pcommon.TraceID
+	ref   spanRef
+}
+
 // batch holds one ConsumeTraces call's working memory, pooled.
 type batch struct {
 	entries []entry
 	// others are the batch's spans that are neither tool, agent nor model
 	// spans, gathered while some trace is tracked: under the lock, apply
 	// keeps those of traces that have state or GenAI spans in the batch.
-	others []entry
-	calls  []extract.Call
-	order  []int
-	runs   []closedRun
+	others []other
+	// td is the batch itself, for the entries of the others kept.
+	td    ptrace.Traces
+	calls []extract.Call
+	order []int
+	// keys are the sort keys of order (see applyOrder).
+	keys []orderKey
+	runs []closedRun
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
@@ -301,6 +315,7 @@ func (b *batch) reset() {
 	clear(b.runs)
 	clear(b.contexts)
 	b.scratch.clear()
+	b.td = ptrace.Traces{}
 	b.entries, b.others, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.others[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 
@@ -331,6 +346,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		batchPool.Put(b)
 	}()
 	tracked := p.tracked.Load() > 0
+	b.td = td
 	anyGenAI := p.classify(td, b, tracked)
 	if !anyGenAI && !tracked {
 		return td, nil // nothing GenAI here and nothing waiting: pass through
@@ -398,25 +414,24 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 		for si, ss := range rs.ScopeSpans().All() {
 			scope := ss.Scope()
 			for pi, span := range ss.Spans().All() {
-				ordinary := extract.Ordinary(span)
-				if ordinary && !tracked {
+				if extract.Ordinary(span) {
+					if tracked {
+						b.others = append(b.others, other{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
+					}
 					continue
 				}
-				var res extract.Result
-				if !ordinary {
-					res = extract.Classify(span, scope, &p.extractOpts)
-				}
-				if !res.GenAI && !tracked {
-					continue
-				}
-				anyGenAI = anyGenAI || res.GenAI
-				e := spanEntry(spanRef{ri, si, pi}, span)
-				e.kind, e.genai = res.Kind, res.GenAI
-				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
+				res := extract.Classify(span, scope, &p.extractOpts)
 				if !res.GenAI {
-					b.others = append(b.others, e)
+					// Not reached: a span that is not ordinary is GenAI.
+					if tracked {
+						b.others = append(b.others, other{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
+					}
 					continue
 				}
+				anyGenAI = true
+				e := spanEntry(spanRef{ri, si, pi}, span)
+				e.kind, e.genai = res.Kind, true
+				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
 				if res.Kind == extract.KindTool {
 					e.call = int32(len(b.calls))
 					b.calls = append(b.calls, res.Call)
@@ -441,6 +456,15 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 // callers add its kind and marks.
 func spanEntry(ref spanRef, span ptrace.Span) entry {
 	return entry{ref: ref, trace: span.TraceID(), span: span.SpanID(), parent: parentOf(span), end: span.EndTimestamp(), call: -1}
+}
+
+// linkEntry is the entry of a span that is neither tool, agent nor model
+// span, at ref in td.
+func (p *tcaProcessor) linkEntry(td ptrace.Traces, ref spanRef) entry {
+	span := td.ResourceSpans().At(ref.rs).ScopeSpans().At(ref.ss).Spans().At(ref.sp)
+	e := spanEntry(ref, span)
+	e.localRoot = p.cfg.LocalRoots && hasRemoteParent(span)
+	return e
 }
 
 // collectGenAITraces gathers in b.genai the traces of the batch's entries,
@@ -513,7 +537,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
 	if len(b.others) == 0 {
-		b.order = applyOrder(b.entries, b.order) // outside the lock
+		b.order, b.keys = applyOrder(b.entries, b.order, b.keys) // outside the lock
 	}
 	runs := b.runs[:0]
 	p.mu.Lock()
@@ -522,7 +546,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	p.replays.sweep(now)
 	if len(b.others) > 0 {
 		p.keepLinks(b)
-		b.order = applyOrder(b.entries, b.order)
+		b.order, b.keys = applyOrder(b.entries, b.order, b.keys)
 	}
 	for _, i := range b.order {
 		e := &b.entries[i]
@@ -585,9 +609,13 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
 	replays := p.replays.len() > 0
 	for i := range b.others {
-		e := &b.others[i]
-		if p.store.Tracks(e.trace) || b.genai.has(e.trace) || (replays && (e.parent.IsEmpty() || e.localRoot)) {
-			b.entries = append(b.entries, *e)
+		o := &b.others[i]
+		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
+			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
+		} else if replays {
+			if e := p.linkEntry(b.td, o.ref); e.parent.IsEmpty() || e.localRoot {
+				b.entries = append(b.entries, e)
+			}
 		}
 	}
 }
@@ -616,32 +644,61 @@ func (p *tcaProcessor) publishSizes() {
 	p.tracked.Store(int64(p.store.Traces()))
 }
 
-// applyOrder returns entry indexes in application order, reusing order.
-func applyOrder(entries []entry, order []int) []int {
-	rank := func(e *entry) int {
-		switch {
-		case e.kind == extract.KindTool:
-			return 0
-		case e.kind == extract.KindAgent:
-			return 2
-		case e.parent.IsEmpty() || e.localRoot:
-			return 3
-		}
-		return 1
-	}
-	order = order[:0]
+// applyOrder returns entry indexes in application order, reusing order
+// and keys: by trace, then rank (see entryRank), then end time, and in batch
+// order where those are equal.
+func applyOrder(entries []entry, order []int, keys []orderKey) ([]int, []orderKey) {
+	keys = keys[:0]
 	for i := range entries {
-		order = append(order, i)
+		e := &entries[i]
+		keys = append(keys, orderKey{
+			hi: binary.BigEndian.Uint64(e.trace[:8]), lo: binary.BigEndian.Uint64(e.trace[8:]),
+			end: e.end, i: int32(i), rank: entryRank(e),
+		})
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ea, eb := &entries[a], &entries[b]
-		if ea.trace != eb.trace {
-			return bytes.Compare(ea.trace[:], eb.trace[:])
-		}
-		if ra, rb := rank(ea), rank(eb); ra != rb {
-			return ra - rb
-		}
-		return cmp.Compare(ea.end, eb.end)
-	})
-	return order
+	slices.SortFunc(keys, compareOrderKeys)
+	order = order[:0]
+	for _, k := range keys {
+		order = append(order, int(k.i))
+	}
+	return order, keys
+}
+
+// orderKey is an entry's place in application order, in integers: its
+// trace as two big-endian words (which compare as the bytes do), its rank,
+// its end time, and its index, which breaks the remaining ties as a stable
+// sort would.
+type orderKey struct {
+	hi, lo uint64
+	end    pcommon.Timestamp
+	i      int32
+	rank   uint8
+}
+
+func compareOrderKeys(a, b orderKey) int {
+	switch {
+	case a.hi != b.hi:
+		return cmp.Compare(a.hi, b.hi)
+	case a.lo != b.lo:
+		return cmp.Compare(a.lo, b.lo)
+	case a.rank != b.rank:
+		return cmp.Compare(a.rank, b.rank)
+	case a.end != b.end:
+		return cmp.Compare(a.end, b.end)
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+// entryRank is an entry's group within its trace: tool spans, then links,
+// then agent spans, then trace (or local) roots.
+func entryRank(e *entry) uint8 {
+	switch {
+	case e.kind == extract.KindTool:
+		return 0
+	case e.kind == extract.KindAgent:
+		return 2
+	case e.parent.IsEmpty() || e.localRoot:
+		return 3
+	}
+	return 1
 }

@@ -16,14 +16,23 @@ const traceSetLinear = 16
 type traceSet struct {
 	list  []pcommon.TraceID
 	index map[pcommon.TraceID]struct{}
+	// seen has bit maskBit(t) set for every t added: most trace ids asked
+	// about (ordinary spans', each of its own trace) are answered from it.
+	seen uint64
 }
+
+// maskBit is a trace id's bit in traceSet.seen: six bits of its last byte,
+// random in W3C trace ids.
+func maskBit(t pcommon.TraceID) uint64 { return 1 << (t[15] & 63) }
 
 func (s *traceSet) reset() {
 	s.list = s.list[:0]
 	clear(s.index)
+	s.seen = 0
 }
 
 func (s *traceSet) add(t pcommon.TraceID) {
+	s.seen |= maskBit(t)
 	if len(s.list) < traceSetLinear {
 		if !slices.Contains(s.list, t) {
 			s.list = append(s.list, t)
@@ -42,6 +51,9 @@ func (s *traceSet) add(t pcommon.TraceID) {
 }
 
 func (s *traceSet) has(t pcommon.TraceID) bool {
+	if s.seen&maskBit(t) == 0 {
+		return false
+	}
 	if len(s.index) > 0 {
 		_, ok := s.index[t]
 		return ok

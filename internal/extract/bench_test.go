@@ -6,9 +6,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// BenchmarkClassifyOrdinarySpan measures the cost of rejecting a span with
-// ten ordinary attributes, the work done on every non-GenAI span.
-func BenchmarkClassifyOrdinarySpan(b *testing.B) {
+// ordinaryBenchSpan is an HTTP server span with ten ordinary attributes,
+// like the end-to-end benchmark's ordinary spans.
+func ordinaryBenchSpan() (ptrace.Span, ptrace.ScopeSpans) {
 	td := ptrace.NewTraces()
 	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
 	s := ss.Spans().AppendEmpty()
@@ -24,11 +24,30 @@ func BenchmarkClassifyOrdinarySpan(b *testing.B) {
 	a.PutStr("client.address", "10.0.0.12")
 	a.PutStr("http.route", "/api/orders")
 	a.PutStr("url.scheme", "https")
+	return s, ss
+}
+
+// BenchmarkClassifyOrdinarySpan measures the cost of rejecting a span with
+// ten ordinary attributes, the work done on every non-GenAI span.
+func BenchmarkClassifyOrdinarySpan(b *testing.B) {
+	s, ss := ordinaryBenchSpan()
 	opts := &Options{}
 	b.ReportAllocs()
 	for b.Loop() {
 		if Classify(s, ss.Scope(), opts).GenAI {
 			b.Fatal("classified as GenAI")
+		}
+	}
+}
+
+// BenchmarkOrdinary measures Ordinary on a span with ten ordinary
+// attributes: the processor's whole classification of such a span.
+func BenchmarkOrdinary(b *testing.B) {
+	s, _ := ordinaryBenchSpan()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !Ordinary(s) {
+			b.Fatal("not ordinary")
 		}
 	}
 }

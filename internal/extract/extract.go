@@ -290,7 +290,15 @@ func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Option
 		return Result{}
 	}
 	var f fields
-	f.scan(attrs)
+	// The scan is written out here rather than in a method, so that the
+	// compiler sees f on the stack and stores the values without GC write
+	// barriers.
+	for k, v := range attrs.All() {
+		if id, ok := fieldTab.lookup(k); ok {
+			f.v[id] = v
+			f.set |= 1 << id
+		}
+	}
 	res := f.classify(span, scope)
 	if res.Kind == KindTool {
 		if opts.skips(res.Call.Name) {

@@ -14,9 +14,6 @@ type keyTable[T any] struct {
 	mul  uint32
 	keys [1 << fieldTableBits]string
 	vals [1 << fieldTableBits]T
-	// m is the map the table was built from: lookup answers from it when
-	// no multiplier was found (mul 0).
-	m map[string]T
 }
 
 // fieldTable finds the field of an attribute key the classifier reads.
@@ -24,12 +21,14 @@ type fieldTable = keyTable[fieldID]
 
 var fieldTab = newKeyTable(fieldIDs)
 
-// newKeyTable returns the table for m, or one with mul 0, which lookup
-// answers from m itself, if no multiplier tried separates every key.
+// newKeyTable returns the table for m. The keys are the package's own
+// constants, so a set of keys that no multiplier tried separates is a
+// programming error, caught by the tests when the package loads: it panics.
+// (Keeping a map to fall back on made lookup too big to be inlined.)
 func newKeyTable[T any](m map[string]T) *keyTable[T] {
 	t := &keyTable[T]{}
 	for mul := uint32(0x9E3779B1); mul < 0x9E3779B1+2*4096; mul += 2 {
-		*t = keyTable[T]{mul: mul, m: m}
+		*t = keyTable[T]{mul: mul}
 		ok := true
 		for k, v := range m {
 			s := fieldSlot(k, mul)
@@ -43,7 +42,7 @@ func newKeyTable[T any](m map[string]T) *keyTable[T] {
 			return t
 		}
 	}
-	return &keyTable[T]{m: m}
+	panic("extract: no multiplier separates the keys of a keyTable")
 }
 
 // fieldSlot picks k's slot (k is at least two bytes long).
@@ -53,20 +52,13 @@ func fieldSlot(k string, mul uint32) uint32 {
 	return (h * mul) >> (32 - fieldTableBits)
 }
 
-// lookup returns what key k stands for.
-func (t *keyTable[T]) lookup(k string) (T, bool) {
-	if t.mul == 0 {
-		v, ok := t.m[k]
-		return v, ok
+// lookup returns what key k stands for. It is small enough to be inlined
+// into the loops over a span's attributes.
+func (t *keyTable[T]) lookup(k string) (v T, ok bool) {
+	if len(k) >= 2 {
+		if s := fieldSlot(k, t.mul); t.keys[s] == k {
+			return t.vals[s], true
+		}
 	}
-	if len(k) < 2 {
-		var zero T
-		return zero, false
-	}
-	s := fieldSlot(k, t.mul)
-	if t.keys[s] != k {
-		var zero T
-		return zero, false
-	}
-	return t.vals[s], true
+	return v, false
 }

@@ -105,22 +105,13 @@ var fieldIDs = map[string]fieldID{
 	"llm.request.type":                fLLMRequestType,
 }
 
-// fields holds the attribute values one span carries for the classifier.
+// fields holds the attribute values one span carries for the classifier,
+// read in one pass over its attributes (see Classify). Each key costs one
+// fieldTable lookup: a slot picked from its length and three bytes, and one
+// comparison.
 type fields struct {
 	v   [numFields]pcommon.Value
 	set uint64
-}
-
-// scan reads the attributes the classifier uses from attrs, in one pass.
-// Each key costs one fieldTable lookup: a slot picked from its length and
-// three bytes, and one comparison.
-func (f *fields) scan(attrs pcommon.Map) {
-	for k, v := range attrs.All() {
-		if id, ok := fieldTab.lookup(k); ok {
-			f.v[id] = v
-			f.set |= 1 << id
-		}
-	}
 }
 
 // hasGenAIKey reports whether any key of attrs marks a GenAI span. It is

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,7 +61,7 @@ func TestIsAgentSpanName(t *testing.T) {
 }
 
 // TestFieldTable checks that the table finds every key's field, through a
-// multiplier (not the map fallback), and nothing for other keys, including
+// multiplier, and nothing for other keys, including
 // keys one byte away from a field's.
 func TestFieldTable(t *testing.T) {
 	assert.NotZero(t, fieldTab.mul, "a multiplier separates every key")
@@ -79,10 +80,14 @@ func TestFieldTable(t *testing.T) {
 		_, ok := fieldTab.lookup(k)
 		assert.False(t, ok, k)
 	}
-	fallback := &fieldTable{m: fieldIDs}
-	id, ok := fallback.lookup("gen_ai.tool.name")
-	assert.True(t, ok)
-	assert.Equal(t, fToolName, id)
+	assert.Panics(t, func() {
+		// More keys than slots: no multiplier separates them.
+		many := make(map[string]fieldID)
+		for i := range 1<<fieldTableBits + 1 {
+			many[fmt.Sprintf("key.%d", i)] = fOpName
+		}
+		newKeyTable(many)
+	})
 
 	// The context keys' table, the same way.
 	assert.NotZero(t, contextTab.mul, "a multiplier separates every context key")

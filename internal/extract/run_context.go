@@ -84,17 +84,47 @@ const (
 	numFamilies
 )
 
-// indexedFamilies are the key prefixes of the indexed families.
-var indexedFamilies = [...]struct {
-	prefix string
-	fam    family
-}{
-	{"llm.tools.", famTools},
-	{"llm.request.functions.", famFunctions},
-	{"llm.input_messages.", famInputs},
-	{"llm.output_messages.", famOutputs},
-	{"gen_ai.prompt.", famInputs},
-	{"gen_ai.completion.", famOutputs},
+// mayBeIndexed is indexedFamily's first test, inlined: only keys that
+// start with llm., gen_ai.p or gen_ai.c may be in an indexed family. Most
+// gen_ai.* keys are not.
+func mayBeIndexed(k string) bool {
+	switch {
+	case len(k) > len("llm.") && k[0] == 'l':
+		return k[:len("llm.")] == "llm."
+	case len(k) > len("gen_ai.") && k[0] == 'g':
+		return (k[7] == 'p' || k[7] == 'c') && k[:len("gen_ai.")] == "gen_ai."
+	}
+	return false
+}
+
+// indexedFamily returns the indexed family whose prefix key k starts with
+// (llm.tools., llm.request.functions., llm.input_messages.,
+// llm.output_messages., gen_ai.prompt., gen_ai.completion.) and the rest of
+// the key. The prefixes are constants, compared without a call: most keys
+// of a GenAI span start with gen_ai. or llm. but belong to no family.
+func indexedFamily(k string) (family, string, bool) {
+	if r, ok := strings.CutPrefix(k, "llm."); ok {
+		switch {
+		case strings.HasPrefix(r, "tools."):
+			return famTools, r[len("tools."):], true
+		case strings.HasPrefix(r, "request.functions."):
+			return famFunctions, r[len("request.functions."):], true
+		case strings.HasPrefix(r, "input_messages."):
+			return famInputs, r[len("input_messages."):], true
+		case strings.HasPrefix(r, "output_messages."):
+			return famOutputs, r[len("output_messages."):], true
+		}
+		return 0, "", false
+	}
+	if r, ok := strings.CutPrefix(k, "gen_ai."); ok {
+		switch {
+		case strings.HasPrefix(r, "prompt."):
+			return famInputs, r[len("prompt."):], true
+		case strings.HasPrefix(r, "completion."):
+			return famOutputs, r[len("completion."):], true
+		}
+	}
+	return 0, "", false
 }
 
 // indexedItem is one attribute of an indexed family (llm.tools.N.*,
@@ -132,14 +162,11 @@ func CaptureContext(span ptrace.Span) ContextPart {
 			}
 			continue
 		}
-		if len(k) < len("llm.") || (k[0] != 'l' && k[0] != 'g') {
+		if !mayBeIndexed(k) {
 			continue // no indexed family's prefix
 		}
-		for _, f := range indexedFamilies {
-			if strings.HasPrefix(k, f.prefix) {
-				indexed = appendIndexed(indexed, &count, f.fam, k[len(f.prefix):], v)
-				break
-			}
+		if fam, rest, ok := indexedFamily(k); ok {
+			indexed = appendIndexed(indexed, &count, fam, rest, v)
 		}
 	}
 	for _, t := range indexed {
@@ -175,7 +202,7 @@ func contextText(v pcommon.Value) string {
 	case pcommon.ValueTypeStr:
 		return v.Str()
 	case pcommon.ValueTypeSlice:
-		return stringListJSON(v.Slice())
+		return cachedStringListJSON(v.Slice())
 	case pcommon.ValueTypeEmpty:
 		return ""
 	}

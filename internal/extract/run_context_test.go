@@ -136,3 +136,41 @@ func BenchmarkCaptureContext(b *testing.B) {
 		CaptureContext(oi)
 	}
 }
+
+// TestIndexedFamily checks the family and rest of each indexed prefix, and
+// that keys beside them belong to none.
+func TestIndexedFamily(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		fam  family
+		rest string
+		ok   bool
+	}{
+		{"llm.tools.0.tool.json_schema", famTools, "0.tool.json_schema", true},
+		{"llm.request.functions.1.name", famFunctions, "1.name", true},
+		{"llm.input_messages.2.message.role", famInputs, "2.message.role", true},
+		{"llm.output_messages.0.message.content", famOutputs, "0.message.content", true},
+		{"gen_ai.prompt.3.content", famInputs, "3.content", true},
+		{"gen_ai.completion.0.role", famOutputs, "0.role", true},
+		{"gen_ai.prompt", 0, "", false},
+		{"gen_ai.completion", 0, "", false},
+		{"gen_ai.operation.name", 0, "", false},
+		{"llm.request.type", 0, "", false},
+		{"llm.tools", 0, "", false},
+		{"llm.", 0, "", false},
+		{"http.route", 0, "", false},
+		{"Llm.tools.0.name", 0, "", false},
+		{"gen_ai.provider.name", 0, "", false},
+		{"gen_ai.c", 0, "", false},
+		{"llm", 0, "", false},
+		{"g", 0, "", false},
+	} {
+		if tc.ok && !mayBeIndexed(tc.key) {
+			t.Errorf("mayBeIndexed(%q) is false", tc.key)
+		}
+		fam, rest, ok := indexedFamily(tc.key)
+		if fam != tc.fam || rest != tc.rest || ok != tc.ok {
+			t.Errorf("indexedFamily(%q) = %v, %q, %v; want %v, %q, %v", tc.key, fam, rest, ok, tc.fam, tc.rest, tc.ok)
+		}
+	}
+}

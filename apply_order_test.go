@@ -1,0 +1,66 @@
+package toolcallaccuracyprocessor
+
+import (
+	"bytes"
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+)
+
+// stableApplyOrder is applyOrder as a stable sort of the indexes by trace
+// bytes, rank and end time: the order applyOrder must give.
+func stableApplyOrder(entries []entry) []int {
+	order := make([]int, len(entries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ea, eb := &entries[a], &entries[b]
+		if c := bytes.Compare(ea.trace[:], eb.trace[:]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(entryRank(ea), entryRank(eb)); c != 0 {
+			return c
+		}
+		return cmp.Compare(ea.end, eb.end)
+	})
+	return order
+}
+
+// TestApplyOrderIsStable checks applyOrder against a stable sort on random
+// batches full of ties: few traces (differing in their first or last
+// bytes), every kind, roots and local roots, few end times.
+func TestApplyOrderIsStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	traces := []pcommon.TraceID{{}, {1}, {15: 1}, {0xff}, {0x80, 15: 0xff}, {7, 8: 1}}
+	kinds := []extract.Kind{extract.KindOther, extract.KindTool, extract.KindAgent}
+	var order []int
+	var keys []orderKey
+	for range 500 {
+		entries := make([]entry, rng.IntN(200))
+		for i := range entries {
+			e := &entries[i]
+			e.trace = traces[rng.IntN(len(traces))]
+			e.kind = kinds[rng.IntN(len(kinds))]
+			if rng.IntN(3) > 0 {
+				e.parent = pcommon.SpanID{byte(rng.IntN(4) + 1)}
+			}
+			e.localRoot = rng.IntN(5) == 0
+			e.end = pcommon.Timestamp(rng.Uint64N(4)) << (rng.IntN(2) * 63)
+			e.span = pcommon.SpanID{byte(i)}
+		}
+		order, keys = applyOrder(entries, order, keys)
+		want := stableApplyOrder(entries)
+		if len(want) == 0 {
+			require.Empty(t, order)
+			continue
+		}
+		require.Equal(t, want, order)
+	}
+}
