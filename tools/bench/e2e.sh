@@ -85,3 +85,25 @@ END {
 	for (i = 1; i <= n; i++) { split(keys[i], k, " "); c = median(cpu[keys[i]])
 		printf "%-6s %-20s %18.3f %8.2f %16.0f %14.1f\n", k[1], k[2], c, c / base[k[1]], 100000 / c, median(rss[keys[i]]) }
 }' "$tmp/results"
+
+# The machine's speed drifts over minutes (other tenants), moving every
+# variant of a round together: the ratio within each round, then its median
+# across rounds, is steadier than the ratio of the medians.
+echo
+echo "Median of the per-round ratios to the pipeline without a processor (each round's ratios in brackets):"
+awk 'NR > 1 { cpu[$1 " " $2 " " $3] = $4; mix[$1] = 1; variant[$2] = 1; if ($3 > rounds) rounds = $3 }
+function median(a, n,   i, j, t) {
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+END {
+	for (m in mix) for (v in variant) {
+		if (v == "none") continue
+		n = 0; list = ""
+		for (r = 1; r <= rounds; r++) {
+			k = m " " v " " r; b = m " none " r
+			if ((k in cpu) && (b in cpu) && cpu[b] > 0) { n++; a[n] = cpu[k] / cpu[b]; list = list sprintf(" %.2f", a[n]) }
+		}
+		if (n > 0) printf "%-6s %-20s %6.2f  [%s ]\n", m, v, median(a, n), list
+	}
+}' "$tmp/results" | sort
