@@ -1,5 +1,7 @@
 package scoring
 
+import "slices"
+
 // TurnAligner reorders the calls of each model turn to follow an
 // expectation (see [AlignTurns]). Build one per expectation; it is safe for
 // concurrent use.
@@ -31,9 +33,11 @@ func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
 	}
 	sc := scratchPool.Get().(*scoreScratch)
 	defer scratchPool.Put(sc)
-	a.n.prepare(calls, sc)
-	a.n.orderTurns(calls, sc)
-	sc.releaseMismatches()
+	if !a.orderUncontested(calls, sc) {
+		a.n.prepare(calls, sc)
+		a.n.orderTurns(calls, sc)
+		sc.releaseMismatches()
+	}
 	moved := false
 	for k, j := range sc.perm {
 		if j != k {
@@ -59,6 +63,55 @@ func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
 		out[k].Position = k
 	}
 	return out
+}
+
+// orderUncontested fills sc.perm as the native scorer's orderTurns does,
+// without scoring a pair, when no call of a model turn with several calls
+// competes with another for an expected call: each such call is to a tool
+// expected once, and no other call of its turn is to the same tool. Every
+// feasible pair of such a turn is then taken whatever its weight (orderTurns
+// only ranks pairs to settle conflicts), so a call takes the expected call
+// of its tool when its type fits, and none otherwise. It reports false,
+// having decided nothing, when some turn has a conflict.
+func (a *TurnAligner) orderUncontested(calls []Call, sc *scoreScratch) bool {
+	n := a.n
+	n.groupCalls(calls, sc)
+	ne, na := len(n.calls), len(calls)
+	took := growInts(sc.took, na)
+	sc.took = took
+	for start := 0; start < na; {
+		end := turnEnd(calls, start)
+		if end-start > 1 {
+			for j := start; j < end; j++ {
+				took[j] = ne
+				g := sc.actGroup[j]
+				if g < 0 {
+					continue
+				}
+				if len(n.groupRows[g]) != 1 || slices.Contains(sc.actGroup[start:j], g) {
+					return false
+				}
+				// The type check prepare makes feasible pairs with.
+				if i := n.groupRows[g][0]; n.calls[i].typ == "" || normalizeType(calls[j].Type) == n.calls[i].typ {
+					took[j] = i
+				}
+			}
+		}
+		start = end
+	}
+	perm := growInts(sc.perm, na)
+	sc.perm = perm
+	for j := range perm {
+		perm[j] = j
+	}
+	for start := 0; start < na; {
+		end := turnEnd(calls, start)
+		if end-start > 1 {
+			slices.SortStableFunc(perm[start:end], func(x, y int) int { return took[x] - took[y] })
+		}
+		start = end
+	}
+	return true
 }
 
 // AlignTurns returns calls with the calls of each model turn (consecutive

@@ -1,6 +1,8 @@
 package scoring
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -169,4 +171,99 @@ func TestAlignNoExpectedCalls(t *testing.T) {
 		sc.releaseMismatches()
 		scratchPool.Put(sc)
 	}
+}
+
+// alignCase decodes bytes into an expectation and calls drawn from a small
+// vocabulary of tools, types, arguments and turns, so that tools repeat,
+// types clash and turns hold several calls often. Each byte is one call,
+// expected (high bit set) or actual.
+func alignCase(data []byte) (Expectation, []Call) {
+	tools := []string{"a", "b", "c"}
+	types := []string{"", "function", "mcp", "MCP"}
+	args := []string{"", `{"x":1}`, `{"x":2}`}
+	exp := Expectation{Order: OrderInOrder}
+	var calls []Call
+	turn := 1
+	for _, b := range data {
+		name, typ, arg := tools[int(b)%3], types[int(b>>2)%4], args[int(b>>4)%3]
+		if b&0x80 != 0 {
+			if len(exp.Calls) < 8 {
+				e := want(name, arg)
+				e.Type = typ
+				exp.Calls = append(exp.Calls, e)
+			}
+			continue
+		}
+		if len(calls) == 16 {
+			continue
+		}
+		if b&0x40 != 0 {
+			turn++
+		}
+		c := call(name, arg)
+		c.Type, c.Turn = typ, turn
+		if b&0x20 != 0 {
+			c.Turn = 0
+		}
+		calls = append(calls, c)
+	}
+	return exp, NumberCalls(calls)
+}
+
+// checkUncontested compares orderUncontested with the scored ordering
+// (prepare and orderTurns) on one case; it reports whether the shortcut
+// decided the case.
+func checkUncontested(t *testing.T, data []byte) bool {
+	exp, calls := alignCase(data)
+	if exp.Validate() != nil || len(exp.Calls) == 0 {
+		return false
+	}
+	a, err := NewTurnAligner(exp)
+	if err != nil {
+		return false
+	}
+	fast, slow := new(scoreScratch), new(scoreScratch)
+	if !a.orderUncontested(calls, fast) {
+		return false
+	}
+	a.n.prepare(calls, slow)
+	a.n.orderTurns(calls, slow)
+	slow.releaseMismatches()
+	if !slices.Equal(fast.perm[:len(calls)], slow.perm[:len(calls)]) {
+		t.Fatalf("%x: uncontested order %v, scored order %v", data, fast.perm[:len(calls)], slow.perm[:len(calls)])
+	}
+	return true
+}
+
+// TestOrderUncontestedMatchesOrderTurns checks the unscored ordering
+// against the scored one on random runs, and that it decides most of
+// them and leaves the others to orderTurns.
+func TestOrderUncontestedMatchesOrderTurns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	decided, cases := 0, 20000
+	for range cases {
+		data := make([]byte, 2+rng.IntN(14))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		if checkUncontested(t, data) {
+			decided++
+		}
+	}
+	t.Logf("decided %d of %d", decided, cases)
+	assert.Greater(t, decided, cases/20)
+}
+
+// FuzzOrderUncontested is TestOrderUncontestedMatchesOrderTurns on fuzzed
+// runs.
+func FuzzOrderUncontested(f *testing.F) {
+	f.Add([]byte{0x80, 0x81, 0x01, 0x00})
+	f.Add([]byte{0x80, 0x80, 0x00, 0x00, 0x40, 0x01})
+	f.Add([]byte{0x84, 0x81, 0x04, 0x00, 0x08})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 32 {
+			return
+		}
+		checkUncontested(t, data)
+	})
 }
