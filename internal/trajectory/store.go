@@ -208,8 +208,23 @@ type traceState struct {
 	// models are the trace's model calls (up to maxModelCalls): 16 bytes
 	// each, read once when a run closes. Behind a pointer, since most
 	// traces the store holds have none and each trace's state counts.
-	models *[]modelCall
+	models *modelList
 }
+
+// modelList is a trace's model calls, the first few inline, so that a
+// trace's list is one allocation, kept when its state is recycled.
+type modelList struct {
+	calls []modelCall
+	first [inlineModelCalls]modelCall
+}
+
+// Bounds on a trace's model calls list: the calls held inline (demo runs
+// make two model calls per trace), and the calls a list recycled
+// with its trace state may have room for (a larger one is dropped).
+const (
+	inlineModelCalls = 2
+	maxReusedModels  = 16
+)
 
 // linkTo returns a link node to parent: link nodes are never changed, so
 // sibling spans share one. A sibling's is found as the last one made (a
@@ -230,7 +245,7 @@ func (ts *traceState) modelCalls() []modelCall {
 	if ts.models == nil {
 		return nil
 	}
-	return *ts.models
+	return ts.models.calls
 }
 
 // modelCall is a model call (inference span): its parent and start time.
@@ -714,9 +729,10 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 		return
 	}
 	if ts.models == nil {
-		ts.models = new([]modelCall)
+		ts.models = new(modelList)
+		ts.models.calls = ts.models.first[:0]
 	}
-	*ts.models = append(*ts.models, modelCall{parent: parent, start: start})
+	ts.models.calls = append(ts.models.calls, modelCall{parent: parent, start: start})
 }
 
 // withModels gives a closed run the model calls beside its tool calls: the
@@ -965,7 +981,12 @@ func (s *Store) recycle(ts *traceState) {
 		return
 	}
 	ts.nodes.release(&s.maps)
+	models := ts.models
 	*ts = traceState{}
+	if models != nil && cap(models.calls) <= maxReusedModels {
+		models.calls = models.calls[:0]
+		ts.models = models // empty: the next trace's list
+	}
 	s.spare = append(s.spare, ts)
 }
 
