@@ -64,3 +64,26 @@ func TestApplyOrderIsStable(t *testing.T) {
 		require.Equal(t, want, order)
 	}
 }
+
+// toolEntries counts the tool entries its trace starts the order with.
+func TestToolEntries(t *testing.T) {
+	a, b := pcommon.TraceID{1}, pcommon.TraceID{2}
+	tool := func(tr pcommon.TraceID) entry { return entry{trace: tr, kind: extract.KindTool} }
+	link := func(tr pcommon.TraceID) entry { return entry{trace: tr, kind: extract.KindOther} }
+	for _, tc := range []struct {
+		name    string
+		entries []entry
+		want    int
+	}{
+		{"one", []entry{tool(a)}, 1},
+		{"up to the links", []entry{tool(a), tool(a), link(a), tool(a)}, 2},
+		{"up to the next trace", []entry{tool(a), tool(a), tool(b)}, 2},
+		{"not a tool", []entry{link(a), tool(a)}, 0},
+	} {
+		order := make([]int, len(tc.entries))
+		for i := range order {
+			order[i] = i
+		}
+		require.Equal(t, tc.want, toolEntries(tc.entries, order), tc.name)
+	}
+}

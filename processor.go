@@ -548,10 +548,16 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 		p.keepLinks(b)
 		b.order, b.keys = applyOrder(b.entries, b.order, b.keys)
 	}
-	for _, i := range b.order {
+	tools := 0 // the current trace's tool entries not applied yet
+	for k, i := range b.order {
 		e := &b.entries[i]
 		switch {
 		case e.kind == extract.KindTool:
+			if tools == 0 {
+				tools = toolEntries(b.entries, b.order[k:])
+				p.store.ExpectCalls(tools)
+			}
+			tools--
 			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
 		case e.kind == extract.KindAgent:
 			if seen := p.store.Seen(e.trace, e.span); seen != trajectory.SeenNot {
@@ -662,6 +668,21 @@ func applyOrder(entries []entry, order []int, keys []orderKey) ([]int, []orderKe
 		order = append(order, int(k.i))
 	}
 	return order, keys
+}
+
+// toolEntries counts the tool entries at the start of order that are of the
+// first one's trace: in application order, a trace's tool spans come first
+// and together.
+func toolEntries(entries []entry, order []int) int {
+	trace := entries[order[0]].trace
+	n := 0
+	for _, i := range order {
+		if e := &entries[i]; e.kind != extract.KindTool || e.trace != trace {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // orderKey is an entry's place in application order, in integers: its

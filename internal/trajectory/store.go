@@ -291,7 +291,10 @@ type Store struct {
 	// maxSpare bounds spare (maxSpareTraces; 0 in tests that compare with a
 	// store that recycles nothing).
 	maxSpare int
-	stats    Stats
+	// expect counts the calls still to come from the caller's batch in the
+	// trace of the next Tool (see ExpectCalls).
+	expect int
+	stats  Stats
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -428,6 +431,7 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 // call's id and type are not kept. It reports
 // whether the call arrived late, after its agent run had been scored.
 func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.Call, now int64) (late bool) {
+	room := s.callRoom()
 	ts := s.trace(trace, now, true)
 	if parent == span {
 		s.stats.Cyclic++ // its own parent: no run to find
@@ -460,15 +464,35 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 		s.stats.Cyclic++
 		return false
 	}
-	return s.attach(ts, target, n, []Call{call})
+	return s.attach(ts, target, n, []Call{call}, room)
+}
+
+// ExpectCalls says that the next n calls of [Store.Tool] are of one trace,
+// from one batch: the first call of a run is then given room for the
+// others, which may join it, instead of a slice grown call by call.
+func (s *Store) ExpectCalls(n int) { s.expect = n }
+
+// maxCallRoom bounds the room ExpectCalls gives a run's first call.
+const maxCallRoom = 16
+
+// callRoom returns the room for a run's first call that the calls expected
+// give (1 when none are), counting this call as come.
+func (s *Store) callRoom() int {
+	room := min(max(s.expect, 1), maxCallRoom)
+	if s.limits.MaxCallsPerTrajectory > 0 {
+		room = min(room, s.limits.MaxCallsPerTrajectory)
+	}
+	s.expect = max(s.expect-1, 0)
+	return room
 }
 
 // attach adds calls to the node calls resolve to, creating a group there when
-// the span has not been seen. It reports a late arrival.
-func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call) bool {
+// the span has not been seen, a run's first calls with room for room. It
+// reports a late arrival.
+func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, room int) bool {
 	n, late := s.runAt(ts, target, n, len(calls), nil)
 	if n != nil {
-		s.addCalls(n, calls)
+		s.addCalls(n, calls, room)
 	}
 	return late
 }
@@ -507,15 +531,16 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 	return n, false
 }
 
-// addCalls adds calls to run n, within MaxCallsPerTrajectory.
-func (s *Store) addCalls(n *node, calls []Call) {
+// addCalls adds calls to run n, within MaxCallsPerTrajectory; a run's first
+// calls get room for room (see appendCall).
+func (s *Store) addCalls(n *node, calls []Call, room int) {
 	for _, c := range calls {
 		if s.limits.MaxCallsPerTrajectory > 0 && len(n.traj.Calls) >= s.limits.MaxCallsPerTrajectory {
 			n.traj.Dropped++
 			s.stats.Dropped++
 			continue
 		}
-		n.traj.Calls = appendCall(n.traj.Calls, c)
+		n.traj.Calls = appendCall(n.traj.Calls, c, room)
 	}
 }
 
@@ -532,7 +557,7 @@ func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node) {
 	case n != nil && len(n.traj.Calls) == 0:
 		n.traj.Calls = calls
 	case n != nil:
-		s.addCalls(n, calls)
+		s.addCalls(n, calls, 1)
 	}
 	// The group made at target may have been evicted meanwhile.
 	if n := ts.nodes.get(target); n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
@@ -544,14 +569,15 @@ func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node) {
 
 // appendCall grows a run's calls slowly: a run's calls arrive one at a time
 // and its final count is unknown, so doubling would waste up to half. The
-// first call gets a slice of its own size, since many runs make one call.
-func appendCall(calls []Call, c Call) []Call {
+// first call gets a slice of room calls: its own size when the caller knows
+// of no others to come, since many runs make one call.
+func appendCall(calls []Call, c Call, room int) []Call {
 	if len(calls) < cap(calls) {
 		return append(calls, c)
 	}
 	grow := max(2, len(calls)/4)
 	if len(calls) == 0 {
-		grow = 1
+		grow = max(room, 1)
 	}
 	grown := make([]Call, len(calls), len(calls)+grow)
 	copy(grown, calls)
@@ -844,7 +870,7 @@ func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID) *node {
 // (whose node is n), as openRunOf does.
 func (s *Store) openRunAt(ts *traceState, target pcommon.SpanID, n *node) *node {
 	if n == nil {
-		s.attach(ts, target, nil, nil)
+		s.attach(ts, target, nil, nil, 1)
 		n = ts.nodes.get(target)
 	}
 	if n == nil || (n.kind != nodeGroup && n.kind != nodeHeld) {

@@ -546,3 +546,64 @@ func TestSiblingLinksShareANode(t *testing.T) {
 	s.Link(trace1, sid(3), sid(2), true, 0)
 	assert.Equal(t, []string{"a", "c", "b"}, names(s.Agent(trace1, sid(2), pcommon.SpanID{}, false, 0)))
 }
+
+// A run's first call gets room for the calls its batch says are coming, so
+// that the run's calls are one slice, and the room asked for is bounded.
+func TestExpectedCallsShareOneSlice(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		expect, calls int
+		limit         int
+		wantCap       int
+	}{
+		{name: "none expected", calls: 3, wantCap: 3}, // grown: 1, then 3
+		{name: "all expected", expect: 3, calls: 3, wantCap: 3},
+		{name: "more expected than come", expect: 5, calls: 2, wantCap: 5},
+		{name: "bounded", expect: 100, calls: 2, wantCap: maxCallRoom},
+		{name: "within the call limit", expect: 8, calls: 2, limit: 4, wantCap: 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lim := limits()
+			lim.MaxCallsPerTrajectory = tc.limit
+			s := NewStore(lim)
+			s.ExpectCalls(tc.expect)
+			for i := range tc.calls {
+				s.Tool(trace1, sid(byte(10+i)), sid(1), tool("t"), 0)
+			}
+			traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+			require.Len(t, traj.Calls, tc.calls)
+			assert.Equal(t, tc.wantCap, cap(traj.Calls))
+			assert.Equal(t, max(tc.expect-tc.calls, 0), s.expect, "each call counted as come")
+		})
+	}
+}
+
+// Expected calls change only the room a run's calls are given: random
+// operations on a store told what to expect (at random) and on one told
+// nothing return the same.
+func TestExpectedCallsChangeNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	lim := Limits{MaxOpenTrajectories: 4, MaxCallsPerTrajectory: 5, MaxAge: 10, MaxTrackedTraces: 3, MaxSpansPerTrace: 9}
+	for round := 0; round < 100; round++ {
+		s, ref := NewStore(lim), NewStore(lim)
+		for op := 0; op < 300; op++ {
+			tr := pcommon.TraceID{byte(1 + r.IntN(5))}
+			span, parent := sid(byte(1+r.IntN(12))), sid(byte(r.IntN(12)))
+			now := int64(op)
+			var got, want any
+			switch r.IntN(5) {
+			case 0:
+				s.ExpectCalls(r.IntN(20))
+			case 1, 2:
+				got, want = s.Tool(tr, span, parent, tool("t"), now), ref.Tool(tr, span, parent, tool("t"), now)
+			case 3:
+				got, want = s.Link(tr, span, parent, true, now), ref.Link(tr, span, parent, true, now)
+			case 4:
+				got, want = s.Agent(tr, span, parent, false, now), ref.Agent(tr, span, parent, false, now)
+			}
+			require.Equal(t, want, got, "round %d op %d", round, op)
+			require.Equal(t, ref.TakeStats(), s.TakeStats(), "round %d op %d", round, op)
+			require.Equal(t, ref.Open(), s.Open(), "round %d op %d", round, op)
+		}
+	}
+}
