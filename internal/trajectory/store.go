@@ -205,36 +205,80 @@ type traceState struct {
 	open int32
 	// lastLink is the link node made last (see linkTo).
 	lastLink *node
+	// extra holds the trace's first link nodes and its model calls, made
+	// with the first of them. Behind a pointer, since many traces the store
+	// holds have neither (runs of tool spans waiting for their agent) and
+	// each trace's state counts.
+	extra *traceExtra
+}
+
+// traceExtra is what a trace with links or model calls keeps beyond its
+// span nodes, in one allocation that a recycled trace state brings along:
+// under load every run arrives in a fresh trace, and its two or three link
+// nodes and model calls cost an allocation each.
+type traceExtra struct {
+	// links are the trace's first link nodes (the steps', the parents of
+	// model calls), made in place.
+	links  [inlineLinks]node
+	nlinks int
 	// models are the trace's model calls (up to maxModelCalls): 16 bytes
-	// each, read once when a run closes. Behind a pointer, since most
-	// traces the store holds have none and each trace's state counts.
-	models *modelList
+	// each, read once when a run closes; the first are in first.
+	models []modelCall
+	first  [inlineModelCalls]modelCall
 }
 
-// modelList is a trace's model calls, the first few inline, so that a
-// trace's list is one allocation, kept when its state is recycled.
-type modelList struct {
-	calls []modelCall
-	first [inlineModelCalls]modelCall
-}
-
-// Bounds on a trace's model calls list: the calls held inline (demo runs
-// make two model calls per trace), and the calls a list recycled
-// with its trace state may have room for (a larger one is dropped).
+// Bounds on a trace's extra: the link nodes and model calls held in place
+// (demo runs make two model calls under one to three parents), and the
+// room for model calls an extra recycled with its trace state may have (a
+// larger one is dropped).
 const (
+	inlineLinks      = 2
 	inlineModelCalls = 2
 	maxReusedModels  = 16
 )
 
+// extras returns the trace's extra, made when it has none.
+func (ts *traceState) extras() *traceExtra {
+	if ts.extra == nil {
+		ts.extra = new(traceExtra)
+		ts.extra.models = ts.extra.first[:0]
+	}
+	return ts.extra
+}
+
+// reset empties x for a new trace, keeping its memory; it reports false
+// when x holds too much to be kept.
+func (x *traceExtra) reset() bool {
+	if cap(x.models) > maxReusedModels {
+		return false
+	}
+	x.links, x.nlinks = [inlineLinks]node{}, 0
+	x.models = x.models[:0]
+	return true
+}
+
 // linkTo returns a link node to parent: link nodes are never changed, so
 // sibling spans share one. A sibling's is found as the last one made (a
-// step's children arrive together) or among the inline entries.
+// step's children arrive together), among the trace's first ones or among
+// the inline entries.
 func (ts *traceState) linkTo(parent pcommon.SpanID) *node {
 	if n := ts.lastLink; n != nil && n.parent == parent {
 		return n
 	}
+	x := ts.extras()
+	for i := range x.nlinks {
+		if n := &x.links[i]; n.parent == parent {
+			return n
+		}
+	}
 	if n := ts.nodes.inlineLink(parent); n != nil {
 		return n
+	}
+	if x.nlinks < inlineLinks {
+		ts.lastLink = &x.links[x.nlinks]
+		x.nlinks++
+		*ts.lastLink = node{kind: nodeLink, parent: parent}
+		return ts.lastLink
 	}
 	ts.lastLink = &node{kind: nodeLink, parent: parent}
 	return ts.lastLink
@@ -242,10 +286,10 @@ func (ts *traceState) linkTo(parent pcommon.SpanID) *node {
 
 // modelCalls returns the trace's model calls.
 func (ts *traceState) modelCalls() []modelCall {
-	if ts.models == nil {
+	if ts.extra == nil {
 		return nil
 	}
-	return ts.models.calls
+	return ts.extra.models
 }
 
 // modelCall is a model call (inference span): its parent and start time.
@@ -754,11 +798,8 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 	if ts == nil || parent.IsEmpty() || len(ts.modelCalls()) >= maxModelCalls {
 		return
 	}
-	if ts.models == nil {
-		ts.models = new(modelList)
-		ts.models.calls = ts.models.first[:0]
-	}
-	ts.models.calls = append(ts.models.calls, modelCall{parent: parent, start: start})
+	x := ts.extras()
+	x.models = append(x.models, modelCall{parent: parent, start: start})
 }
 
 // withModels gives a closed run the model calls beside its tool calls: the
@@ -1007,11 +1048,10 @@ func (s *Store) recycle(ts *traceState) {
 		return
 	}
 	ts.nodes.release(&s.maps)
-	models := ts.models
+	x := ts.extra
 	*ts = traceState{}
-	if models != nil && cap(models.calls) <= maxReusedModels {
-		models.calls = models.calls[:0]
-		ts.models = models // empty: the next trace's list
+	if x != nil && x.reset() {
+		ts.extra = x
 	}
 	s.spare = append(s.spare, ts)
 }
