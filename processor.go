@@ -653,21 +653,117 @@ func (p *tcaProcessor) publishSizes() {
 // applyOrder returns entry indexes in application order, reusing order
 // and keys: by trace, then rank (see entryRank), then end time, and in batch
 // order where those are equal.
+//
+// A batch has few traces, each span's among its trace's (runs arrive
+// whole): the entries are counted per trace, placed trace by trace in trace
+// order, and each trace's few sorted in place. A batch of more traces than
+// groupedTraces is sorted whole.
 func applyOrder(entries []entry, order []int, keys []orderKey) ([]int, []orderKey) {
 	keys = keys[:0]
+	var buf [groupedTraces]traceGroup
+	groups := buf[:0]
+	g := -1 // the last entry's group
 	for i := range entries {
 		e := &entries[i]
-		keys = append(keys, orderKey{
+		k := orderKey{
 			hi: binary.BigEndian.Uint64(e.trace[:8]), lo: binary.BigEndian.Uint64(e.trace[8:]),
 			end: e.end, i: int32(i), rank: entryRank(e),
-		})
+		}
+		if groups != nil && (g < 0 || groups[g].hi != k.hi || groups[g].lo != k.lo) {
+			if g = findGroup(groups, k.hi, k.lo); g < 0 && len(groups) < groupedTraces {
+				groups = append(groups, traceGroup{hi: k.hi, lo: k.lo})
+				g = len(groups) - 1
+			} else if g < 0 {
+				groups = nil // too many: sorted whole
+			}
+		}
+		if groups != nil {
+			groups[g].n++
+			k.group = uint8(g)
+		}
+		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, compareOrderKeys)
 	order = order[:0]
-	for _, k := range keys {
-		order = append(order, int(k.i))
+	if groups == nil {
+		slices.SortFunc(keys, compareOrderKeys)
+		for _, k := range keys {
+			order = append(order, int(k.i))
+		}
+		return order, keys
 	}
-	return order, keys
+	return orderByGroup(keys, groups, order), keys
+}
+
+// groupedTraces bounds the traces of a batch that applyOrder orders by
+// group (its groups live on the stack).
+const groupedTraces = 64
+
+// traceGroup is a trace's entries in applyOrder: its id as orderKey has
+// it, how many entries it has, and where the next goes in the order.
+type traceGroup struct {
+	hi, lo uint64
+	n, at  int
+}
+
+// findGroup returns the group of the trace (hi, lo), or -1.
+func findGroup(groups []traceGroup, hi, lo uint64) int {
+	for i := range groups {
+		if groups[i].hi == hi && groups[i].lo == lo {
+			return i
+		}
+	}
+	return -1
+}
+
+// orderByGroup returns the entries of keys (in entry order, each naming its
+// group) in application order, in order's memory: groups in trace order
+// (a counting sort), then each group's entries by rank, end time and index.
+func orderByGroup(keys []orderKey, groups []traceGroup, order []int) []int {
+	var byTrace [groupedTraces]uint8
+	sorted := byTrace[:len(groups)]
+	for i := range sorted {
+		sorted[i] = uint8(i)
+	}
+	// Insertion sort: a batch has a few traces.
+	for i := 1; i < len(sorted); i++ {
+		for j := i; j > 0 && traceLess(&groups[sorted[j]], &groups[sorted[j-1]]); j-- {
+			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+		}
+	}
+	at := 0
+	for _, g := range sorted {
+		groups[g].at = at
+		at += groups[g].n
+	}
+	order = slices.Grow(order, len(keys))[:len(keys)]
+	for i := range keys {
+		gr := &groups[keys[i].group]
+		order[gr.at] = i
+		gr.at++
+	}
+	// Each group's entries, in entry order, by rank and end time: an
+	// insertion sort, stable as the index breaks no tie it has not kept.
+	from := 0
+	for _, g := range sorted {
+		to := from + groups[g].n
+		for i := from + 1; i < to; i++ {
+			for j := i; j > from && entryLess(&keys[order[j]], &keys[order[j-1]]); j-- {
+				order[j], order[j-1] = order[j-1], order[j]
+			}
+		}
+		from = to
+	}
+	return order
+}
+
+// traceLess orders groups by trace id.
+func traceLess(a, b *traceGroup) bool {
+	return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo
+}
+
+// entryLess orders one trace's entries by rank, then end time.
+func entryLess(a, b *orderKey) bool {
+	return a.rank < b.rank || a.rank == b.rank && a.end < b.end
 }
 
 // toolEntries counts the tool entries at the start of order that are of the
@@ -688,12 +784,13 @@ func toolEntries(entries []entry, order []int) int {
 // orderKey is an entry's place in application order, in integers: its
 // trace as two big-endian words (which compare as the bytes do), its rank,
 // its end time, and its index, which breaks the remaining ties as a stable
-// sort would.
+// sort would. group is its trace's in applyOrder's grouping.
 type orderKey struct {
 	hi, lo uint64
 	end    pcommon.Timestamp
 	i      int32
 	rank   uint8
+	group  uint8
 }
 
 func compareOrderKeys(a, b orderKey) int {
