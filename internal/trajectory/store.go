@@ -828,8 +828,14 @@ func withModels(ts *traceState, traj *Trajectory) *Trajectory {
 	if kept == 0 {
 		return traj
 	}
-	starts := make([]uint64, 0, total)
-	traj.Models = make([]ModelStarts, 0, kept)
+	var starts []uint64
+	if kept == 1 && total <= len(oneParent{}.starts) {
+		one := new(oneParent)
+		starts, traj.Models = one.starts[:0:total], one.models[:0]
+	} else {
+		starts = make([]uint64, 0, total)
+		traj.Models = make([]ModelStarts, 0, kept)
+	}
 	for _, p := range parents {
 		from := len(starts)
 		for _, m := range models {
@@ -844,6 +850,14 @@ func withModels(ts *traceState, traj *Trajectory) *Trajectory {
 		}
 	}
 	return traj
+}
+
+// oneParent is the model calls of a run whose calls ran beside them under
+// one span, as most runs' do (their agent's two model calls), in one
+// allocation of the size of the two they took.
+type oneParent struct {
+	models [1]ModelStarts
+	starts [2]uint64
 }
 
 // countModelCalls counts the model calls under parent.

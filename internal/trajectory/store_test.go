@@ -635,3 +635,21 @@ func TestLinksPastTheInlineOnes(t *testing.T) {
 		assert.Equal(t, []string{string(rune('a' + p))}, names(s.Agent(trace1, sid(2+p), sid(1), false, 0)))
 	}
 }
+
+// A run's model calls under one span (in one allocation when few) and under
+// two come out the same way: per span, starts ascending.
+func TestModelCallsUnderOneSpan(t *testing.T) {
+	for total := 1; total <= 4; total++ {
+		s := NewStore(limits())
+		s.Tool(trace1, sid(10), sid(1), tool("a"), 0)
+		var want []uint64
+		for i := total; i > 0; i-- {
+			s.ModelCall(trace1, sid(1), uint64(10*i))
+			want = append([]uint64{uint64(10 * i)}, want...)
+		}
+		traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+		require.NotNil(t, traj)
+		assert.Equal(t, []ModelStarts{{Parent: sid(1), Starts: want}}, traj.Models, "%d model calls", total)
+		assert.Len(t, traj.Models[0].Starts, cap(traj.Models[0].Starts), "no room past the starts")
+	}
+}
