@@ -302,10 +302,26 @@ type modelCall struct {
 // of later calls are recovered from timing alone.
 const maxModelCalls = 1024
 
+// groupRef is an open group in the open-runs queue: its trace's state (a
+// pointer, so that the queue is checked without the store's map, whose
+// lookups miss the cache once it holds thousands of traces), the trace, span
+// and number it was opened with.
 type groupRef struct {
+	ts     *traceState
 	trace  pcommon.TraceID
 	span   pcommon.SpanID
 	opened int64
+}
+
+// open reports whether the group is still open where it was opened. A
+// dropped trace's state is emptied (see recycle), and a reused one has
+// another trace's id or, for the same trace, other run numbers.
+func (g *groupRef) open() bool {
+	if g.ts.id != g.trace {
+		return false
+	}
+	n := g.ts.nodes.get(g.span)
+	return n != nil && n.kind == nodeGroup && n.opened == g.opened
 }
 
 // Store holds open trajectories and the span links needed to assemble them.
@@ -559,7 +575,7 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 		ts.nodes.set(target, n, &s.maps)
 		ts.open++
 		s.open++
-		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: n.opened})
+		s.groups = append(s.groups, groupRef{ts: ts, trace: ts.id, span: target, opened: n.opened})
 		s.enforceOpenLimit()
 	}
 	switch n.kind {
@@ -999,16 +1015,11 @@ func (s *Store) enforceOpenLimit() {
 	for s.limits.MaxOpenTrajectories > 0 && s.open > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
 		g := s.groups[0]
 		s.groups = s.groups[1:]
-		ts := s.traces[g.trace]
-		if ts == nil {
-			continue
-		}
-		n := ts.nodes.get(g.span)
-		if n == nil || n.kind != nodeGroup || n.opened != g.opened {
+		if !g.open() {
 			continue // closed or replaced since
 		}
-		s.closeGroup(ts)
-		ts.nodes.remove(g.span)
+		s.closeGroup(g.ts)
+		g.ts.nodes.remove(g.span)
 		s.stats.Evicted[EvictMaxOpen]++
 	}
 	s.compactGroups()
@@ -1022,10 +1033,8 @@ func (s *Store) compactGroups() {
 	}
 	live := s.groups[:0]
 	for _, g := range s.groups {
-		if ts := s.traces[g.trace]; ts != nil {
-			if n := ts.nodes.get(g.span); n != nil && n.kind == nodeGroup && n.opened == g.opened {
-				live = append(live, g)
-			}
+		if g.open() {
+			live = append(live, g)
 		}
 	}
 	clear(s.groups[len(live):])
@@ -1054,11 +1063,13 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 // maxSpareTraces bounds the dropped trace states kept for reuse.
 const maxSpareTraces = 64
 
-// recycle keeps a dropped trace's state for reuse, emptied: under load each
-// new trace is tracked as the oldest one is dropped (MaxTrackedTraces), or
-// after a sweep has dropped many. Nothing refers to a dropped trace's state.
+// recycle empties a dropped trace's state and keeps it for reuse: under
+// load each new trace is tracked as the oldest one is dropped
+// (MaxTrackedTraces), or after a sweep has dropped many. Only the open-runs
+// queue may still refer to a dropped trace's state, which it finds empty.
 func (s *Store) recycle(ts *traceState) {
 	if len(s.spare) >= s.maxSpare {
+		*ts = traceState{}
 		return
 	}
 	ts.nodes.release(&s.maps)

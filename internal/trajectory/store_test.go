@@ -653,3 +653,42 @@ func TestModelCallsUnderOneSpan(t *testing.T) {
 		assert.Len(t, traj.Models[0].Starts, cap(traj.Models[0].Starts), "no room past the starts")
 	}
 }
+
+// The open-runs queue tells open groups from closed ones by their trace's
+// state, not the store's map: random operations on stores that recycle
+// states or not, with traces dropped all the time, find every entry as
+// open as a lookup in the map does.
+func TestOpenRunsQueueWithoutTheMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	lim := Limits{MaxOpenTrajectories: 6, MaxCallsPerTrajectory: 100, MaxAge: 10, MaxTrackedTraces: 3, MaxSpansPerTrace: 9}
+	viaMap := func(s *Store, g *groupRef) bool {
+		ts := s.traces[g.trace]
+		if ts == nil {
+			return false
+		}
+		n := ts.nodes.get(g.span)
+		return n != nil && n.kind == nodeGroup && n.opened == g.opened
+	}
+	for round := 0; round < 100; round++ {
+		s := NewStore(lim)
+		s.maxSpare = r.IntN(3)
+		for op := 0; op < 300; op++ {
+			tr := pcommon.TraceID{byte(r.IntN(5))} // the zero trace id too
+			span, parent := sid(byte(1+r.IntN(12))), sid(byte(r.IntN(12)))
+			now := int64(op)
+			switch r.IntN(6) {
+			case 0, 1, 2:
+				s.Tool(tr, span, parent, tool("t"), now)
+			case 3:
+				s.Link(tr, span, parent, r.IntN(2) == 0, now)
+			case 4:
+				s.Agent(tr, span, parent, false, now)
+			case 5:
+				s.Sweep(now)
+			}
+			for i := range s.groups {
+				require.Equal(t, viaMap(s, &s.groups[i]), s.groups[i].open(), "round %d op %d entry %d", round, op, i)
+			}
+		}
+	}
+}
