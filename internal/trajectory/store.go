@@ -344,10 +344,10 @@ type Store struct {
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
 	names map[string]string
-	// spare are dropped traces' states and maps their span maps, for reuse
-	// by new traces (see recycle).
-	spare []*traceState
-	maps  nodeMaps
+	// spare are dropped traces' states and overflows their span nodes'
+	// overflows (see spanNodes), for reuse by new traces (see recycle).
+	spare     []*traceState
+	overflows overflows
 	// maxSpare bounds spare (maxSpareTraces; 0 in tests that compare with a
 	// store that recycles nothing).
 	maxSpare int
@@ -484,7 +484,7 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 	if s.full(ts) && ts.nodes.get(span) == nil {
 		return
 	}
-	ts.nodes.set(span, n, &s.maps)
+	ts.nodes.set(span, n, &s.overflows)
 }
 
 // Tool records a tool call made by span (whose parent is parent). The
@@ -572,7 +572,7 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 		if n == nil {
 			n = s.newRunNode(nodeGroup)
 		}
-		ts.nodes.set(target, n, &s.maps)
+		ts.nodes.set(target, n, &s.overflows)
 		ts.open++
 		s.open++
 		s.groups = append(s.groups, groupRef{ts: ts, trace: ts.id, span: target, opened: n.opened})
@@ -764,7 +764,7 @@ func (s *Store) recordAgent(ts *traceState, span pcommon.SpanID, n *node, root, 
 		// Orphans are adopted at release: their parents may still come.
 		n.root = root
 		n.kind = nodeHeld
-		ts.nodes.set(span, n, &s.maps) // a held run is remembered even in a full trace
+		ts.nodes.set(span, n, &s.overflows) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
 		return
@@ -901,7 +901,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	if n.root {
 		s.adoptOrphans(ts, span, n.traj)
 	}
-	ts.nodes.set(span, closedNode, &s.maps)
+	ts.nodes.set(span, closedNode, &s.overflows)
 	ts.open--
 	s.open--
 	return withModels(ts, n.traj)
@@ -1072,7 +1072,7 @@ func (s *Store) recycle(ts *traceState) {
 		*ts = traceState{}
 		return
 	}
-	ts.nodes.release(&s.maps)
+	ts.nodes.release(&s.overflows)
 	x := ts.extra
 	*ts = traceState{}
 	if x != nil && x.reset() {
@@ -1129,7 +1129,7 @@ func (s *Store) Shutdown() {
 		s.dropTrace(ts, EvictShutdown)
 		ts = next
 	}
-	s.groups, s.spare, s.maps = nil, nil, nil
+	s.groups, s.spare, s.overflows = nil, nil, nil
 }
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner

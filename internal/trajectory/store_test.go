@@ -608,31 +608,33 @@ func TestExpectedCallsChangeNothing(t *testing.T) {
 	}
 }
 
-// Past its inline entries (its spans in a map) a trace's siblings still share
-// the link nodes made in place, and links past those are made on the heap;
-// calls under any of them reach their runs.
+// Past its inline entries (its spans in the overflow's list or map) a
+// trace's siblings still share the link nodes made in place, and links past
+// those are made on the heap; calls under any of them reach their runs.
 func TestLinksPastTheInlineOnes(t *testing.T) {
-	s := NewStore(limits())
 	const parents = inlineLinks + 2
-	span := byte(20)
-	for round := 0; round < 3; round++ {
-		for p := byte(0); p < parents; p++ {
-			s.Link(trace1, sid(span), sid(2+p), true, 0)
-			span++
+	for _, rounds := range []int{3, 5} {
+		s := NewStore(limits())
+		span := byte(20)
+		for round := 0; round < rounds; round++ {
+			for p := byte(0); p < parents; p++ {
+				s.Link(trace1, sid(span), sid(2+p), true, 0)
+				span++
+			}
 		}
-	}
-	ts := s.traces[trace1]
-	require.NotNil(t, ts.nodes.m, "the trace's spans are in a map")
-	for p := byte(0); p < inlineLinks; p++ {
-		assert.Same(t, ts.nodes.get(sid(20+p)), ts.nodes.get(sid(20+parents+p)), "parent %d", 2+p)
-		assert.Same(t, &ts.extra.links[p], ts.nodes.get(sid(20+p)))
-	}
-	for p := byte(0); p < parents; p++ {
-		s.Tool(trace1, sid(100+p), sid(20+2*parents+p), tool(string(rune('a'+p))), 0)
-		assert.Equal(t, sid(2+p), ts.nodes.get(sid(20+p)).parent)
-	}
-	for p := byte(0); p < parents; p++ {
-		assert.Equal(t, []string{string(rune('a' + p))}, names(s.Agent(trace1, sid(2+p), sid(1), false, 0)))
+		ts := s.traces[trace1]
+		require.Equal(t, rounds*parents > inlineNodes+spillNodes, ts.nodes.index() != nil, "the trace's spans are in a map")
+		for p := byte(0); p < inlineLinks; p++ {
+			assert.Same(t, ts.nodes.get(sid(20+p)), ts.nodes.get(sid(20+parents+p)), "parent %d", 2+p)
+			assert.Same(t, &ts.extra.links[p], ts.nodes.get(sid(20+p)))
+		}
+		for p := byte(0); p < parents; p++ {
+			s.Tool(trace1, sid(100+p), sid(20+2*parents+p), tool(string(rune('a'+p))), 0)
+			assert.Equal(t, sid(2+p), ts.nodes.get(sid(20+p)).parent)
+		}
+		for p := byte(0); p < parents; p++ {
+			assert.Equal(t, []string{string(rune('a' + p))}, names(s.Agent(trace1, sid(2+p), sid(1), false, 0)), "%d rounds", rounds)
+		}
 	}
 }
 
