@@ -44,7 +44,7 @@ func TestApplyOrderIsStable(t *testing.T) {
 	few := []pcommon.TraceID{{}, {1}, {15: 1}, {0xff}, {0x80, 15: 0xff}, {7, 8: 1}}
 	kinds := []extract.Kind{extract.KindOther, extract.KindTool, extract.KindAgent}
 	var order []int
-	var keys []orderKey
+	var scratch orderScratch
 	for round := range 1000 {
 		traces := few
 		if round%2 == 1 {
@@ -70,7 +70,7 @@ func TestApplyOrderIsStable(t *testing.T) {
 			e.end = pcommon.Timestamp(rng.Uint64N(4)) << (rng.IntN(2) * 63)
 			e.span = pcommon.SpanID{byte(i)}
 		}
-		order, keys = applyOrder(entries, order, keys)
+		order = applyOrder(entries, order, &scratch)
 		want := stableApplyOrder(entries)
 		if len(want) == 0 {
 			require.Empty(t, order)
@@ -125,9 +125,9 @@ func BenchmarkApplyOrder(b *testing.B) {
 		}
 	}
 	var order []int
-	var keys []orderKey
+	var scratch orderScratch
 	b.ReportAllocs()
 	for b.Loop() {
-		order, keys = applyOrder(entries, order, keys)
+		order = applyOrder(entries, order, &scratch)
 	}
 }

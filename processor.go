@@ -296,9 +296,9 @@ type batch struct {
 	td    ptrace.Traces
 	calls []extract.Call
 	order []int
-	// keys are the sort keys of order (see applyOrder).
-	keys []orderKey
-	runs []closedRun
+	// ordering is applyOrder's working memory.
+	ordering orderScratch
+	runs     []closedRun
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
@@ -537,7 +537,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
 	if len(b.others) == 0 {
-		b.order, b.keys = applyOrder(b.entries, b.order, b.keys) // outside the lock
+		b.order = applyOrder(b.entries, b.order, &b.ordering) // outside the lock
 	}
 	runs := b.runs[:0]
 	p.mu.Lock()
@@ -546,7 +546,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	p.replays.sweep(now)
 	if len(b.others) > 0 {
 		p.keepLinks(b)
-		b.order, b.keys = applyOrder(b.entries, b.order, b.keys)
+		b.order = applyOrder(b.entries, b.order, &b.ordering)
 	}
 	tools := 0 // the current trace's tool entries not applied yet
 	for k, i := range b.order {
@@ -651,17 +651,16 @@ func (p *tcaProcessor) publishSizes() {
 }
 
 // applyOrder returns entry indexes in application order, reusing order
-// and keys: by trace, then rank (see entryRank), then end time, and in batch
-// order where those are equal.
+// and the scratch: by trace, then rank (see entryRank), then end time, and
+// in batch order where those are equal.
 //
 // A batch has few traces, each span's among its trace's (runs arrive
 // whole): the entries are counted per trace, placed trace by trace in trace
 // order, and each trace's few sorted in place. A batch of more traces than
 // groupedTraces is sorted whole.
-func applyOrder(entries []entry, order []int, keys []orderKey) ([]int, []orderKey) {
-	keys = keys[:0]
-	var buf [groupedTraces]traceGroup
-	groups := buf[:0]
+func applyOrder(entries []entry, order []int, scratch *orderScratch) []int {
+	keys, groups := scratch.keys[:0], scratch.groups[:0]
+	grouped := true
 	g := -1 // the last entry's group
 	for i := range entries {
 		e := &entries[i]
@@ -669,33 +668,44 @@ func applyOrder(entries []entry, order []int, keys []orderKey) ([]int, []orderKe
 			hi: binary.BigEndian.Uint64(e.trace[:8]), lo: binary.BigEndian.Uint64(e.trace[8:]),
 			end: e.end, i: int32(i), rank: entryRank(e),
 		}
-		if groups != nil && (g < 0 || groups[g].hi != k.hi || groups[g].lo != k.lo) {
+		if grouped && (g < 0 || groups[g].hi != k.hi || groups[g].lo != k.lo) {
 			if g = findGroup(groups, k.hi, k.lo); g < 0 && len(groups) < groupedTraces {
 				groups = append(groups, traceGroup{hi: k.hi, lo: k.lo})
 				g = len(groups) - 1
 			} else if g < 0 {
-				groups = nil // too many: sorted whole
+				grouped = false // too many: sorted whole
 			}
 		}
-		if groups != nil {
+		if grouped {
 			groups[g].n++
 			k.group = uint8(g)
 		}
 		keys = append(keys, k)
 	}
+	scratch.keys, scratch.groups = keys, groups
 	order = order[:0]
-	if groups == nil {
+	if !grouped {
 		slices.SortFunc(keys, compareOrderKeys)
 		for _, k := range keys {
 			order = append(order, int(k.i))
 		}
-		return order, keys
+		return order
 	}
-	return orderByGroup(keys, groups, order), keys
+	return orderByGroup(keys, groups, order)
+}
+
+// orderScratch is applyOrder's working memory, reused batch to batch (not
+// on the stack: a batch may run on a new goroutine, whose stack a large
+// frame would make grow).
+type orderScratch struct {
+	// keys are the entries' sort keys, in entry order unless sorted whole.
+	keys []orderKey
+	// groups are the batch's traces, in order of first entry.
+	groups []traceGroup
 }
 
 // groupedTraces bounds the traces of a batch that applyOrder orders by
-// group (its groups live on the stack).
+// group (found by a linear search).
 const groupedTraces = 64
 
 // traceGroup is a trace's entries in applyOrder: its id as orderKey has
