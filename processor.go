@@ -296,9 +296,9 @@ type batch struct {
 	td    ptrace.Traces
 	calls []extract.Call
 	order []int
-	// keys are the sort keys of order (see applyOrder).
-	keys []orderKey
-	runs []closedRun
+	// ordering is applyOrder's working memory.
+	ordering orderScratch
+	runs     []closedRun
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
@@ -537,7 +537,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
 	if len(b.others) == 0 {
-		b.order, b.keys = applyOrder(b.entries, b.order, b.keys) // outside the lock
+		b.order = applyOrder(b.entries, b.order, &b.ordering) // outside the lock
 	}
 	runs := b.runs[:0]
 	p.mu.Lock()
@@ -546,12 +546,18 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	p.replays.sweep(now)
 	if len(b.others) > 0 {
 		p.keepLinks(b)
-		b.order, b.keys = applyOrder(b.entries, b.order, b.keys)
+		b.order = applyOrder(b.entries, b.order, &b.ordering)
 	}
-	for _, i := range b.order {
+	tools := 0 // the current trace's tool entries not applied yet
+	for k, i := range b.order {
 		e := &b.entries[i]
 		switch {
 		case e.kind == extract.KindTool:
+			if tools == 0 {
+				tools = toolEntries(b.entries, b.order[k:])
+				p.store.ExpectCalls(tools)
+			}
+			tools--
 			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
 		case e.kind == extract.KindAgent:
 			if seen := p.store.Seen(e.trace, e.span); seen != trajectory.SeenNot {
@@ -645,34 +651,156 @@ func (p *tcaProcessor) publishSizes() {
 }
 
 // applyOrder returns entry indexes in application order, reusing order
-// and keys: by trace, then rank (see entryRank), then end time, and in batch
-// order where those are equal.
-func applyOrder(entries []entry, order []int, keys []orderKey) ([]int, []orderKey) {
-	keys = keys[:0]
+// and the scratch: by trace, then rank (see entryRank), then end time, and
+// in batch order where those are equal.
+//
+// A batch has few traces, each span's among its trace's (runs arrive
+// whole): the entries are counted per trace, placed trace by trace in trace
+// order, and each trace's few sorted in place. A batch of more traces than
+// groupedTraces is sorted whole.
+func applyOrder(entries []entry, order []int, scratch *orderScratch) []int {
+	keys, groups := scratch.keys[:0], scratch.groups[:0]
+	grouped := true
+	g := -1 // the last entry's group
 	for i := range entries {
 		e := &entries[i]
-		keys = append(keys, orderKey{
+		k := orderKey{
 			hi: binary.BigEndian.Uint64(e.trace[:8]), lo: binary.BigEndian.Uint64(e.trace[8:]),
 			end: e.end, i: int32(i), rank: entryRank(e),
-		})
+		}
+		if grouped && (g < 0 || groups[g].hi != k.hi || groups[g].lo != k.lo) {
+			if g = findGroup(groups, k.hi, k.lo); g < 0 && len(groups) < groupedTraces {
+				groups = append(groups, traceGroup{hi: k.hi, lo: k.lo})
+				g = len(groups) - 1
+			} else if g < 0 {
+				grouped = false // too many: sorted whole
+			}
+		}
+		if grouped {
+			groups[g].n++
+			k.group = uint8(g)
+		}
+		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, compareOrderKeys)
+	scratch.keys, scratch.groups = keys, groups
 	order = order[:0]
-	for _, k := range keys {
-		order = append(order, int(k.i))
+	if !grouped {
+		slices.SortFunc(keys, compareOrderKeys)
+		for _, k := range keys {
+			order = append(order, int(k.i))
+		}
+		return order
 	}
-	return order, keys
+	return orderByGroup(keys, groups, order)
+}
+
+// orderScratch is applyOrder's working memory, reused batch to batch (not
+// on the stack: a batch may run on a new goroutine, whose stack a large
+// frame would make grow).
+type orderScratch struct {
+	// keys are the entries' sort keys, in entry order unless sorted whole.
+	keys []orderKey
+	// groups are the batch's traces, in order of first entry.
+	groups []traceGroup
+}
+
+// groupedTraces bounds the traces of a batch that applyOrder orders by
+// group (found by a linear search).
+const groupedTraces = 64
+
+// traceGroup is a trace's entries in applyOrder: its id as orderKey has
+// it, how many entries it has, and where the next goes in the order.
+type traceGroup struct {
+	hi, lo uint64
+	n, at  int
+}
+
+// findGroup returns the group of the trace (hi, lo), or -1.
+func findGroup(groups []traceGroup, hi, lo uint64) int {
+	for i := range groups {
+		if groups[i].hi == hi && groups[i].lo == lo {
+			return i
+		}
+	}
+	return -1
+}
+
+// orderByGroup returns the entries of keys (in entry order, each naming its
+// group) in application order, in order's memory: groups in trace order
+// (a counting sort), then each group's entries by rank, end time and index.
+func orderByGroup(keys []orderKey, groups []traceGroup, order []int) []int {
+	var byTrace [groupedTraces]uint8
+	sorted := byTrace[:len(groups)]
+	for i := range sorted {
+		sorted[i] = uint8(i)
+	}
+	// Insertion sort: a batch has a few traces.
+	for i := 1; i < len(sorted); i++ {
+		for j := i; j > 0 && traceLess(&groups[sorted[j]], &groups[sorted[j-1]]); j-- {
+			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
+		}
+	}
+	at := 0
+	for _, g := range sorted {
+		groups[g].at = at
+		at += groups[g].n
+	}
+	order = slices.Grow(order, len(keys))[:len(keys)]
+	for i := range keys {
+		gr := &groups[keys[i].group]
+		order[gr.at] = i
+		gr.at++
+	}
+	// Each group's entries, in entry order, by rank and end time: an
+	// insertion sort, stable as the index breaks no tie it has not kept.
+	from := 0
+	for _, g := range sorted {
+		to := from + groups[g].n
+		for i := from + 1; i < to; i++ {
+			for j := i; j > from && entryLess(&keys[order[j]], &keys[order[j-1]]); j-- {
+				order[j], order[j-1] = order[j-1], order[j]
+			}
+		}
+		from = to
+	}
+	return order
+}
+
+// traceLess orders groups by trace id.
+func traceLess(a, b *traceGroup) bool {
+	return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo
+}
+
+// entryLess orders one trace's entries by rank, then end time.
+func entryLess(a, b *orderKey) bool {
+	return a.rank < b.rank || a.rank == b.rank && a.end < b.end
+}
+
+// toolEntries counts the tool entries at the start of order that are of the
+// first one's trace: in application order, a trace's tool spans come first
+// and together.
+func toolEntries(entries []entry, order []int) int {
+	trace := entries[order[0]].trace
+	n := 0
+	for _, i := range order {
+		if e := &entries[i]; e.kind != extract.KindTool || e.trace != trace {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // orderKey is an entry's place in application order, in integers: its
 // trace as two big-endian words (which compare as the bytes do), its rank,
 // its end time, and its index, which breaks the remaining ties as a stable
-// sort would.
+// sort would. group is its trace's in applyOrder's grouping.
 type orderKey struct {
 	hi, lo uint64
 	end    pcommon.Timestamp
 	i      int32
 	rank   uint8
+	group  uint8
 }
 
 func compareOrderKeys(a, b orderKey) int {

@@ -6,15 +6,24 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// inlineNodes is how many span nodes a trace keeps inline before it moves
-// them into a map. Most traces the store tracks at a time are small (a run's
-// tool spans and their parent: six for a run of five calls), and a Go map
-// costs more memory than the store's whole budget for one held call.
+// inlineNodes is how many span nodes a trace keeps inline before it spills
+// them into an overflow. Most traces the store tracks at a time are small (a
+// run's tool spans and their parent: six for a run of five calls), and a Go
+// map costs more memory than the store's whole budget for one held call.
 const inlineNodes = 6
 
+// spillNodes is how many span nodes past the inline ones a trace keeps in
+// its overflow's list before it moves them all into the overflow's map: a
+// run of a few steps has 7 to 16 spans, and a list that short is searched
+// faster than a map is hashed.
+const spillNodes = 10
+
 // spanNodes maps a trace's span ids to nodes: in a small inline array up to
-// inlineNodes spans, in a map past that.
+// inlineNodes spans, then also in an overflow's list up to spillNodes more,
+// in the overflow's map past that.
 type spanNodes struct {
+	// n counts the entries inline and in the overflow's list (0 once they
+	// are in the map).
 	n int32
 	// runs counts the groups and held agents (see isRun), so that a trace
 	// dropped is counted without a walk. Their kinds change in place only
@@ -22,28 +31,71 @@ type spanNodes struct {
 	runs  int32
 	ids   [inlineNodes]pcommon.SpanID
 	nodes [inlineNodes]*node
-	m     map[pcommon.SpanID]*node
+	// more holds the entries past the inline ones (nil until there are).
+	more *overflow
+}
+
+// overflow holds a trace's span nodes past its inline ones: a list, then a
+// map.
+type overflow struct {
+	ids   [spillNodes]pcommon.SpanID
+	nodes [spillNodes]*node
+	// m holds every entry once there are more than the list and inline
+	// entries hold; it may be kept, empty, from an earlier trace.
+	m      map[pcommon.SpanID]*node
+	mapped bool
+}
+
+// index returns the map that holds every entry, or nil while the entries
+// are listed.
+func (s *spanNodes) index() map[pcommon.SpanID]*node {
+	if s.more == nil || !s.more.mapped {
+		return nil
+	}
+	return s.more.m
+}
+
+// slot returns listed entry i's id and node.
+func (s *spanNodes) slot(i int32) (*pcommon.SpanID, **node) {
+	if i < inlineNodes {
+		return &s.ids[i], &s.nodes[i]
+	}
+	return &s.more.ids[i-inlineNodes], &s.more.nodes[i-inlineNodes]
+}
+
+// find returns the index of the span's listed entry, or -1.
+func (s *spanNodes) find(id pcommon.SpanID) int32 {
+	for i := range min(s.n, inlineNodes) {
+		if s.ids[i] == id {
+			return i
+		}
+	}
+	for i := range s.n - min(s.n, inlineNodes) {
+		if s.more.ids[i] == id {
+			return inlineNodes + i
+		}
+	}
+	return -1
 }
 
 // get returns the span's node, or nil.
 func (s *spanNodes) get(id pcommon.SpanID) *node {
-	if s.m != nil {
-		return s.m[id]
+	if m := s.index(); m != nil {
+		return m[id]
 	}
-	for i := range s.n {
-		if s.ids[i] == id {
-			return s.nodes[i]
-		}
+	if i := s.find(id); i >= 0 {
+		_, n := s.slot(i)
+		return *n
 	}
 	return nil
 }
 
-// inlineLink returns an inline entry's link node to parent, or nil (always
+// inlineLink returns a listed entry's link node to parent, or nil (always
 // nil once the entries are in a map).
 func (s *spanNodes) inlineLink(parent pcommon.SpanID) *node {
-	for _, n := range s.nodes[:s.n] {
-		if n.kind == nodeLink && n.parent == parent {
-			return n
+	for i := range s.n {
+		if _, n := s.slot(i); (*n).kind == nodeLink && (*n).parent == parent {
+			return *n
 		}
 	}
 	return nil
@@ -51,8 +103,8 @@ func (s *spanNodes) inlineLink(parent pcommon.SpanID) *node {
 
 // len returns how many spans have a node.
 func (s *spanNodes) len() int {
-	if s.m != nil {
-		return len(s.m)
+	if m := s.index(); m != nil {
+		return len(m)
 	}
 	return int(s.n)
 }
@@ -65,73 +117,86 @@ func isRun(n *node) int32 {
 	return 0
 }
 
-// set records the span's node, replacing any it had. The map, when the
-// entries move into one, comes from maps (which may be nil).
-func (s *spanNodes) set(id pcommon.SpanID, n *node, maps *nodeMaps) {
+// set records the span's node, replacing any it had. The overflow, when
+// the entries need one, comes from pool (which may be nil).
+func (s *spanNodes) set(id pcommon.SpanID, n *node, pool *overflows) {
 	s.runs += isRun(n)
-	if s.m != nil {
-		s.runs -= isRun(s.m[id])
-		s.m[id] = n
+	if m := s.index(); m != nil {
+		s.runs -= isRun(m[id])
+		m[id] = n
 		return
 	}
-	for i := range s.n {
-		if s.ids[i] == id {
-			s.runs -= isRun(s.nodes[i])
-			s.nodes[i] = n
-			return
-		}
+	if i := s.find(id); i >= 0 {
+		_, old := s.slot(i)
+		s.runs -= isRun(*old)
+		*old = n
+		return
 	}
-	if s.n < inlineNodes {
-		s.ids[s.n], s.nodes[s.n] = id, n
+	if s.n == inlineNodes && s.more == nil {
+		s.more = pool.take()
+	}
+	if s.n < inlineNodes+spillNodes {
+		sid, sn := s.slot(s.n)
+		*sid, *sn = id, n
 		s.n++
 		return
 	}
-	s.m = maps.take()
+	s.mapAll()[id] = n
+}
+
+// mapAll moves the listed entries into the overflow's map and returns it.
+func (s *spanNodes) mapAll() map[pcommon.SpanID]*node {
+	o := s.more
+	if o.m == nil {
+		o.m = make(map[pcommon.SpanID]*node, 2*(inlineNodes+spillNodes))
+	}
 	for i := range s.n {
-		s.m[s.ids[i]] = s.nodes[i]
+		id, n := s.slot(i)
+		o.m[*id] = *n
 	}
 	s.ids, s.nodes, s.n = [inlineNodes]pcommon.SpanID{}, [inlineNodes]*node{}, 0
-	s.m[id] = n
+	o.ids, o.nodes = [spillNodes]pcommon.SpanID{}, [spillNodes]*node{}
+	o.mapped = true
+	return o.m
 }
 
 // remove forgets the span.
 func (s *spanNodes) remove(id pcommon.SpanID) {
-	if s.m != nil {
-		s.runs -= isRun(s.m[id])
-		delete(s.m, id)
+	if m := s.index(); m != nil {
+		s.runs -= isRun(m[id])
+		delete(m, id)
 		return
 	}
-	for i := range s.n {
-		if s.ids[i] == id {
-			s.removeAt(i)
-			return
-		}
+	if i := s.find(id); i >= 0 {
+		s.removeAt(i)
 	}
 }
 
-// removeAt removes inline entry i, moving the last entry into its place.
+// removeAt removes listed entry i, moving the last entry into its place.
 func (s *spanNodes) removeAt(i int32) {
-	s.runs -= isRun(s.nodes[i])
+	id, n := s.slot(i)
+	s.runs -= isRun(*n)
 	s.n--
-	s.ids[i], s.nodes[i] = s.ids[s.n], s.nodes[s.n]
-	s.ids[s.n], s.nodes[s.n] = pcommon.SpanID{}, nil
+	lastID, last := s.slot(s.n)
+	*id, *n = *lastID, *last
+	*lastID, *last = pcommon.SpanID{}, nil
 }
 
 // removeIf forgets every span for which drop returns true, calling it once
 // per span in no particular order.
 func (s *spanNodes) removeIf(drop func(pcommon.SpanID, *node) bool) {
-	if s.m != nil {
-		for id, n := range s.m {
+	if m := s.index(); m != nil {
+		for id, n := range m {
 			if drop(id, n) {
 				s.runs -= isRun(n)
-				delete(s.m, id)
+				delete(m, id)
 			}
 		}
 		return
 	}
 	// Backwards, so the entry moved into a removed slot was visited.
 	for i := s.n - 1; i >= 0; i-- {
-		if drop(s.ids[i], s.nodes[i]) {
+		if id, n := s.slot(i); drop(*id, *n) {
 			s.removeAt(i)
 		}
 	}
@@ -140,8 +205,8 @@ func (s *spanNodes) removeIf(drop func(pcommon.SpanID, *node) bool) {
 // all yields every span's node, in no particular order.
 func (s *spanNodes) all() iter.Seq[*node] {
 	return func(yield func(*node) bool) {
-		if s.m != nil {
-			for _, n := range s.m {
+		if m := s.index(); m != nil {
+			for _, n := range m {
 				if !yield(n) {
 					return
 				}
@@ -149,51 +214,59 @@ func (s *spanNodes) all() iter.Seq[*node] {
 			return
 		}
 		for i := range s.n {
-			if !yield(s.nodes[i]) {
+			if _, n := s.slot(i); !yield(*n) {
 				return
 			}
 		}
 	}
 }
 
-// release gives the map, if any, back to maps, emptied, and forgets every
-// span.
-func (s *spanNodes) release(maps *nodeMaps) {
-	if s.m != nil {
-		maps.put(s.m)
+// release gives the overflow, if any, back to pool, emptied, and forgets
+// every span.
+func (s *spanNodes) release(pool *overflows) {
+	if s.more != nil {
+		pool.put(s.more)
 	}
 	*s = spanNodes{}
 }
 
-// nodeMaps are emptied maps of dropped traces, for reuse by new traces that
-// outgrow their inline entries: under load a new trace is tracked for each
-// one dropped.
-type nodeMaps []map[pcommon.SpanID]*node
+// overflows are emptied overflows of dropped traces, for reuse by new traces
+// that outgrow their inline entries: under load a new trace is tracked for
+// each one dropped.
+type overflows []*overflow
 
-// Bounds on the maps kept for reuse: how many, and the entries a map held
-// (maps do not shrink; one grown by a large trace is left to the collector).
+// Bounds on the overflows kept for reuse: how many, and the entries an
+// overflow's map held (maps do not shrink; one grown by a large trace is
+// left to the collector).
 const (
-	maxSpareMaps   = 64
-	maxReusedSpans = 4 * inlineNodes
+	maxSpareOverflows = 64
+	maxReusedSpans    = 4 * (inlineNodes + spillNodes)
 )
 
-// take returns an empty map, a kept one when there is one. maps may be nil.
-func (maps *nodeMaps) take() map[pcommon.SpanID]*node {
-	if maps == nil || len(*maps) == 0 {
-		return make(map[pcommon.SpanID]*node, 2*inlineNodes)
+// take returns an empty overflow, a kept one when there is one. pool may be
+// nil.
+func (pool *overflows) take() *overflow {
+	if pool == nil || len(*pool) == 0 {
+		return new(overflow)
 	}
-	last := len(*maps) - 1
-	m := (*maps)[last]
-	(*maps)[last] = nil
-	*maps = (*maps)[:last]
-	return m
+	last := len(*pool) - 1
+	o := (*pool)[last]
+	(*pool)[last] = nil
+	*pool = (*pool)[:last]
+	return o
 }
 
-// put keeps m, emptied, for reuse, unless it is large or enough are kept.
-func (maps *nodeMaps) put(m map[pcommon.SpanID]*node) {
-	if len(m) > maxReusedSpans || len(*maps) >= maxSpareMaps {
+// put keeps o, emptied, for reuse, unless enough are kept; a large map is
+// not kept.
+func (pool *overflows) put(o *overflow) {
+	if len(*pool) >= maxSpareOverflows {
 		return
 	}
+	m := o.m
+	if len(m) > maxReusedSpans {
+		m = nil
+	}
 	clear(m)
-	*maps = append(*maps, m)
+	*o = overflow{m: m}
+	*pool = append(*pool, o)
 }

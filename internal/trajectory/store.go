@@ -205,21 +205,80 @@ type traceState struct {
 	open int32
 	// lastLink is the link node made last (see linkTo).
 	lastLink *node
+	// extra holds the trace's first link nodes and its model calls, made
+	// with the first of them. Behind a pointer, since many traces the store
+	// holds have neither (runs of tool spans waiting for their agent) and
+	// each trace's state counts.
+	extra *traceExtra
+}
+
+// traceExtra is what a trace with links or model calls keeps beyond its
+// span nodes, in one allocation that a recycled trace state brings along:
+// under load every run arrives in a fresh trace, and its two or three link
+// nodes and model calls cost an allocation each.
+type traceExtra struct {
+	// links are the trace's first link nodes (the steps', the parents of
+	// model calls), made in place.
+	links  [inlineLinks]node
+	nlinks int
 	// models are the trace's model calls (up to maxModelCalls): 16 bytes
-	// each, read once when a run closes. Behind a pointer, since most
-	// traces the store holds have none and each trace's state counts.
-	models *[]modelCall
+	// each, read once when a run closes; the first are in first.
+	models []modelCall
+	first  [inlineModelCalls]modelCall
+}
+
+// Bounds on a trace's extra: the link nodes and model calls held in place
+// (demo runs make two model calls under one to three parents), and the
+// room for model calls an extra recycled with its trace state may have (a
+// larger one is dropped).
+const (
+	inlineLinks      = 2
+	inlineModelCalls = 2
+	maxReusedModels  = 16
+)
+
+// extras returns the trace's extra, made when it has none.
+func (ts *traceState) extras() *traceExtra {
+	if ts.extra == nil {
+		ts.extra = new(traceExtra)
+		ts.extra.models = ts.extra.first[:0]
+	}
+	return ts.extra
+}
+
+// reset empties x for a new trace, keeping its memory; it reports false
+// when x holds too much to be kept.
+func (x *traceExtra) reset() bool {
+	if cap(x.models) > maxReusedModels {
+		return false
+	}
+	x.links, x.nlinks = [inlineLinks]node{}, 0
+	x.models = x.models[:0]
+	return true
 }
 
 // linkTo returns a link node to parent: link nodes are never changed, so
 // sibling spans share one. A sibling's is found as the last one made (a
-// step's children arrive together) or among the inline entries.
+// step's children arrive together), among the trace's first ones or among
+// the inline entries.
 func (ts *traceState) linkTo(parent pcommon.SpanID) *node {
 	if n := ts.lastLink; n != nil && n.parent == parent {
 		return n
 	}
+	x := ts.extras()
+	for i := range x.nlinks {
+		if n := &x.links[i]; n.parent == parent {
+			return n
+		}
+	}
 	if n := ts.nodes.inlineLink(parent); n != nil {
 		return n
+	}
+	if x.nlinks < inlineLinks {
+		ts.lastLink = &x.links[x.nlinks]
+		x.nlinks++
+		*ts.lastLink = node{kind: nodeLink, parent: parent}
+		return ts.lastLink
 	}
 	ts.lastLink = &node{kind: nodeLink, parent: parent}
 	return ts.lastLink
@@ -227,10 +286,10 @@ func (ts *traceState) linkTo(parent pcommon.SpanID) *node {
 
 // modelCalls returns the trace's model calls.
 func (ts *traceState) modelCalls() []modelCall {
-	if ts.models == nil {
+	if ts.extra == nil {
 		return nil
 	}
-	return *ts.models
+	return ts.extra.models
 }
 
 // modelCall is a model call (inference span): its parent and start time.
@@ -243,10 +302,26 @@ type modelCall struct {
 // of later calls are recovered from timing alone.
 const maxModelCalls = 1024
 
+// groupRef is an open group in the open-runs queue: its trace's state (a
+// pointer, so that the queue is checked without the store's map, whose
+// lookups miss the cache once it holds thousands of traces), the trace, span
+// and number it was opened with.
 type groupRef struct {
+	ts     *traceState
 	trace  pcommon.TraceID
 	span   pcommon.SpanID
 	opened int64
+}
+
+// open reports whether the group is still open where it was opened. A
+// dropped trace's state is emptied (see recycle), and a reused one has
+// another trace's id or, for the same trace, other run numbers.
+func (g *groupRef) open() bool {
+	if g.ts.id != g.trace {
+		return false
+	}
+	n := g.ts.nodes.get(g.span)
+	return n != nil && n.kind == nodeGroup && n.opened == g.opened
 }
 
 // Store holds open trajectories and the span links needed to assemble them.
@@ -269,14 +344,17 @@ type Store struct {
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
 	names map[string]string
-	// spare are dropped traces' states and maps their span maps, for reuse
-	// by new traces (see recycle).
-	spare []*traceState
-	maps  nodeMaps
+	// spare are dropped traces' states and overflows their span nodes'
+	// overflows (see spanNodes), for reuse by new traces (see recycle).
+	spare     []*traceState
+	overflows overflows
 	// maxSpare bounds spare (maxSpareTraces; 0 in tests that compare with a
 	// store that recycles nothing).
 	maxSpare int
-	stats    Stats
+	// expect counts the calls still to come from the caller's batch in the
+	// trace of the next Tool (see ExpectCalls).
+	expect int
+	stats  Stats
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -406,13 +484,14 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 	if s.full(ts) && ts.nodes.get(span) == nil {
 		return
 	}
-	ts.nodes.set(span, n, &s.maps)
+	ts.nodes.set(span, n, &s.overflows)
 }
 
 // Tool records a tool call made by span (whose parent is parent). The
 // call's id and type are not kept. It reports
 // whether the call arrived late, after its agent run had been scored.
 func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.Call, now int64) (late bool) {
+	room := s.callRoom()
 	ts := s.trace(trace, now, true)
 	if parent == span {
 		s.stats.Cyclic++ // its own parent: no run to find
@@ -445,15 +524,35 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 		s.stats.Cyclic++
 		return false
 	}
-	return s.attach(ts, target, n, []Call{call})
+	return s.attach(ts, target, n, []Call{call}, room)
+}
+
+// ExpectCalls says that the next n calls of [Store.Tool] are of one trace,
+// from one batch: the first call of a run is then given room for the
+// others, which may join it, instead of a slice grown call by call.
+func (s *Store) ExpectCalls(n int) { s.expect = n }
+
+// maxCallRoom bounds the room ExpectCalls gives a run's first call.
+const maxCallRoom = 16
+
+// callRoom returns the room for a run's first call that the calls expected
+// give (1 when none are), counting this call as come.
+func (s *Store) callRoom() int {
+	room := min(max(s.expect, 1), maxCallRoom)
+	if s.limits.MaxCallsPerTrajectory > 0 {
+		room = min(room, s.limits.MaxCallsPerTrajectory)
+	}
+	s.expect = max(s.expect-1, 0)
+	return room
 }
 
 // attach adds calls to the node calls resolve to, creating a group there when
-// the span has not been seen. It reports a late arrival.
-func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call) bool {
+// the span has not been seen, a run's first calls with room for room. It
+// reports a late arrival.
+func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, room int) bool {
 	n, late := s.runAt(ts, target, n, len(calls), nil)
 	if n != nil {
-		s.addCalls(n, calls)
+		s.addCalls(n, calls, room)
 	}
 	return late
 }
@@ -473,10 +572,10 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 		if n == nil {
 			n = s.newRunNode(nodeGroup)
 		}
-		ts.nodes.set(target, n, &s.maps)
+		ts.nodes.set(target, n, &s.overflows)
 		ts.open++
 		s.open++
-		s.groups = append(s.groups, groupRef{trace: ts.id, span: target, opened: n.opened})
+		s.groups = append(s.groups, groupRef{ts: ts, trace: ts.id, span: target, opened: n.opened})
 		s.enforceOpenLimit()
 	}
 	switch n.kind {
@@ -492,15 +591,16 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 	return n, false
 }
 
-// addCalls adds calls to run n, within MaxCallsPerTrajectory.
-func (s *Store) addCalls(n *node, calls []Call) {
+// addCalls adds calls to run n, within MaxCallsPerTrajectory; a run's first
+// calls get room for room (see appendCall).
+func (s *Store) addCalls(n *node, calls []Call, room int) {
 	for _, c := range calls {
 		if s.limits.MaxCallsPerTrajectory > 0 && len(n.traj.Calls) >= s.limits.MaxCallsPerTrajectory {
 			n.traj.Dropped++
 			s.stats.Dropped++
 			continue
 		}
-		n.traj.Calls = appendCall(n.traj.Calls, c)
+		n.traj.Calls = appendCall(n.traj.Calls, c, room)
 	}
 }
 
@@ -517,7 +617,7 @@ func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node) {
 	case n != nil && len(n.traj.Calls) == 0:
 		n.traj.Calls = calls
 	case n != nil:
-		s.addCalls(n, calls)
+		s.addCalls(n, calls, 1)
 	}
 	// The group made at target may have been evicted meanwhile.
 	if n := ts.nodes.get(target); n != nil && (n.kind == nodeGroup || n.kind == nodeHeld) {
@@ -529,14 +629,15 @@ func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node) {
 
 // appendCall grows a run's calls slowly: a run's calls arrive one at a time
 // and its final count is unknown, so doubling would waste up to half. The
-// first call gets a slice of its own size, since many runs make one call.
-func appendCall(calls []Call, c Call) []Call {
+// first call gets a slice of room calls: its own size when the caller knows
+// of no others to come, since many runs make one call.
+func appendCall(calls []Call, c Call, room int) []Call {
 	if len(calls) < cap(calls) {
 		return append(calls, c)
 	}
 	grow := max(2, len(calls)/4)
 	if len(calls) == 0 {
-		grow = 1
+		grow = max(room, 1)
 	}
 	grown := make([]Call, len(calls), len(calls)+grow)
 	copy(grown, calls)
@@ -663,7 +764,7 @@ func (s *Store) recordAgent(ts *traceState, span pcommon.SpanID, n *node, root, 
 		// Orphans are adopted at release: their parents may still come.
 		n.root = root
 		n.kind = nodeHeld
-		ts.nodes.set(span, n, &s.maps) // a held run is remembered even in a full trace
+		ts.nodes.set(span, n, &s.overflows) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
 		return
@@ -713,10 +814,8 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 	if ts == nil || parent.IsEmpty() || len(ts.modelCalls()) >= maxModelCalls {
 		return
 	}
-	if ts.models == nil {
-		ts.models = new([]modelCall)
-	}
-	*ts.models = append(*ts.models, modelCall{parent: parent, start: start})
+	x := ts.extras()
+	x.models = append(x.models, modelCall{parent: parent, start: start})
 }
 
 // withModels gives a closed run the model calls beside its tool calls: the
@@ -745,8 +844,14 @@ func withModels(ts *traceState, traj *Trajectory) *Trajectory {
 	if kept == 0 {
 		return traj
 	}
-	starts := make([]uint64, 0, total)
-	traj.Models = make([]ModelStarts, 0, kept)
+	var starts []uint64
+	if kept == 1 && total <= len(oneParent{}.starts) {
+		one := new(oneParent)
+		starts, traj.Models = one.starts[:0:total], one.models[:0]
+	} else {
+		starts = make([]uint64, 0, total)
+		traj.Models = make([]ModelStarts, 0, kept)
+	}
 	for _, p := range parents {
 		from := len(starts)
 		for _, m := range models {
@@ -761,6 +866,14 @@ func withModels(ts *traceState, traj *Trajectory) *Trajectory {
 		}
 	}
 	return traj
+}
+
+// oneParent is the model calls of a run whose calls ran beside them under
+// one span, as most runs' do (their agent's two model calls), in one
+// allocation of the size of the two they took.
+type oneParent struct {
+	models [1]ModelStarts
+	starts [2]uint64
 }
 
 // countModelCalls counts the model calls under parent.
@@ -788,7 +901,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	if n.root {
 		s.adoptOrphans(ts, span, n.traj)
 	}
-	ts.nodes.set(span, closedNode, &s.maps)
+	ts.nodes.set(span, closedNode, &s.overflows)
 	ts.open--
 	s.open--
 	return withModels(ts, n.traj)
@@ -828,7 +941,7 @@ func (s *Store) openRunOf(ts *traceState, span pcommon.SpanID) *node {
 // (whose node is n), as openRunOf does.
 func (s *Store) openRunAt(ts *traceState, target pcommon.SpanID, n *node) *node {
 	if n == nil {
-		s.attach(ts, target, nil, nil)
+		s.attach(ts, target, nil, nil, 1)
 		n = ts.nodes.get(target)
 	}
 	if n == nil || (n.kind != nodeGroup && n.kind != nodeHeld) {
@@ -902,16 +1015,11 @@ func (s *Store) enforceOpenLimit() {
 	for s.limits.MaxOpenTrajectories > 0 && s.open > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
 		g := s.groups[0]
 		s.groups = s.groups[1:]
-		ts := s.traces[g.trace]
-		if ts == nil {
-			continue
-		}
-		n := ts.nodes.get(g.span)
-		if n == nil || n.kind != nodeGroup || n.opened != g.opened {
+		if !g.open() {
 			continue // closed or replaced since
 		}
-		s.closeGroup(ts)
-		ts.nodes.remove(g.span)
+		s.closeGroup(g.ts)
+		g.ts.nodes.remove(g.span)
 		s.stats.Evicted[EvictMaxOpen]++
 	}
 	s.compactGroups()
@@ -925,10 +1033,8 @@ func (s *Store) compactGroups() {
 	}
 	live := s.groups[:0]
 	for _, g := range s.groups {
-		if ts := s.traces[g.trace]; ts != nil {
-			if n := ts.nodes.get(g.span); n != nil && n.kind == nodeGroup && n.opened == g.opened {
-				live = append(live, g)
-			}
+		if g.open() {
+			live = append(live, g)
 		}
 	}
 	clear(s.groups[len(live):])
@@ -957,15 +1063,21 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 // maxSpareTraces bounds the dropped trace states kept for reuse.
 const maxSpareTraces = 64
 
-// recycle keeps a dropped trace's state for reuse, emptied: under load each
-// new trace is tracked as the oldest one is dropped (MaxTrackedTraces), or
-// after a sweep has dropped many. Nothing refers to a dropped trace's state.
+// recycle empties a dropped trace's state and keeps it for reuse: under
+// load each new trace is tracked as the oldest one is dropped
+// (MaxTrackedTraces), or after a sweep has dropped many. Only the open-runs
+// queue may still refer to a dropped trace's state, which it finds empty.
 func (s *Store) recycle(ts *traceState) {
 	if len(s.spare) >= s.maxSpare {
+		*ts = traceState{}
 		return
 	}
-	ts.nodes.release(&s.maps)
+	ts.nodes.release(&s.overflows)
+	x := ts.extra
 	*ts = traceState{}
+	if x != nil && x.reset() {
+		ts.extra = x
+	}
 	s.spare = append(s.spare, ts)
 }
 
@@ -1017,7 +1129,7 @@ func (s *Store) Shutdown() {
 		s.dropTrace(ts, EvictShutdown)
 		ts = next
 	}
-	s.groups, s.spare, s.maps = nil, nil, nil
+	s.groups, s.spare, s.overflows = nil, nil, nil
 }
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner

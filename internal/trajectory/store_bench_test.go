@@ -11,7 +11,8 @@ import (
 // BenchmarkStoreRuns applies demo-shaped runs to a store the way the
 // processor does (children first), scoring order included, with the store
 // at its tracked-trace limit so that every new trace evicts the oldest, as
-// under sustained load. One op is one run of each shape:
+// under sustained load. Tool spans of a trace come together, the number
+// said first (ExpectCalls). One op is one run of each shape:
 //   - steps: agent ← 2 steps ← (model call, 2 tools | model call, 1 tool),
 //     model calls also under the steps (Mastra, Vercel AI v7);
 //   - flat: agent ← 2 model calls, 3 tools (ADK).
@@ -36,6 +37,7 @@ func BenchmarkStoreRuns(b *testing.B) {
 // stepsRun is agent 1 ← steps 2, 3; step 2 ← model 4, tools 5, 6; step 3 ←
 // model 7, tool 8.
 func stepsRun(s *Store, id pcommon.TraceID, now int64) *Trajectory {
+	s.ExpectCalls(3)
 	s.Tool(id, sid(5), sid(2), tool("get_weather"), now)
 	s.Tool(id, sid(6), sid(2), tool("lookup_stock"), now)
 	s.Link(id, sid(4), sid(2), true, now)
@@ -50,6 +52,7 @@ func stepsRun(s *Store, id pcommon.TraceID, now int64) *Trajectory {
 
 // flatRun is agent 1 ← models 2, 3, tools 4, 5, 6.
 func flatRun(s *Store, id pcommon.TraceID, now int64) *Trajectory {
+	s.ExpectCalls(3)
 	s.Tool(id, sid(4), sid(1), tool("get_weather"), now)
 	s.Tool(id, sid(5), sid(1), tool("lookup_stock"), now)
 	s.Tool(id, sid(6), sid(1), tool("get_weather"), now)

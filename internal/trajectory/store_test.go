@@ -546,3 +546,151 @@ func TestSiblingLinksShareANode(t *testing.T) {
 	s.Link(trace1, sid(3), sid(2), true, 0)
 	assert.Equal(t, []string{"a", "c", "b"}, names(s.Agent(trace1, sid(2), pcommon.SpanID{}, false, 0)))
 }
+
+// A run's first call gets room for the calls its batch says are coming, so
+// that the run's calls are one slice, and the room asked for is bounded.
+func TestExpectedCallsShareOneSlice(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		expect, calls int
+		limit         int
+		wantCap       int
+	}{
+		{name: "none expected", calls: 3, wantCap: 3}, // grown: 1, then 3
+		{name: "all expected", expect: 3, calls: 3, wantCap: 3},
+		{name: "more expected than come", expect: 5, calls: 2, wantCap: 5},
+		{name: "bounded", expect: 100, calls: 2, wantCap: maxCallRoom},
+		{name: "within the call limit", expect: 8, calls: 2, limit: 4, wantCap: 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lim := limits()
+			lim.MaxCallsPerTrajectory = tc.limit
+			s := NewStore(lim)
+			s.ExpectCalls(tc.expect)
+			for i := range tc.calls {
+				s.Tool(trace1, sid(byte(10+i)), sid(1), tool("t"), 0)
+			}
+			traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+			require.Len(t, traj.Calls, tc.calls)
+			assert.Equal(t, tc.wantCap, cap(traj.Calls))
+			assert.Equal(t, max(tc.expect-tc.calls, 0), s.expect, "each call counted as come")
+		})
+	}
+}
+
+// Expected calls change only the room a run's calls are given: random
+// operations on a store told what to expect (at random) and on one told
+// nothing return the same.
+func TestExpectedCallsChangeNothing(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	lim := Limits{MaxOpenTrajectories: 4, MaxCallsPerTrajectory: 5, MaxAge: 10, MaxTrackedTraces: 3, MaxSpansPerTrace: 9}
+	for round := 0; round < 100; round++ {
+		s, ref := NewStore(lim), NewStore(lim)
+		for op := 0; op < 300; op++ {
+			tr := pcommon.TraceID{byte(1 + r.IntN(5))}
+			span, parent := sid(byte(1+r.IntN(12))), sid(byte(r.IntN(12)))
+			now := int64(op)
+			var got, want any
+			switch r.IntN(5) {
+			case 0:
+				s.ExpectCalls(r.IntN(20))
+			case 1, 2:
+				got, want = s.Tool(tr, span, parent, tool("t"), now), ref.Tool(tr, span, parent, tool("t"), now)
+			case 3:
+				got, want = s.Link(tr, span, parent, true, now), ref.Link(tr, span, parent, true, now)
+			case 4:
+				got, want = s.Agent(tr, span, parent, false, now), ref.Agent(tr, span, parent, false, now)
+			}
+			require.Equal(t, want, got, "round %d op %d", round, op)
+			require.Equal(t, ref.TakeStats(), s.TakeStats(), "round %d op %d", round, op)
+			require.Equal(t, ref.Open(), s.Open(), "round %d op %d", round, op)
+		}
+	}
+}
+
+// Past its inline entries (its spans in the overflow's list or map) a
+// trace's siblings still share the link nodes made in place, and links past
+// those are made on the heap; calls under any of them reach their runs.
+func TestLinksPastTheInlineOnes(t *testing.T) {
+	const parents = inlineLinks + 2
+	for _, rounds := range []int{3, 5} {
+		s := NewStore(limits())
+		span := byte(20)
+		for round := 0; round < rounds; round++ {
+			for p := byte(0); p < parents; p++ {
+				s.Link(trace1, sid(span), sid(2+p), true, 0)
+				span++
+			}
+		}
+		ts := s.traces[trace1]
+		require.Equal(t, rounds*parents > inlineNodes+spillNodes, ts.nodes.index() != nil, "the trace's spans are in a map")
+		for p := byte(0); p < inlineLinks; p++ {
+			assert.Same(t, ts.nodes.get(sid(20+p)), ts.nodes.get(sid(20+parents+p)), "parent %d", 2+p)
+			assert.Same(t, &ts.extra.links[p], ts.nodes.get(sid(20+p)))
+		}
+		for p := byte(0); p < parents; p++ {
+			s.Tool(trace1, sid(100+p), sid(20+2*parents+p), tool(string(rune('a'+p))), 0)
+			assert.Equal(t, sid(2+p), ts.nodes.get(sid(20+p)).parent)
+		}
+		for p := byte(0); p < parents; p++ {
+			assert.Equal(t, []string{string(rune('a' + p))}, names(s.Agent(trace1, sid(2+p), sid(1), false, 0)), "%d rounds", rounds)
+		}
+	}
+}
+
+// A run's model calls under one span (in one allocation when few) and under
+// two come out the same way: per span, starts ascending.
+func TestModelCallsUnderOneSpan(t *testing.T) {
+	for total := 1; total <= 4; total++ {
+		s := NewStore(limits())
+		s.Tool(trace1, sid(10), sid(1), tool("a"), 0)
+		var want []uint64
+		for i := total; i > 0; i-- {
+			s.ModelCall(trace1, sid(1), uint64(10*i))
+			want = append([]uint64{uint64(10 * i)}, want...)
+		}
+		traj := s.Agent(trace1, sid(1), pcommon.SpanID{}, false, 0)
+		require.NotNil(t, traj)
+		assert.Equal(t, []ModelStarts{{Parent: sid(1), Starts: want}}, traj.Models, "%d model calls", total)
+		assert.Len(t, traj.Models[0].Starts, cap(traj.Models[0].Starts), "no room past the starts")
+	}
+}
+
+// The open-runs queue tells open groups from closed ones by their trace's
+// state, not the store's map: random operations on stores that recycle
+// states or not, with traces dropped all the time, find every entry as
+// open as a lookup in the map does.
+func TestOpenRunsQueueWithoutTheMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	lim := Limits{MaxOpenTrajectories: 6, MaxCallsPerTrajectory: 100, MaxAge: 10, MaxTrackedTraces: 3, MaxSpansPerTrace: 9}
+	viaMap := func(s *Store, g *groupRef) bool {
+		ts := s.traces[g.trace]
+		if ts == nil {
+			return false
+		}
+		n := ts.nodes.get(g.span)
+		return n != nil && n.kind == nodeGroup && n.opened == g.opened
+	}
+	for round := 0; round < 100; round++ {
+		s := NewStore(lim)
+		s.maxSpare = r.IntN(3)
+		for op := 0; op < 300; op++ {
+			tr := pcommon.TraceID{byte(r.IntN(5))} // the zero trace id too
+			span, parent := sid(byte(1+r.IntN(12))), sid(byte(r.IntN(12)))
+			now := int64(op)
+			switch r.IntN(6) {
+			case 0, 1, 2:
+				s.Tool(tr, span, parent, tool("t"), now)
+			case 3:
+				s.Link(tr, span, parent, r.IntN(2) == 0, now)
+			case 4:
+				s.Agent(tr, span, parent, false, now)
+			case 5:
+				s.Sweep(now)
+			}
+			for i := range s.groups {
+				require.Equal(t, viaMap(s, &s.groups[i]), s.groups[i].open(), "round %d op %d entry %d", round, op, i)
+			}
+		}
+	}
+}
