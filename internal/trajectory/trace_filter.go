@@ -33,10 +33,11 @@ func (s *Store) track(id pcommon.TraceID) {
 }
 
 // Filter geometry: filterBitsPer bits of the query table per trace of
-// capacity, filterProbes bits per trace, all in one 64-bit word.
+// capacity, filterProbes bits per trace, all in one 64-bit word (the word
+// index takes the hash's top bits, the bits in it its low ten).
 const (
 	filterBitsPer = 16
-	filterProbes  = 3
+	filterProbes  = 4
 	// filterCountMax is where a bit's 4-bit count saturates.
 	filterCountMax = 15
 )
@@ -88,21 +89,30 @@ func filterHash(id pcommon.TraceID) uint64 {
 	return (binary.LittleEndian.Uint64(id[:8]) ^ binary.LittleEndian.Uint64(id[8:])) * 0x9E3779B97F4A7C15
 }
 
-// filterBit is the i-th of a hash's bits within its word, taken from the
-// hash's bits 20 to 37 (the word index takes its top bits, fewer than 27
-// for any table below 2^27 words).
-func filterBit(h uint64, i int) uint { return uint(h>>(20+6*i)) & 63 }
+// filterMasks are the bit patterns a hash's low bits pick within its word,
+// each of filterProbes distinct bits: one table read rather than a shift
+// per bit keeps mayHave a few instructions.
+var filterMasks = func() (t [1 << 10]uint64) {
+	x := uint64(0x243F6A8885A308D3)
+	for i := range t {
+		for bits.OnesCount64(t[i]) < filterProbes {
+			x += 0x9E3779B97F4A7C15 // splitmix64
+			z := (x ^ x>>30) * 0xBF58476D1CE4E5B9
+			z = (z ^ z>>27) * 0x94D049BB133111EB
+			t[i] |= 1 << ((z ^ z>>31) & 63)
+		}
+	}
+	return t
+}()
 
 // filterMask is the bits of its word a hash sets.
-func filterMask(h uint64) uint64 {
-	return 1<<filterBit(h, 0) | 1<<filterBit(h, 1) | 1<<filterBit(h, 2)
-}
+func filterMask(h uint64) uint64 { return filterMasks[h&(uint64(len(filterMasks))-1)] }
 
 func (f *traceFilter) add(id pcommon.TraceID) {
 	h := filterHash(id)
 	w := h >> f.shift
-	for i := range filterProbes {
-		b := uint(w)*64 + filterBit(h, i)
+	for m := filterMask(h); m != 0; m &= m - 1 {
+		b := uint(w)*64 + uint(bits.TrailingZeros64(m))
 		if c := f.count(b); c < filterCountMax {
 			f.setCount(b, c+1)
 		}
@@ -114,8 +124,9 @@ func (f *traceFilter) add(id pcommon.TraceID) {
 func (f *traceFilter) remove(id pcommon.TraceID) {
 	h := filterHash(id)
 	w := h >> f.shift
-	for i := range filterProbes {
-		b := uint(w)*64 + filterBit(h, i)
+	for m := filterMask(h); m != 0; m &= m - 1 {
+		bit := bits.TrailingZeros64(m)
+		b := uint(w)*64 + uint(bit)
 		c := f.count(b)
 		if c == filterCountMax {
 			continue // saturated: set for good
@@ -123,7 +134,7 @@ func (f *traceFilter) remove(id pcommon.TraceID) {
 		c--
 		f.setCount(b, c)
 		if c == 0 {
-			f.words[w] &^= 1 << filterBit(h, i)
+			f.words[w] &^= 1 << bit
 		}
 	}
 }
