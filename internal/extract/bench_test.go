@@ -86,8 +86,8 @@ func demoCaptureSpans(tb testing.TB) []captureSpan {
 }
 
 // BenchmarkClassifyCaptures classifies every span of the demo captures as
-// the processor does (Ordinary, then Classify, then CaptureContext for
-// model calls, agents and GenAI roots); one op is one span.
+// the processor does (Ordinary, then ClassifyWithContext reading the
+// context of model calls, agents and GenAI roots); one op is one span.
 func BenchmarkClassifyCaptures(b *testing.B) {
 	spans := demoCaptureSpans(b)
 	opts := &Options{SkipTools: DefaultSkipTools()}
@@ -98,9 +98,6 @@ func BenchmarkClassifyCaptures(b *testing.B) {
 		if Ordinary(s.span) {
 			continue
 		}
-		res := Classify(s.span, s.scope, opts)
-		if res.ModelCall || res.Kind == KindAgent || (res.GenAI && s.span.ParentSpanID().IsEmpty()) {
-			CaptureContext(s.span)
-		}
+		ClassifyWithContext(s.span, s.scope, opts, true, s.span.ParentSpanID().IsEmpty())
 	}
 }
