@@ -38,8 +38,8 @@ func (s *Store) track(id pcommon.TraceID) {
 const (
 	filterBitsPer = 16
 	filterProbes  = 4
-	// filterCountMax is where a bit's 4-bit count saturates.
-	filterCountMax = 15
+	// filterCountMax is where a bit's count saturates.
+	filterCountMax = 255
 )
 
 // traceFilter answers "might this trace be tracked?" from one word of a
@@ -53,7 +53,7 @@ const (
 // lookup: at 16 bits per trace of capacity that happens for about 0.5% of
 // untracked traces (TestTraceFilterFalsePositives), where a count per value
 // of the id's last two bytes passed 18% at 13,000 traces. Removal stays
-// exact: each bit keeps a 4-bit count of the traces that set it, and the
+// exact: each bit keeps a count of the traces that set it, and the
 // bit is cleared when its count drops to zero. The counts are touched only
 // when a trace is added or removed; a count that reaches its limit stays
 // there, and its bit set, for good (never a false "no").
@@ -61,7 +61,8 @@ type traceFilter struct {
 	// words are the query table; bit b of words[w] is set while the
 	// count of bit w*64+b is not zero.
 	words []uint64
-	// counts holds a 4-bit count per bit of words, two to a byte.
+	// counts holds a count per bit of words: the 64 of a word are one
+	// cache line.
 	counts []uint8
 	// shift takes a hash to its word: the hash's top bits.
 	shift uint8
@@ -77,7 +78,7 @@ func newTraceFilter(capacity int) *traceFilter {
 	words = 1 << lg
 	return &traceFilter{
 		words:    make([]uint64, words),
-		counts:   make([]uint8, words*64/2),
+		counts:   make([]uint8, words*64),
 		shift:    uint8(64 - lg),
 		capacity: words * 64 / filterBitsPer,
 	}
@@ -111,41 +112,31 @@ func filterMask(h uint64) uint64 { return filterMasks[h&(uint64(len(filterMasks)
 func (f *traceFilter) add(id pcommon.TraceID) {
 	h := filterHash(id)
 	w := h >> f.shift
-	for m := filterMask(h); m != 0; m &= m - 1 {
-		b := uint(w)*64 + uint(bits.TrailingZeros64(m))
-		if c := f.count(b); c < filterCountMax {
-			f.setCount(b, c+1)
+	m := filterMask(h)
+	counts := f.counts[w*64 : w*64+64]
+	for b := m; b != 0; b &= b - 1 {
+		if c := &counts[bits.TrailingZeros64(b)]; *c < filterCountMax {
+			*c++
 		}
 	}
-	f.words[w] |= filterMask(h)
+	f.words[w] |= m
 }
 
 // remove takes a trace that was added out of the filter.
 func (f *traceFilter) remove(id pcommon.TraceID) {
 	h := filterHash(id)
 	w := h >> f.shift
-	for m := filterMask(h); m != 0; m &= m - 1 {
-		bit := bits.TrailingZeros64(m)
-		b := uint(w)*64 + uint(bit)
-		c := f.count(b)
-		if c == filterCountMax {
+	counts := f.counts[w*64 : w*64+64]
+	for b := filterMask(h); b != 0; b &= b - 1 {
+		bit := bits.TrailingZeros64(b)
+		c := &counts[bit]
+		if *c == filterCountMax {
 			continue // saturated: set for good
 		}
-		c--
-		f.setCount(b, c)
-		if c == 0 {
+		if *c--; *c == 0 {
 			f.words[w] &^= 1 << bit
 		}
 	}
-}
-
-// count returns bit b's count.
-func (f *traceFilter) count(b uint) uint8 { return f.counts[b/2] >> (b % 2 * 4) & 0xf }
-
-// setCount sets bit b's count to c (at most filterCountMax).
-func (f *traceFilter) setCount(b uint, c uint8) {
-	shift := b % 2 * 4
-	f.counts[b/2] = f.counts[b/2]&^(0xf<<shift) | c<<shift
 }
 
 // mayHave reports whether the trace may have been added: false only if it
