@@ -423,8 +423,12 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				// One pass over the attributes classifies the span and, for
 				// a model call, an agent or a GenAI root, reads its run
 				// context when a rule wants it.
-				capture := p.captureContext && p.wantsContext(span.TraceID())
-				res, part := extract.ClassifyWithContext(span, scope, &p.extractOpts, capture, parentOf(span).IsEmpty())
+				var part extract.ContextPart
+				into := &part
+				if !p.captureContext || !p.wantsContext(span.TraceID()) {
+					into = nil
+				}
+				res := extract.ClassifyWithContext(span, scope, &p.extractOpts, parentOf(span).IsEmpty(), into)
 				if !res.GenAI {
 					// Not reached: a span that is not ordinary is GenAI.
 					if tracked {

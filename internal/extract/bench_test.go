@@ -98,6 +98,7 @@ func BenchmarkClassifyCaptures(b *testing.B) {
 		if Ordinary(s.span) {
 			continue
 		}
-		ClassifyWithContext(s.span, s.scope, opts, true, s.span.ParentSpanID().IsEmpty())
+		var part ContextPart
+		ClassifyWithContext(s.span, s.scope, opts, s.span.ParentSpanID().IsEmpty(), &part)
 	}
 }

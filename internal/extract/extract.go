@@ -279,8 +279,7 @@ func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Option
 	if !hasGenAIKey(span.Attributes()) {
 		return classifyByName(span, scope, opts)
 	}
-	res, _ := ClassifyWithContext(span, scope, opts, false, false)
-	return res
+	return ClassifyWithContext(span, scope, opts, false, nil)
 }
 
 // classifyByName classifies a span without GenAI attributes: only spans
@@ -297,14 +296,16 @@ func classifyByName(span ptrace.Span, scope pcommon.InstrumentationScope, opts *
 }
 
 // ClassifyWithContext is Classify, for spans that are not Ordinary, that
-// also returns, when capture is set, what CaptureContext returns for a span
-// that records its run's context: a model call, an agent run, or (root
-// set) any GenAI span that is its trace's root. Otherwise the part is
-// empty. It reads the attributes in one pass where Ordinary, Classify and
-// CaptureContext make three (a span with attributes of an indexed family,
-// or with more than a few context values, is read again by CaptureContext).
-func ClassifyWithContext(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options, capture, root bool) (res Result, part ContextPart) {
+// also reads, when part is not nil, the run context of a span that records
+// its run's: a model call, an agent run, or (root set) any GenAI span that
+// is its trace's root. *part is set to what CaptureContext returns for such
+// a span, and left as it is for others. It reads the attributes in one pass
+// where Ordinary, Classify and CaptureContext make three (a span with
+// attributes of an indexed family, or with more than a few context values,
+// is read again by CaptureContext).
+func ClassifyWithContext(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options, root bool, part *ContextPart) (res Result) {
 	var f fields
+	capture := part != nil
 	marked := false
 	// The scan is written out here rather than in a method, so that the
 	// compiler sees f on the stack and stores the values without GC write
@@ -340,12 +341,14 @@ func ClassifyWithContext(span ptrace.Span, scope pcommon.InstrumentationScope, o
 		res = classifyByName(span, scope, opts)
 	}
 	if !capture || !(res.ModelCall || res.Kind == KindAgent || (res.GenAI && root)) {
-		return res, ContextPart{}
+		return res
 	}
 	if f.rescan {
-		return res, CaptureContext(span)
+		*part = CaptureContext(span)
+	} else {
+		*part = f.context(span)
 	}
-	return res, f.context(span)
+	return res
 }
 
 // complete completes what classify found in a span with GenAI

@@ -96,7 +96,12 @@ func checkClassifyWithContext(t *testing.T, span ptrace.Span, scope pcommon.Inst
 	want := Classify(span, scope, opts)
 	for _, capture := range []bool{false, true} {
 		for _, root := range []bool{false, true} {
-			got, part := ClassifyWithContext(span, scope, opts, capture, root)
+			var part ContextPart
+			var into *ContextPart
+			if capture {
+				into = &part
+			}
+			got := ClassifyWithContext(span, scope, opts, root, into)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("ClassifyWithContext(%v, %v, %v)\n got %#v\nwant %#v", span.Attributes().AsRaw(), capture, root, got, want)
 			}

@@ -111,7 +111,7 @@ func filterMask(h uint64) uint64 { return filterMasks[h&(uint64(len(filterMasks)
 
 func (f *traceFilter) add(id pcommon.TraceID) {
 	h := filterHash(id)
-	w := h >> f.shift
+	w := h >> (f.shift & 63)
 	m := filterMask(h)
 	counts := f.counts[w*64 : w*64+64]
 	for b := m; b != 0; b &= b - 1 {
@@ -125,7 +125,7 @@ func (f *traceFilter) add(id pcommon.TraceID) {
 // remove takes a trace that was added out of the filter.
 func (f *traceFilter) remove(id pcommon.TraceID) {
 	h := filterHash(id)
-	w := h >> f.shift
+	w := h >> (f.shift & 63)
 	counts := f.counts[w*64 : w*64+64]
 	for b := filterMask(h); b != 0; b &= b - 1 {
 		bit := bits.TrailingZeros64(b)
@@ -144,7 +144,7 @@ func (f *traceFilter) remove(id pcommon.TraceID) {
 func (f *traceFilter) mayHave(id pcommon.TraceID) bool {
 	h := filterHash(id)
 	m := filterMask(h)
-	return f.words[h>>f.shift]&m == m
+	return f.words[h>>(f.shift&63)]&m == m
 }
 
 // bytes is the filter's memory.
