@@ -36,9 +36,13 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 }
 
 // oiKind reports whether the span's openinference.span.kind is kind, in
-// any case (the call is skipped when the span has none).
+// any case. It is inlined: spans without the attribute make no call.
 func (f *fields) oiKind(kind string) bool {
-	return f.has(fOISpanKind) && strings.EqualFold(f.str(fOISpanKind), kind)
+	return f.has(fOISpanKind) && f.oiKindIs(kind)
+}
+
+func (f *fields) oiKindIs(kind string) bool {
+	return strings.EqualFold(f.str(fOISpanKind), kind)
 }
 
 // isModelCall reports an inference span: a GenAI chat or completion call
