@@ -420,7 +420,15 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					}
 					continue
 				}
-				res := extract.Classify(span, scope, &p.extractOpts)
+				// One pass over the attributes classifies the span and, for
+				// a model call, an agent or a GenAI root, reads its run
+				// context when a rule wants it.
+				var part extract.ContextPart
+				into := &part
+				if !p.captureContext || !p.wantsContext(span.TraceID()) {
+					into = nil
+				}
+				res := extract.ClassifyWithContext(span, scope, &p.extractOpts, parentOf(span).IsEmpty(), into)
 				if !res.GenAI {
 					// Not reached: a span that is not ordinary is GenAI.
 					if tracked {
@@ -439,11 +447,9 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				if res.ModelCall {
 					e.modelStart = span.StartTimestamp()
 				}
-				if p.captureContext && (res.ModelCall || res.Kind == extract.KindAgent || (res.GenAI && e.parent.IsEmpty())) && p.wantsContext(e.trace) {
-					if part := extract.CaptureContext(span); !part.Empty() {
-						b.contexts = append(b.contexts, part)
-						e.context = int32(len(b.contexts))
-					}
+				if !part.Empty() {
+					b.contexts = append(b.contexts, part)
+					e.context = int32(len(b.contexts))
 				}
 				b.entries = append(b.entries, e)
 			}

@@ -16,7 +16,7 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 		return f.genAITool(span, scope)
 	case f.str(fMCPMethod) == "tools/call":
 		return f.mcpTool(span)
-	case strings.EqualFold(f.str(fOISpanKind), "TOOL"):
+	case f.oiKind("TOOL"):
 		return f.openInferenceTool(span)
 	case f.str(fTLSpanKind) == "tool":
 		return f.traceloopTool(span)
@@ -33,6 +33,16 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 		return Result{Kind: KindAgent, Convention: c}
 	}
 	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op)}
+}
+
+// oiKind reports whether the span's openinference.span.kind is kind, in
+// any case. It is inlined: spans without the attribute make no call.
+func (f *fields) oiKind(kind string) bool {
+	return f.has(fOISpanKind) && f.oiKindIs(kind)
+}
+
+func (f *fields) oiKindIs(kind string) bool {
+	return strings.EqualFold(f.str(fOISpanKind), kind)
 }
 
 // isModelCall reports an inference span: a GenAI chat or completion call
@@ -54,7 +64,7 @@ func (f *fields) isModelCall(span ptrace.Span, scope pcommon.InstrumentationScop
 			return true
 		}
 	}
-	if strings.EqualFold(f.str(fOISpanKind), "LLM") || f.str(fGenkitSubtype) == "model" {
+	if f.oiKind("LLM") || f.str(fGenkitSubtype) == "model" {
 		return true
 	}
 	if id := f.str(fAIOperationID); strings.HasSuffix(id, ".doGenerate") || strings.HasSuffix(id, ".doStream") {
@@ -67,21 +77,25 @@ func (f *fields) isModelCall(span ptrace.Span, scope pcommon.InstrumentationScop
 	return false
 }
 
-// agentOperations are the gen_ai.operation.name values of agent-run spans.
-var agentOperations = map[string]struct{}{
-	"invoke_agent":             {},
-	"invoke_workflow":          {},
-	"handle_conversation_turn": {},
+// isAgentOperation reports the gen_ai.operation.name values of agent-run
+// spans (a switch: a map lookup hashed the value on every GenAI span that
+// is not a tool's).
+func isAgentOperation(op string) bool {
+	switch op {
+	case "invoke_agent", "invoke_workflow", "handle_conversation_turn":
+		return true
+	}
+	return false
 }
 
 // agentConvention reports whether the span is an agent run (the boundary of
 // a trajectory) and in which convention.
 func (f *fields) agentConvention(span ptrace.Span, scope pcommon.InstrumentationScope, op string) (Convention, bool) {
-	if _, ok := agentOperations[op]; ok {
+	if isAgentOperation(op) {
 		return f.convention(scope), true
 	}
 	switch {
-	case strings.EqualFold(f.str(fOISpanKind), "AGENT"):
+	case f.oiKind("AGENT"):
 		if isLangGraphModelNode(span.Name(), f.str(fMetadata)) {
 			return 0, false
 		}

@@ -276,33 +276,89 @@ func Ordinary(span ptrace.Span) bool {
 // Classify reports what role span plays and, for a tool span, extracts the
 // call. scope is the span's instrumentation scope.
 func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options) Result {
-	attrs := span.Attributes()
-	if !hasGenAIKey(attrs) {
-		// No GenAI attribute at all: only spans known by their name alone
-		// can match (Google ADK's 2025 agent_run spans carry no
-		// attributes, nor its execute_tool spans of tools that raised).
-		if isAgentSpanName(span.Name()) {
-			return Result{Kind: KindAgent, GenAI: true, Convention: scopeConvention(scope)}
-		}
-		if name, ok := bareToolSpanName(span.Name()); ok {
-			return bareToolCall(span, scope, name, opts)
-		}
-		return Result{}
+	if !hasGenAIKey(span.Attributes()) {
+		return classifyByName(span, scope, opts)
 	}
+	return ClassifyWithContext(span, scope, opts, false, nil)
+}
+
+// classifyByName classifies a span without GenAI attributes: only spans
+// known by their name alone can match (Google ADK's 2025 agent_run spans
+// carry no attributes, nor its execute_tool spans of tools that raised).
+func classifyByName(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options) Result {
+	if isAgentSpanName(span.Name()) {
+		return Result{Kind: KindAgent, GenAI: true, Convention: scopeConvention(scope)}
+	}
+	if name, ok := bareToolSpanName(span.Name()); ok {
+		return bareToolCall(span, scope, name, opts)
+	}
+	return Result{}
+}
+
+// ClassifyWithContext is Classify, for spans that are not Ordinary, that
+// also reads, when part is not nil, the run context of a span that records
+// its run's: a model call, an agent run, or (root set) any GenAI span that
+// is its trace's root. *part is set to what CaptureContext returns for such
+// a span, and left as it is for others. It reads the attributes in one pass
+// where Ordinary, Classify and CaptureContext make three (a span with
+// attributes of an indexed family, or with more than a few context values,
+// is read again by CaptureContext).
+func ClassifyWithContext(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options, root bool, part *ContextPart) (res Result) {
 	var f fields
+	capture := part != nil
+	marked := false
 	// The scan is written out here rather than in a method, so that the
 	// compiler sees f on the stack and stores the values without GC write
 	// barriers.
-	for k, v := range attrs.All() {
-		if id, ok := fieldTab.lookup(k); ok {
-			f.v[id] = v
-			f.set |= 1 << id
+	for k, v := range span.Attributes().All() {
+		if sk, ok := keyTab.lookup(k); ok {
+			marked = marked || sk.marker
+			if sk.field != noField {
+				f.v[sk.field] = v
+				f.set |= 1 << sk.field
+			}
+			if capture && sk.role != roleNone {
+				if f.nctx < maxContextValues {
+					f.ctx[f.nctx], f.ctxKey[f.nctx] = v, sk
+					f.nctx++
+				} else {
+					f.rescan = true
+				}
+			}
+			continue
+		}
+		if !marked && len(k) >= 3 && mayStartMarker(k) && isMarkerKey(k) {
+			marked = true
+		}
+		if capture && mayBeIndexed(k) && indexedStart(k) {
+			f.rescan = true // CaptureContext reads the family
 		}
 	}
-	res := f.classify(span, scope)
+	if marked {
+		res = f.classify(span, scope)
+		f.complete(&res, span, opts)
+	} else {
+		res = classifyByName(span, scope, opts)
+	}
+	if !capture || !(res.ModelCall || res.Kind == KindAgent || (res.GenAI && root)) {
+		return res
+	}
+	if f.rescan {
+		*part = CaptureContext(span)
+	} else {
+		*part = f.context(span)
+	}
+	return res
+}
+
+// complete completes what classify found in a span with GenAI
+// attributes: a tool span's call, or the span as a plain GenAI span when
+// its tool is one opts skips.
+func (f *fields) complete(res *Result, span ptrace.Span, opts *Options) {
 	if res.Kind == KindTool {
 		if opts.skips(res.Call.Name) {
-			return Result{GenAI: true, Convention: res.Convention}
+			*res = Result{GenAI: true, Convention: res.Convention}
+			return
 		}
 		res.Call.Start = uint64(span.StartTimestamp())
 		res.Call.End = uint64(span.EndTimestamp())
@@ -315,7 +371,7 @@ func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Option
 				eventArguments(span, &res.Call)
 			}
 			if !ArgumentsLikelyKnown(res.Call.Args, res.Call.Encoding, DecodeOptions{}) {
-				messageArguments(attrs, &res.Call, true)
+				messageArguments(span.Attributes(), &res.Call, true)
 			}
 		}
 		if res.Call.ResultForm == ResultPlain {
@@ -323,5 +379,4 @@ func Classify(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Option
 		}
 	}
 	res.GenAI = true
-	return res
 }

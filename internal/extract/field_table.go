@@ -16,10 +16,9 @@ type keyTable[T any] struct {
 	vals [1 << fieldTableBits]T
 }
 
-// fieldTable finds the field of an attribute key the classifier reads.
-type fieldTable = keyTable[fieldID]
-
-var fieldTab = newKeyTable(fieldIDs)
+// keyTab finds what an attribute key stands for to the classifier and to
+// CaptureContext.
+var keyTab = newKeyTable(spanKeys)
 
 // newKeyTable returns the table for m. The keys are the package's own
 // constants, so a set of keys that no multiplier tried separates is a

@@ -105,13 +105,60 @@ var fieldIDs = map[string]fieldID{
 	"llm.request.type":                fLLMRequestType,
 }
 
+// noField is the field of a key the classifier does not read.
+const noField = numFields
+
+// spanKey is what an attribute key stands for: the field the classifier
+// reads it as (noField for none), the role CaptureContext reads it in
+// (roleNone for none), and whether it marks a GenAI span (isMarkerKey).
+// One table holds the keys of both, so that one lookup per attribute serves
+// both (see ClassifyWithContext).
+type spanKey struct {
+	field  fieldID
+	role   contextRole
+	marker bool
+}
+
+// spanKeys are fieldIDs and contextKeys in one map.
+var spanKeys = func() map[string]spanKey {
+	m := make(map[string]spanKey, len(fieldIDs)+len(contextKeys))
+	for k, id := range fieldIDs {
+		m[k] = spanKey{field: id, role: roleNone}
+	}
+	for k, role := range contextKeys {
+		sk, ok := m[k]
+		if !ok {
+			sk.field = noField
+		}
+		sk.role = role
+		m[k] = sk
+	}
+	for k, sk := range m {
+		sk.marker = isMarkerKey(k)
+		m[k] = sk
+	}
+	return m
+}()
+
+// maxContextValues is how many context values fields keeps for
+// CaptureContext; a span with more is read again.
+const maxContextValues = 6
+
 // fields holds the attribute values one span carries for the classifier,
 // read in one pass over its attributes (see Classify). Each key costs one
-// fieldTable lookup: a slot picked from its length and three bytes, and one
+// keyTab lookup: a slot picked from its length and three bytes, and one
 // comparison.
 type fields struct {
 	v   [numFields]pcommon.Value
 	set uint64
+	// ctx are the values of context keys in attribute order, with their
+	// keys' spanKey, when the pass also reads the run context
+	// (ClassifyWithContext); rescan is set when they do not say it all (an
+	// indexed family's key, or more than maxContextValues values).
+	ctx    [maxContextValues]pcommon.Value
+	ctxKey [maxContextValues]spanKey
+	nctx   uint8
+	rescan bool
 }
 
 // hasGenAIKey reports whether any key of attrs marks a GenAI span. It is

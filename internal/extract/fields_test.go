@@ -60,24 +60,25 @@ func TestIsAgentSpanName(t *testing.T) {
 	}
 }
 
-// TestFieldTable checks that the table finds every key's field, through a
-// multiplier, and nothing for other keys, including
-// keys one byte away from a field's.
+// TestFieldTable checks that the table finds every key's field and
+// context role, through a multiplier, and nothing for other keys, including
+// keys one byte away from one of them.
 func TestFieldTable(t *testing.T) {
-	assert.NotZero(t, fieldTab.mul, "a multiplier separates every key")
-	for k, want := range fieldIDs {
-		id, ok := fieldTab.lookup(k)
+	assert.NotZero(t, keyTab.mul, "a multiplier separates every key")
+	assert.Len(t, spanKeys, 54, "fieldIDs and contextKeys share seven keys")
+	for k, want := range spanKeys {
+		sk, ok := keyTab.lookup(k)
 		assert.True(t, ok, k)
-		assert.Equal(t, want, id, k)
+		assert.Equal(t, want, sk, k)
 		for _, other := range []string{k[:len(k)-1], k + "x", "x" + k[1:], k[:len(k)-1] + "x"} {
-			if _, isField := fieldIDs[other]; !isField {
-				_, ok := fieldTab.lookup(other)
+			if _, isKey := spanKeys[other]; !isKey {
+				_, ok := keyTab.lookup(other)
 				assert.False(t, ok, other)
 			}
 		}
 	}
 	for _, k := range []string{"", "a", "gen_ai.agent.name", "http.route"} {
-		_, ok := fieldTab.lookup(k)
+		_, ok := keyTab.lookup(k)
 		assert.False(t, ok, k)
 	}
 	assert.Panics(t, func() {
@@ -88,23 +89,9 @@ func TestFieldTable(t *testing.T) {
 		}
 		newKeyTable(many)
 	})
-
-	// The context keys' table, the same way.
-	assert.NotZero(t, contextTab.mul, "a multiplier separates every context key")
-	for k, want := range contextKeys {
-		role, ok := contextTab.lookup(k)
-		assert.True(t, ok, k)
-		assert.Equal(t, want, role, k)
-		for _, other := range []string{k[:len(k)-1], k + "x", "x" + k[1:], k[:len(k)-1] + "x"} {
-			if _, isKey := contextKeys[other]; !isKey {
-				_, ok := contextTab.lookup(other)
-				assert.False(t, ok, other)
-			}
-		}
-	}
 }
 
-// FuzzFieldTable checks the table against the map it replaces, for any key.
+// FuzzFieldTable checks the table against the maps it replaces, for any key.
 func FuzzFieldTable(f *testing.F) {
 	for k := range fieldIDs {
 		f.Add(k)
@@ -114,15 +101,21 @@ func FuzzFieldTable(f *testing.F) {
 	}
 	f.Add("")
 	f.Add("gen_ai.tool.nam")
+	for _, k := range []string{"llm.tools.", "llm.request.functions.0.name", "llm.input_messages.1.message.role", "llm.output_messages.", "gen_ai.prompt.", "gen_ai.completion.0.role", "llm.token_count.total", "gen_ai.provider.name"} {
+		f.Add(k)
+	}
 	f.Fuzz(func(t *testing.T, k string) {
 		want, wantOK := fieldIDs[k]
-		id, ok := fieldTab.lookup(k)
-		if ok != wantOK || id != want {
-			t.Fatalf("lookup(%q) = %d, %v; the map has %d, %v", k, id, ok, want, wantOK)
+		if !wantOK {
+			want = noField
 		}
-		wantRole, wantOK := contextKeys[k]
-		if role, ok := contextTab.lookup(k); ok != wantOK || role != wantRole {
-			t.Fatalf("context lookup(%q) = %d, %v; the map has %d, %v", k, role, ok, wantRole, wantOK)
+		wantRole, wantRoleOK := contextKeys[k]
+		sk, ok := keyTab.lookup(k)
+		if ok != (wantOK || wantRoleOK) || (ok && sk != spanKey{want, wantRole, len(k) >= 3 && isMarkerKey(k)}) {
+			t.Fatalf("lookup(%q) = %v, %v; the maps have %d, %v and %d, %v", k, sk, ok, want, wantOK, wantRole, wantRoleOK)
+		}
+		if _, _, ok := indexedFamily(k); ok && !(mayBeIndexed(k) && indexedStart(k)) {
+			t.Fatalf("%q is in an indexed family mayBeIndexed stops", k)
 		}
 		if isMarkerKey(k) && len(k) >= 3 && !mayStartMarker(k) {
 			t.Fatalf("%q is a marker the two-byte filter stops", k)

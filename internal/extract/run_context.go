@@ -70,9 +70,6 @@ var contextKeys = map[string]contextRole{
 	"gen_ai.completion":             roleResponse,
 }
 
-// contextTab finds the role of a context key.
-var contextTab = newKeyTable(contextKeys)
-
 // family is an indexed family of attributes CaptureContext reads.
 type family uint8
 
@@ -93,6 +90,30 @@ func mayBeIndexed(k string) bool {
 		return k[:len("llm.")] == "llm."
 	case len(k) > len("gen_ai.") && k[0] == 'g':
 		return (k[7] == 'p' || k[7] == 'c') && k[:len("gen_ai.")] == "gen_ai."
+	}
+	return false
+}
+
+// indexedStart reports, for a key mayBeIndexed lets through, whether it
+// starts like an indexed family's prefix, from a few of its bytes: most
+// llm.* keys (llm.token_count.*, llm.request.type, llm.model_name) and
+// gen_ai.provider.* and gen_ai.conversation.* fail it. Keys indexedFamily
+// takes pass.
+func indexedStart(k string) bool {
+	switch {
+	case len(k) >= len("llm.tools.") && k[:len("llm.")] == "llm.":
+		switch k[4] {
+		case 't':
+			return k[5] == 'o' && k[6] == 'o'
+		case 'r':
+			return len(k) > len("llm.request.") && k[12] == 'f'
+		case 'i':
+			return k[6] == 'p'
+		case 'o':
+			return k[5] == 'u'
+		}
+	case len(k) >= len("gen_ai.prompt.") && k[:len("gen_ai.")] == "gen_ai.":
+		return k[7] == 'p' && k[13] == '.' || k[7] == 'c' && len(k) >= len("gen_ai.completion.") && k[17] == '.'
 	}
 	return false
 }
@@ -144,22 +165,8 @@ func CaptureContext(span ptrace.Span) ContextPart {
 	indexed := buf[:0]
 	var count [numFamilies]int
 	for k, v := range span.Attributes().All() {
-		if role, ok := contextTab.lookup(k); ok {
-			text := contextText(v)
-			if text == "" || text == "{}" || text == "[]" {
-				continue
-			}
-			switch role {
-			case roleDefinitions:
-				part.Definitions = append(part.Definitions, text)
-			case roleRequest:
-				if k == "gcp.vertex.agent.llm_request" && strings.Contains(text, `"tools"`) {
-					part.Definitions = append(part.Definitions, text)
-				}
-				part.Request = preferLonger(part.Request, text)
-			case roleResponse:
-				part.Response = preferLonger(part.Response, text)
-			}
+		if sk, ok := keyTab.lookup(k); ok && sk.role != roleNone {
+			addContext(&part, sk, v)
 			continue
 		}
 		if !mayBeIndexed(k) {
@@ -182,6 +189,35 @@ func CaptureContext(span ptrace.Span) ContextPart {
 	}
 	if part.Response == "" {
 		part.Response = renderMessages(indexed, famOutputs)
+	}
+	return part
+}
+
+// addContext adds to part the value of a single context key.
+func addContext(part *ContextPart, sk spanKey, v pcommon.Value) {
+	text := contextText(v)
+	if text == "" || text == "{}" || text == "[]" {
+		return
+	}
+	switch sk.role {
+	case roleDefinitions:
+		part.Definitions = append(part.Definitions, text)
+	case roleRequest:
+		if sk.field == fADKLLMRequest && strings.Contains(text, `"tools"`) {
+			part.Definitions = append(part.Definitions, text)
+		}
+		part.Request = preferLonger(part.Request, text)
+	case roleResponse:
+		part.Response = preferLonger(part.Response, text)
+	}
+}
+
+// context is the run context of a span from the context values of its
+// one pass (see fields.ctx), which hold all of it unless rescan is set.
+func (f *fields) context(span ptrace.Span) ContextPart {
+	part := ContextPart{Start: uint64(span.StartTimestamp()), End: uint64(span.EndTimestamp())}
+	for i := range f.nctx {
+		addContext(&part, f.ctxKey[i], f.ctx[i])
 	}
 	return part
 }

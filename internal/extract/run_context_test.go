@@ -61,12 +61,66 @@ func spanFromBytes(data []byte) ptrace.Span {
 	return span
 }
 
-// checkCaptureContext compares CaptureContext with the reference.
+// checkCaptureContext compares CaptureContext with the reference, and
+// ClassifyWithContext with Classify and CaptureContext, for the span and
+// for it made a model call, an agent run and a tool span, by attributes
+// or by name.
 func checkCaptureContext(t *testing.T, span ptrace.Span) {
 	t.Helper()
 	got, want := CaptureContext(span), oldCaptureContext(span)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("CaptureContext(%v)\n got %#v\nwant %#v", span.Attributes().AsRaw(), got, want)
+	}
+	scope := pcommon.NewInstrumentationScope()
+	checkClassifyWithContext(t, span, scope)
+	for _, op := range []string{"chat", "invoke_agent", "execute_tool"} {
+		s := ptrace.NewSpan()
+		span.CopyTo(s)
+		s.Attributes().PutStr("gen_ai.operation.name", op)
+		checkClassifyWithContext(t, s, scope)
+	}
+	for _, name := range []string{"agent run", "execute_tool get_weather"} {
+		// Known by name alone when no attribute marks it.
+		s := ptrace.NewSpan()
+		span.CopyTo(s)
+		s.SetName(name)
+		checkClassifyWithContext(t, s, scope)
+	}
+}
+
+// checkClassifyWithContext compares ClassifyWithContext with Classify and,
+// where the processor captures the context, CaptureContext.
+func checkClassifyWithContext(t *testing.T, span ptrace.Span, scope pcommon.InstrumentationScope) {
+	t.Helper()
+	opts := &Options{SkipTools: DefaultSkipTools()}
+	want := Classify(span, scope, opts)
+	for _, capture := range []bool{false, true} {
+		for _, root := range []bool{false, true} {
+			var part ContextPart
+			var into *ContextPart
+			if capture {
+				into = &part
+			}
+			got := ClassifyWithContext(span, scope, opts, root, into)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("ClassifyWithContext(%v, %v, %v)\n got %#v\nwant %#v", span.Attributes().AsRaw(), capture, root, got, want)
+			}
+			var wantPart ContextPart
+			if capture && (want.ModelCall || want.Kind == KindAgent || (want.GenAI && root)) {
+				wantPart = CaptureContext(span)
+			}
+			if !reflect.DeepEqual(part, wantPart) {
+				t.Errorf("ClassifyWithContext(%v, %v, %v) context\n got %#v\nwant %#v", span.Attributes().AsRaw(), capture, root, part, wantPart)
+			}
+		}
+	}
+}
+
+// TestClassifyWithContextOnCaptures compares ClassifyWithContext with
+// Classify and CaptureContext on every span of the demo captures.
+func TestClassifyWithContextOnCaptures(t *testing.T) {
+	for _, s := range demoCaptureSpans(t) {
+		checkClassifyWithContext(t, s.span, s.scope)
 	}
 }
 
@@ -161,12 +215,20 @@ func TestIndexedFamily(t *testing.T) {
 		{"http.route", 0, "", false},
 		{"Llm.tools.0.name", 0, "", false},
 		{"gen_ai.provider.name", 0, "", false},
+		{"gen_ai.conversation.id", 0, "", false},
+		{"llm.token_count.prompt", 0, "", false},
+		{"llm.invocation_parameters", 0, "", false},
+		{"llm.model_name", 0, "", false},
+		{"llm.tools.", famTools, "", true},
 		{"gen_ai.c", 0, "", false},
 		{"llm", 0, "", false},
 		{"g", 0, "", false},
 	} {
 		if tc.ok && !mayBeIndexed(tc.key) {
 			t.Errorf("mayBeIndexed(%q) is false", tc.key)
+		}
+		if start := mayBeIndexed(tc.key) && indexedStart(tc.key); start != tc.ok {
+			t.Errorf("indexedStart(%q) is %v", tc.key, start)
 		}
 		fam, rest, ok := indexedFamily(tc.key)
 		if fam != tc.fam || rest != tc.rest || ok != tc.ok {
