@@ -49,7 +49,31 @@ func compileExpectation(e Expectation) ([]compiledCall, error) {
 		}
 	}
 	b.finish()
+	compileLiteralSteps(out)
 	return out, errors.Join(errs...)
+}
+
+// compileLiteralSteps gives every literal-only specification among calls
+// its member checks (see passesAll), all from one allocation.
+func compileLiteralSteps(calls []compiledCall) {
+	total := 0
+	for i := range calls {
+		if k := literalSteps(calls[i].spec.root, 0); k > 0 {
+			total += k
+		}
+	}
+	if total == 0 {
+		return
+	}
+	slab := make([]literalStep, 0, total)
+	for i := range calls {
+		spec := &calls[i].spec
+		if literalSteps(spec.root, 0) > 0 {
+			start := len(slab)
+			slab = appendLiteralSteps(slab, spec.root)
+			spec.steps = slab[start:len(slab):len(slab)]
+		}
+	}
 }
 
 // expectedType returns "" for an unset expected type (any actual type

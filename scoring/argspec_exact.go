@@ -1,0 +1,318 @@
+package scoring
+
+import "math"
+
+// A literal-only specification (arguments given as a literal object of
+// scalars, arrays of scalars and objects, no path matchers) is also
+// compiled into a flat list of steps, which evaluate runs first: when the
+// arguments pass every step, the evaluation's outcome is known (every
+// check passed, no extra member, nothing to report) and eval is not run.
+// The steps check, depth first, every key and value the specification
+// names, each at its own position among the members (where arguments
+// written in the expected order have it, and where eval looks first), in
+// one loop without calls, tallies or member searches. Any other outcome is
+// left to eval: the steps only confirm the common case.
+
+// literalMode is what a literalStep checks besides the value's kind.
+type literalMode uint8
+
+const (
+	// literalObject enters an object, whose members' steps follow;
+	// literalArray an array, whose elements' steps follow.
+	literalObject literalMode = iota
+	literalArray
+	literalString
+	// literalNumber compares a number below 2^53 in magnitude by value.
+	literalNumber
+	literalBool
+	// literalNull checks the kind alone.
+	literalNull
+)
+
+// maxLiteralDepth bounds how deep a literal-only specification nests
+// objects and arrays below its root; deeper ones are left to eval.
+const maxLiteralDepth = 6
+
+// literalStep checks one member (its key, then its value) or one array
+// element of the arguments: the next one of the object or array being
+// walked.
+type literalStep struct {
+	member bool
+	kind   Kind
+	mode   literalMode
+	b      bool // literalBool
+	// count is an object's members or an array's elements (0 for other
+	// steps); pops is how many of the objects and arrays being walked
+	// (not the root) this step finishes.
+	count, pops int
+	key         wordString // a member's
+	str         wordString // literalString
+	num         float64    // literalNumber
+}
+
+// literalFrame is an object or array being walked: items[next] is the
+// next member's key or element.
+type literalFrame struct {
+	items []Value
+	next  int
+}
+
+// literalSteps returns how many steps check the specification rooted at
+// n, or -1 when it is not literal-only: an object node whose members are
+// object nodes and literals that are scalars (numbers below 2^53) or
+// arrays of them, nested at most maxLiteralDepth deep.
+func literalSteps(n *argNode, depth int) int {
+	if n == nil || n.kind != nodeObject || depth > maxLiteralDepth {
+		return -1
+	}
+	steps := len(n.fields)
+	for i := range n.fields {
+		switch c := n.fields[i].node; {
+		case c.kind == nodeObject:
+			k := literalSteps(c, depth+1)
+			if k < 0 {
+				return -1
+			}
+			steps += k
+		case c.kind != nodeLiteral || c.lit.unread():
+			return -1
+		case c.lit.kind == KindArray:
+			if depth+1 > maxLiteralDepth {
+				return -1
+			}
+			for e := range c.lit.items {
+				if !literalScalar(&c.lit.items[e]) {
+					return -1
+				}
+			}
+			steps += len(c.lit.items)
+		case !literalScalar(&c.lit):
+			return -1
+		}
+	}
+	return steps
+}
+
+// literalScalar reports whether a step compares v as eval does: null, a
+// boolean, a string or a number below 2^53 in magnitude (larger ones eval
+// compares as written).
+func literalScalar(v *Value) bool {
+	switch v.kind {
+	case KindNull, KindBool, KindString:
+		return true
+	case KindNumber:
+		return math.Abs(v.num) < 1<<53
+	}
+	return false
+}
+
+// appendLiteralSteps appends the steps that check the members of n, an
+// object node of a literal-only specification.
+func appendLiteralSteps(steps []literalStep, n *argNode) []literalStep {
+	for i := range n.fields {
+		f := &n.fields[i]
+		switch c := f.node; {
+		case c.kind == nodeObject:
+			steps = append(steps, literalStep{member: true, key: newWordString(f.key), kind: KindObject, mode: literalObject, count: len(c.fields)})
+			steps = appendLiteralSteps(steps, c)
+			if len(c.fields) > 0 {
+				steps[len(steps)-1].pops++
+			}
+		case c.lit.kind == KindArray:
+			steps = append(steps, literalStep{member: true, key: newWordString(f.key), kind: KindArray, mode: literalArray, count: len(c.lit.items)})
+			for e := range c.lit.items {
+				steps = append(steps, scalarStep(&c.lit.items[e]))
+			}
+			if len(c.lit.items) > 0 {
+				steps[len(steps)-1].pops++
+			}
+		default:
+			st := scalarStep(&c.lit)
+			st.member, st.key = true, newWordString(f.key)
+			steps = append(steps, st)
+		}
+	}
+	return steps
+}
+
+// scalarStep returns the step that checks a value against literalScalar v.
+func scalarStep(v *Value) literalStep {
+	st := literalStep{kind: v.kind}
+	switch v.kind {
+	case KindNull:
+		st.mode = literalNull
+	case KindBool:
+		st.mode, st.b = literalBool, v.b
+	case KindString:
+		st.mode, st.str = literalString, newWordString(v.str)
+	default:
+		st.mode, st.num = literalNumber, v.num
+	}
+	return st
+}
+
+// passesAll reports whether v passes every step of s, a literal-only
+// specification (see literalSteps). It decides nothing when it reports
+// false.
+//
+// Every value compared is one eval compares: eval reads a member at its
+// own position first (memberNear), and compares scalars of the same kind
+// by value, arrays element by element (equalPtr, or equalValuesPtr with
+// coercion, which agrees with it on values of the same kinds).
+func (s *argSpec) passesAll(v *Value) bool {
+	// Unless extra members are allowed, an object must have exactly the
+	// expected members: its keys are then the expected keys.
+	exact := s.extra != ExtraAllow
+	n := len(s.root.fields)
+	if v.kind != KindObject || len(v.items) < 2*n || (exact && len(v.items) != 2*n) {
+		return false
+	}
+	var stack [maxLiteralDepth]literalFrame
+	top := 0
+	items, next := v.items, 0
+	steps := s.steps
+	for k := range steps {
+		st := &steps[k]
+		// The object or array has a value here: an object was entered
+		// with a key and a value for each member, an array with its
+		// length. Strings are compared inline as words (see wordString),
+		// the key's and a string value's alike.
+		if st.member {
+			t, w := items[next].str, &st.key
+			next++
+			m := len(t)
+			if m != len(w.s) {
+				return false
+			}
+			switch {
+			case m >= 8:
+				for j := 0; j < m-8; j += 8 {
+					if load64(t, j) != load64(w.s, j) {
+						return false
+					}
+				}
+				if load64(t, m-8) != w.tail {
+					return false
+				}
+			case m >= 4:
+				if uint64(load32(t, 0)) != w.head || uint64(load32(t, m-4)) != w.tail {
+					return false
+				}
+			case m > 0:
+				if uint64(t[0])|uint64(t[m>>1])<<8|uint64(t[m-1])<<16 != w.head {
+					return false
+				}
+			}
+		}
+		val := &items[next]
+		next++
+		if val.kind != st.kind {
+			return false
+		}
+		switch st.mode {
+		case literalString:
+			// As the key above.
+			t, w := val.str, &st.str
+			m := len(t)
+			if m != len(w.s) {
+				return false
+			}
+			switch {
+			case m >= 8:
+				for j := 0; j < m-8; j += 8 {
+					if load64(t, j) != load64(w.s, j) {
+						return false
+					}
+				}
+				if load64(t, m-8) != w.tail {
+					return false
+				}
+			case m >= 4:
+				if uint64(load32(t, 0)) != w.head || uint64(load32(t, m-4)) != w.tail {
+					return false
+				}
+			case m > 0:
+				if uint64(t[0])|uint64(t[m>>1])<<8|uint64(t[m-1])<<16 != w.head {
+					return false
+				}
+			}
+		case literalNumber:
+			if val.num != st.num {
+				return false
+			}
+		case literalBool:
+			if val.b != st.b {
+				return false
+			}
+		case literalObject:
+			if c := st.count; len(val.items) < 2*c || (exact && len(val.items) != 2*c) {
+				return false
+			}
+		case literalArray:
+			// eval finds a partly unread array not evaluable.
+			if val.unknown || val.partial || len(val.items) != st.count {
+				return false
+			}
+		}
+		if st.count > 0 {
+			// Enter the object or array; its last step leaves it.
+			stack[top] = literalFrame{items: items, next: next}
+			top++
+			items, next = val.items, 0
+			continue
+		}
+		for range st.pops {
+			top--
+			items, next = stack[top].items, stack[top].next
+		}
+	}
+	return true
+}
+
+// wordString is a string prepared to be compared as words rather than
+// through the runtime's comparison, a call that costs more than the
+// comparison itself for the short keys and values arguments hold (and
+// makes its caller save its registers). A string of the same length is
+// equal when its words are: from 8 bytes on, its 8-byte words from the
+// start and the last 8 bytes (overlapping the others), the last of which
+// is kept in tail; for 4 to 7 bytes, its first and last 4; for 1 to 3,
+// its first, middle and last byte. passesAll compares them inline.
+type wordString struct {
+	s          string
+	head, tail uint64
+}
+
+// newWordString prepares s.
+func newWordString(s string) wordString {
+	w := wordString{s: s}
+	w.head, w.tail = words(s)
+	return w
+}
+
+// words returns the first and last words wordString compares s by.
+func words(s string) (head, tail uint64) {
+	switch n := len(s); {
+	case n >= 8:
+		return load64(s, 0), load64(s, n-8)
+	case n >= 4:
+		return uint64(load32(s, 0)), uint64(load32(s, n-4))
+	case n > 0:
+		return uint64(s[0]) | uint64(s[n>>1])<<8 | uint64(s[n-1])<<16, 0
+	}
+	return 0, 0
+}
+
+// load64 returns the 8 bytes of s from i as a little-endian word (one
+// load).
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// load32 returns the 4 bytes of s from i as a little-endian word (one
+// load).
+func load32(s string, i int) uint32 {
+	s = s[i : i+4]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}
