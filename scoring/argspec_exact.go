@@ -41,20 +41,15 @@ type literalStep struct {
 	kind   Kind
 	mode   literalMode
 	b      bool // literalBool
-	// count is an object's members or an array's elements (0 for other
-	// steps); pops is how many of the objects and arrays being walked
-	// (not the root) this step finishes.
-	count, pops int
-	key         wordString // a member's
-	str         wordString // literalString
-	num         float64    // literalNumber
-}
-
-// literalFrame is an object or array being walked: items[next] is the
-// next member's key or element.
-type literalFrame struct {
-	items []Value
-	next  int
+	// at is where the step's member (its key) or element is among the
+	// items of the object or array being walked; count is an object's
+	// members or an array's elements (0 for other steps); pops is how
+	// many of the objects and arrays being walked (not the root) this
+	// step finishes.
+	at, count, pops int
+	key             wordString // a member's
+	str             wordString // literalString
+	num             float64    // literalNumber
 }
 
 // literalSteps returns how many steps check the specification rooted at
@@ -113,22 +108,24 @@ func appendLiteralSteps(steps []literalStep, n *argNode) []literalStep {
 		f := &n.fields[i]
 		switch c := f.node; {
 		case c.kind == nodeObject:
-			steps = append(steps, literalStep{member: true, key: newWordString(f.key), kind: KindObject, mode: literalObject, count: len(c.fields)})
+			steps = append(steps, literalStep{member: true, at: 2 * i, key: newWordString(f.key), kind: KindObject, mode: literalObject, count: len(c.fields)})
 			steps = appendLiteralSteps(steps, c)
 			if len(c.fields) > 0 {
 				steps[len(steps)-1].pops++
 			}
 		case c.lit.kind == KindArray:
-			steps = append(steps, literalStep{member: true, key: newWordString(f.key), kind: KindArray, mode: literalArray, count: len(c.lit.items)})
+			steps = append(steps, literalStep{member: true, at: 2 * i, key: newWordString(f.key), kind: KindArray, mode: literalArray, count: len(c.lit.items)})
 			for e := range c.lit.items {
-				steps = append(steps, scalarStep(&c.lit.items[e]))
+				st := scalarStep(&c.lit.items[e])
+				st.at = e
+				steps = append(steps, st)
 			}
 			if len(c.lit.items) > 0 {
 				steps[len(steps)-1].pops++
 			}
 		default:
 			st := scalarStep(&c.lit)
-			st.member, st.key = true, newWordString(f.key)
+			st.member, st.at, st.key = true, 2*i, newWordString(f.key)
 			steps = append(steps, st)
 		}
 	}
@@ -167,9 +164,11 @@ func (s *argSpec) passesAll(v *Value) bool {
 	if v.kind != KindObject || len(v.items) < 2*n || (exact && len(v.items) != 2*n) {
 		return false
 	}
-	var stack [maxLiteralDepth]literalFrame
+	// stack holds the items of the objects and arrays being walked
+	// around the current one.
+	var stack [maxLiteralDepth][]Value
 	top := 0
-	items, next := v.items, 0
+	items := v.items
 	steps := s.steps
 	for k := range steps {
 		st := &steps[k]
@@ -177,9 +176,10 @@ func (s *argSpec) passesAll(v *Value) bool {
 		// with a key and a value for each member, an array with its
 		// length. Strings are compared inline as words (see wordString),
 		// the key's and a string value's alike.
+		i := st.at
 		if st.member {
-			t, w := items[next].str, &st.key
-			next++
+			t, w := items[i].str, &st.key
+			i++
 			m := len(t)
 			if m != len(w.s) {
 				return false
@@ -204,8 +204,7 @@ func (s *argSpec) passesAll(v *Value) bool {
 				}
 			}
 		}
-		val := &items[next]
-		next++
+		val := &items[i]
 		if val.kind != st.kind {
 			return false
 		}
@@ -256,14 +255,12 @@ func (s *argSpec) passesAll(v *Value) bool {
 		}
 		if st.count > 0 {
 			// Enter the object or array; its last step leaves it.
-			stack[top] = literalFrame{items: items, next: next}
+			stack[top] = items
 			top++
-			items, next = val.items, 0
-			continue
-		}
-		for range st.pops {
-			top--
-			items, next = stack[top].items, stack[top].next
+			items = val.items
+		} else if st.pops > 0 {
+			top -= st.pops
+			items = stack[top]
 		}
 	}
 	return true
