@@ -74,9 +74,10 @@ type argSpec struct {
 	extra  ExtraPolicy
 	credit CreditMode
 	coerce bool
-	// steps, for a literal-only specification, are its member checks,
-	// which evaluate runs first (see passesAll); nil otherwise.
-	steps []literalStep
+	// literal, for a literal-only specification, holds its checks as
+	// steps, which evaluate runs first (see passesAll); no steps
+	// otherwise.
+	literal literalCheck
 }
 
 // compileArgs builds the check tree from literal arguments and path
@@ -506,7 +507,7 @@ func (s *argSpec) evaluate(actual Value, t *argTally) float64 {
 	if s.root == nil {
 		return 1
 	}
-	if s.steps != nil && s.passesAll(&actual) {
+	if s.literal.steps != nil && s.passesAll(&actual) {
 		// What eval would find, without walking the arguments again.
 		t.total += s.root.checks
 		t.passed += s.root.checks

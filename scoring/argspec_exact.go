@@ -52,40 +52,61 @@ type literalStep struct {
 	num             float64    // literalNumber
 }
 
-// literalSteps returns how many steps check the specification rooted at
-// n, or -1 when it is not literal-only: an object node whose members are
-// object nodes and literals that are scalars (numbers below 2^53) or
-// arrays of them, nested at most maxLiteralDepth deep.
-func literalSteps(n *argNode, depth int) int {
-	if n == nil || n.kind != nodeObject || depth > maxLiteralDepth {
+// literalCheck is a literal object's checks compiled into steps, for
+// arguments given as a literal (no path matchers): nil steps when the
+// literal is not an object of scalars (numbers below 2^53), arrays of
+// them and such objects, nested at most maxLiteralDepth deep.
+type literalCheck struct {
+	steps []literalStep
+	// members is the root object's.
+	members int
+}
+
+// literalStepCount returns how many steps check the literal object v, or
+// -1 when steps cannot check it (see literalCheck).
+func literalStepCount(v *Value, depth int) int {
+	if v.kind != KindObject || v.unread() || depth > maxLiteralDepth {
 		return -1
 	}
-	steps := len(n.fields)
-	for i := range n.fields {
-		switch c := n.fields[i].node; {
-		case c.kind == nodeObject:
-			k := literalSteps(c, depth+1)
+	steps := len(v.items) / 2
+	for i := 1; i < len(v.items); i += 2 {
+		switch c := &v.items[i]; {
+		case c.kind == KindObject:
+			k := literalStepCount(c, depth+1)
 			if k < 0 {
 				return -1
 			}
 			steps += k
-		case c.kind != nodeLiteral || c.lit.unread():
+		case c.unread():
 			return -1
-		case c.lit.kind == KindArray:
+		case c.kind == KindArray:
 			if depth+1 > maxLiteralDepth {
 				return -1
 			}
-			for e := range c.lit.items {
-				if !literalScalar(&c.lit.items[e]) {
+			for e := range c.items {
+				if !literalScalar(&c.items[e]) {
 					return -1
 				}
 			}
-			steps += len(c.lit.items)
-		case !literalScalar(&c.lit):
+			steps += len(c.items)
+		case !literalScalar(c):
 			return -1
 		}
 	}
 	return steps
+}
+
+// newLiteralCheck compiles the checks of the literal object v (its steps
+// taken from slab when it has room), or returns an empty check when steps
+// cannot check it.
+func newLiteralCheck(v *Value, slab []literalStep) (literalCheck, []literalStep) {
+	n := literalStepCount(v, 0)
+	if n <= 0 {
+		return literalCheck{}, slab
+	}
+	start := len(slab)
+	slab = appendLiteralSteps(slab, v)
+	return literalCheck{steps: slab[start:len(slab):len(slab)], members: len(v.items) / 2}, slab
 }
 
 // literalScalar reports whether a step compares v as eval does: null, a
@@ -101,31 +122,31 @@ func literalScalar(v *Value) bool {
 	return false
 }
 
-// appendLiteralSteps appends the steps that check the members of n, an
-// object node of a literal-only specification.
-func appendLiteralSteps(steps []literalStep, n *argNode) []literalStep {
-	for i := range n.fields {
-		f := &n.fields[i]
-		switch c := f.node; {
-		case c.kind == nodeObject:
-			steps = append(steps, literalStep{member: true, at: 2 * i, key: newWordString(f.key), kind: KindObject, mode: literalObject, count: len(c.fields)})
+// appendLiteralSteps appends the steps that check the members of v, a
+// literal object steps can check.
+func appendLiteralSteps(steps []literalStep, v *Value) []literalStep {
+	for i := 0; i < len(v.items); i += 2 {
+		key := newWordString(v.items[i].str)
+		switch c := &v.items[i+1]; c.kind {
+		case KindObject:
+			steps = append(steps, literalStep{member: true, at: i, key: key, kind: KindObject, mode: literalObject, count: len(c.items) / 2})
 			steps = appendLiteralSteps(steps, c)
-			if len(c.fields) > 0 {
+			if len(c.items) > 0 {
 				steps[len(steps)-1].pops++
 			}
-		case c.lit.kind == KindArray:
-			steps = append(steps, literalStep{member: true, at: 2 * i, key: newWordString(f.key), kind: KindArray, mode: literalArray, count: len(c.lit.items)})
-			for e := range c.lit.items {
-				st := scalarStep(&c.lit.items[e])
+		case KindArray:
+			steps = append(steps, literalStep{member: true, at: i, key: key, kind: KindArray, mode: literalArray, count: len(c.items)})
+			for e := range c.items {
+				st := scalarStep(&c.items[e])
 				st.at = e
 				steps = append(steps, st)
 			}
-			if len(c.lit.items) > 0 {
+			if len(c.items) > 0 {
 				steps[len(steps)-1].pops++
 			}
 		default:
-			st := scalarStep(&c.lit)
-			st.member, st.at, st.key = true, 2*i, newWordString(f.key)
+			st := scalarStep(c)
+			st.member, st.at, st.key = true, i, key
 			steps = append(steps, st)
 		}
 	}
@@ -148,19 +169,26 @@ func scalarStep(v *Value) literalStep {
 	return st
 }
 
-// passesAll reports whether v passes every step of s, a literal-only
-// specification (see literalSteps). It decides nothing when it reports
-// false.
+// passesAll reports whether v passes every check of s, a literal-only
+// specification (see literalCheck), with every member at its own
+// position. It decides nothing when it reports false.
 //
 // Every value compared is one eval compares: eval reads a member at its
 // own position first (memberNear), and compares scalars of the same kind
 // by value, arrays element by element (equalPtr, or equalValuesPtr with
 // coercion, which agrees with it on values of the same kinds).
 func (s *argSpec) passesAll(v *Value) bool {
-	// Unless extra members are allowed, an object must have exactly the
-	// expected members: its keys are then the expected keys.
-	exact := s.extra != ExtraAllow
-	n := len(s.root.fields)
+	return s.literal.passes(v, s.extra != ExtraAllow)
+}
+
+// passes reports whether v has every member of c's literal at its own
+// position with an equal value (scalars of the same kind and value,
+// arrays of as many such elements, objects likewise) and, when exact, no
+// other member in any of these objects: then the two are the same JSON
+// but for numbers written differently. It decides nothing when it
+// reports false.
+func (c *literalCheck) passes(v *Value, exact bool) bool {
+	n := c.members
 	if v.kind != KindObject || len(v.items) < 2*n || (exact && len(v.items) != 2*n) {
 		return false
 	}
@@ -169,7 +197,7 @@ func (s *argSpec) passesAll(v *Value) bool {
 	var stack [maxLiteralDepth][]Value
 	top := 0
 	items := v.items
-	steps := s.steps
+	steps := c.steps
 	for k := range steps {
 		st := &steps[k]
 		// The object or array has a value here: an object was entered
@@ -244,7 +272,7 @@ func (s *argSpec) passesAll(v *Value) bool {
 				return false
 			}
 		case literalObject:
-			if c := st.count; len(val.items) < 2*c || (exact && len(val.items) != 2*c) {
+			if m := st.count; len(val.items) < 2*m || (exact && len(val.items) != 2*m) {
 				return false
 			}
 		case literalArray:

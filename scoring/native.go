@@ -49,29 +49,27 @@ func compileExpectation(e Expectation) ([]compiledCall, error) {
 		}
 	}
 	b.finish()
-	compileLiteralSteps(out)
+	compileLiteralSteps(out, e.Calls)
 	return out, errors.Join(errs...)
 }
 
 // compileLiteralSteps gives every literal-only specification among calls
-// its member checks (see passesAll), all from one allocation.
-func compileLiteralSteps(calls []compiledCall) {
+// (arguments given as a literal object, no path matchers) its checks as
+// steps (see passesAll), all from one allocation.
+func compileLiteralSteps(calls []compiledCall, expected []ExpectedCall) {
 	total := 0
-	for i := range calls {
-		if k := literalSteps(calls[i].spec.root, 0); k > 0 {
-			total += k
+	for i := range expected {
+		if calls[i].spec.root != nil && len(expected[i].Matchers) == 0 {
+			total += max(0, literalStepCount(&expected[i].Args, 0))
 		}
 	}
 	if total == 0 {
 		return
 	}
 	slab := make([]literalStep, 0, total)
-	for i := range calls {
-		spec := &calls[i].spec
-		if literalSteps(spec.root, 0) > 0 {
-			start := len(slab)
-			slab = appendLiteralSteps(slab, spec.root)
-			spec.steps = slab[start:len(slab):len(slab)]
+	for i := range expected {
+		if calls[i].spec.root != nil && len(expected[i].Matchers) == 0 {
+			calls[i].spec.literal, slab = newLiteralCheck(&expected[i].Args, slab)
 		}
 	}
 }
