@@ -425,7 +425,9 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	}
 	n.scoreAll(calls, sc)
 	if !permuted {
-		sc.dp = orderedAssignment(ne, na, sc.weights, sc.match, sc.dp)
+		// Only the pairs of a tool's calls can be feasible.
+		groups := columnGroups{rowGroup: n.callGroup, start: sc.groupStart, cols: sc.groupCols}
+		sc.dp = orderedAssignmentGrouped(ne, na, sc.weights, sc.match, sc.dp, &groups)
 		return
 	}
 	pw := growInt64s(sc.sub, ne*na)
