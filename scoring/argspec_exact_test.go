@@ -13,7 +13,7 @@ import (
 func fullEvaluation(spec argSpec, actual Value) (float64, argTally) {
 	spec.literal = literalCheck{}
 	t := argTally{record: true}
-	score := spec.evaluate(actual, &t)
+	score := spec.evaluate(&actual, &t)
 	return score, t
 }
 
@@ -32,7 +32,7 @@ func checkLiteralSteps(t *testing.T, expected, actual Value) {
 			spec := calls[0].spec
 			wantScore, want := fullEvaluation(spec, actual)
 			got := argTally{record: true}
-			gotScore := spec.evaluate(actual, &got)
+			gotScore := spec.evaluate(&actual, &got)
 			if gotScore != wantScore || !reflect.DeepEqual(got, want) {
 				t.Fatalf("extra %s, coerce %v: %s against %s: evaluate %v %+v, eval %v %+v", extra, coerce, actual.JSON(), expected.JSON(), gotScore, got, wantScore, want)
 			}

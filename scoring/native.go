@@ -215,7 +215,7 @@ func (n *native) callScore(e *compiledCall, a *Call, t *argTally) (score float64
 	if a.ArgsDoc != nil {
 		return e.spec.evaluateDocument(a.ArgsDoc, t), false, false
 	}
-	return e.spec.evaluate(a.Args, t), false, false
+	return e.spec.evaluate(&a.Args, t), false, false
 }
 
 // scoreScratch holds per-scoring working memory, reused through a pool so a
@@ -402,11 +402,13 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 // scoreAll evaluates every feasible pair not evaluated yet.
 func (n *native) scoreAll(calls []Call, sc *scoreScratch) {
 	na := len(calls)
-	// Only calls to the same tool can pair: visit each group's pairs.
+	// Only calls to the same tool can pair: visit each group's pairs. (The
+	// slices are read once: pair changes their elements, not them.)
+	start, cols, weights := sc.groupStart, sc.groupCols, sc.weights
 	for g, rows := range n.groupRows {
-		for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
+		for _, j := range cols[start[g]:start[g+1]] {
 			for _, i := range rows {
-				if sc.weights[i*na+j] == weightUnscored {
+				if weights[i*na+j] == weightUnscored {
 					n.pair(calls, sc, i, j)
 				}
 			}
@@ -857,8 +859,9 @@ func (n *native) firstUnused(i, na int, used []bool, sc *scoreScratch) int {
 	// Only calls to i's tool can pair with it; its group lists them in
 	// order.
 	g := n.callGroup[i]
+	weights := sc.weights
 	for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
-		if !used[j] && sc.weights[i*na+j] >= 0 {
+		if !used[j] && weights[i*na+j] >= 0 {
 			return j
 		}
 	}
