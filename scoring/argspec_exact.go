@@ -219,15 +219,15 @@ func (c *literalCheck) passes(v *Value, exact bool) bool {
 						return false
 					}
 				}
-				if load64(t, m-8) != w.tail {
+				if load64(t, m-8) != w.word {
 					return false
 				}
 			case m >= 4:
-				if uint64(load32(t, 0)) != w.head || uint64(load32(t, m-4)) != w.tail {
+				if uint64(load32(t, 0))|uint64(load32(t, m-4))<<32 != w.word {
 					return false
 				}
 			case m > 0:
-				if uint64(t[0])|uint64(t[m>>1])<<8|uint64(t[m-1])<<16 != w.head {
+				if uint64(t[0])|uint64(t[m>>1])<<8|uint64(t[m-1])<<16 != w.word {
 					return false
 				}
 			}
@@ -251,15 +251,15 @@ func (c *literalCheck) passes(v *Value, exact bool) bool {
 						return false
 					}
 				}
-				if load64(t, m-8) != w.tail {
+				if load64(t, m-8) != w.word {
 					return false
 				}
 			case m >= 4:
-				if uint64(load32(t, 0)) != w.head || uint64(load32(t, m-4)) != w.tail {
+				if uint64(load32(t, 0))|uint64(load32(t, m-4))<<32 != w.word {
 					return false
 				}
 			case m > 0:
-				if uint64(t[0])|uint64(t[m>>1])<<8|uint64(t[m-1])<<16 != w.head {
+				if uint64(t[0])|uint64(t[m>>1])<<8|uint64(t[m-1])<<16 != w.word {
 					return false
 				}
 			}
@@ -299,32 +299,27 @@ func (c *literalCheck) passes(v *Value, exact bool) bool {
 // comparison itself for the short keys and values arguments hold (and
 // makes its caller save its registers). A string of the same length is
 // equal when its words are: from 8 bytes on, its 8-byte words from the
-// start and the last 8 bytes (overlapping the others), the last of which
-// is kept in tail; for 4 to 7 bytes, its first and last 4; for 1 to 3,
-// its first, middle and last byte. passesAll compares them inline.
+// start and its last 8 bytes (overlapping the others), those kept in
+// word; for 4 to 7 bytes, its first and last 4, both kept in word; for 1
+// to 3, its first, middle and last byte, kept in word. passesAll compares
+// them inline.
 type wordString struct {
-	s          string
-	head, tail uint64
+	s    string
+	word uint64
 }
 
 // newWordString prepares s.
 func newWordString(s string) wordString {
 	w := wordString{s: s}
-	w.head, w.tail = words(s)
-	return w
-}
-
-// words returns the first and last words wordString compares s by.
-func words(s string) (head, tail uint64) {
 	switch n := len(s); {
 	case n >= 8:
-		return load64(s, 0), load64(s, n-8)
+		w.word = load64(s, n-8)
 	case n >= 4:
-		return uint64(load32(s, 0)), uint64(load32(s, n-4))
+		w.word = uint64(load32(s, 0)) | uint64(load32(s, n-4))<<32
 	case n > 0:
-		return uint64(s[0]) | uint64(s[n>>1])<<8 | uint64(s[n-1])<<16, 0
+		w.word = uint64(s[0]) | uint64(s[n>>1])<<8 | uint64(s[n-1])<<16
 	}
-	return 0, 0
+	return w
 }
 
 // load64 returns the 8 bytes of s from i as a little-endian word (one
