@@ -179,7 +179,6 @@ func newMastraTrajectory(s Settings) (Scorer, error) {
 	}
 	if m.static != nil {
 		m.names = newMastraStepNames(m.static)
-		compileMastraArgs(m.static)
 	}
 	if m.ordering == "" {
 		m.ordering = mastraOrdering(s.Expectation.Order)
@@ -327,9 +326,6 @@ type mastraExpectedStep struct {
 	// data holds the comparable fields the step defines, by Mastra name.
 	data     []mastraField
 	children *mastraExpectation
-	// args checks toolArgs, when the scorer compiled it, as steps (see
-	// compileMastraArgs).
-	args literalCheck
 }
 
 type mastraField struct {
@@ -862,44 +858,11 @@ func mastraStepMatches(a *Call, pos int, e *mastraExpectedStep) (bool, error) {
 		if !known {
 			return false, &errMastraArgs{name: a.Name, pos: pos}
 		}
-		if av.Kind() == KindUndefined {
-			return false, nil
-		}
-		if f == "toolArgs" && e.args.steps != nil && e.args.passes(&av, true) {
-			// The same members in the same order with equal values:
-			// JSON.stringify writes both alike.
-			continue
-		}
-		if !jsStringifyEqual(av, ev) {
+		if av.Kind() == KindUndefined || !jsStringifyEqual(av, ev) {
 			return false, nil
 		}
 	}
 	return true, nil
-}
-
-// compileMastraArgs compiles the toolArgs of a scorer's expected steps
-// into steps (see literalCheck), all from one allocation, so that
-// arguments equal to them member by member are told equal without
-// JSON.stringify's comparison.
-func compileMastraArgs(steps []mastraExpectedStep) {
-	total := 0
-	for i := range steps {
-		if v, ok := steps[i].field("toolArgs"); ok {
-			total += max(0, literalStepCount(&v, 0))
-		}
-	}
-	if total == 0 {
-		return
-	}
-	slab := make([]literalStep, 0, total)
-	for i := range steps {
-		for k := range steps[i].data {
-			if f := &steps[i].data[k]; f.name == "toolArgs" {
-				steps[i].args, slab = newLiteralCheck(&f.v, slab)
-				break
-			}
-		}
-	}
 }
 
 // mastraComparableFieldsOf returns mastraComparableFields[stepType]. Tool
