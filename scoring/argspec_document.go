@@ -20,7 +20,8 @@ func (s *argSpec) evaluateDocument(d *Document, t *argTally) float64 {
 		d = &indexed
 	}
 	if d.tree != nil || len(d.toks) == 0 {
-		return s.evaluate(d.Value(), t)
+		v := d.Value()
+		return s.evaluate(&v, t)
 	}
 	s.evalDocument(s.root, d, 0, t)
 	return s.score(t)

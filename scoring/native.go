@@ -49,7 +49,29 @@ func compileExpectation(e Expectation) ([]compiledCall, error) {
 		}
 	}
 	b.finish()
+	compileLiteralSteps(out, e.Calls)
 	return out, errors.Join(errs...)
+}
+
+// compileLiteralSteps gives every literal-only specification among calls
+// (arguments given as a literal object, no path matchers) its checks as
+// steps (see passesAll), all from one allocation.
+func compileLiteralSteps(calls []compiledCall, expected []ExpectedCall) {
+	total := 0
+	for i := range expected {
+		if calls[i].spec.root != nil && len(expected[i].Matchers) == 0 {
+			total += max(0, literalStepCount(&expected[i].Args, 0))
+		}
+	}
+	if total == 0 {
+		return
+	}
+	slab := make([]literalStep, 0, total)
+	for i := range expected {
+		if calls[i].spec.root != nil && len(expected[i].Matchers) == 0 {
+			calls[i].spec.literal, slab = newLiteralCheck(&expected[i].Args, slab)
+		}
+	}
 }
 
 // expectedType returns "" for an unset expected type (any actual type
@@ -193,7 +215,7 @@ func (n *native) callScore(e *compiledCall, a *Call, t *argTally) (score float64
 	if a.ArgsDoc != nil {
 		return e.spec.evaluateDocument(a.ArgsDoc, t), false, false
 	}
-	return e.spec.evaluate(a.Args, t), false, false
+	return e.spec.evaluate(&a.Args, t), false, false
 }
 
 // scoreScratch holds per-scoring working memory, reused through a pool so a
@@ -380,11 +402,13 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 // scoreAll evaluates every feasible pair not evaluated yet.
 func (n *native) scoreAll(calls []Call, sc *scoreScratch) {
 	na := len(calls)
-	// Only calls to the same tool can pair: visit each group's pairs.
+	// Only calls to the same tool can pair: visit each group's pairs. (The
+	// slices are read once: pair changes their elements, not them.)
+	start, cols, weights := sc.groupStart, sc.groupCols, sc.weights
 	for g, rows := range n.groupRows {
-		for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
+		for _, j := range cols[start[g]:start[g+1]] {
 			for _, i := range rows {
-				if sc.weights[i*na+j] == weightUnscored {
+				if weights[i*na+j] == weightUnscored {
 					n.pair(calls, sc, i, j)
 				}
 			}
@@ -403,7 +427,9 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	}
 	n.scoreAll(calls, sc)
 	if !permuted {
-		sc.dp = orderedAssignment(ne, na, sc.weights, sc.match, sc.dp)
+		// Only the pairs of a tool's calls can be feasible.
+		groups := columnGroups{rowGroup: n.callGroup, start: sc.groupStart, cols: sc.groupCols}
+		sc.dp = orderedAssignmentGrouped(ne, na, sc.weights, sc.match, sc.dp, &groups)
 		return
 	}
 	pw := growInt64s(sc.sub, ne*na)
@@ -833,8 +859,9 @@ func (n *native) firstUnused(i, na int, used []bool, sc *scoreScratch) int {
 	// Only calls to i's tool can pair with it; its group lists them in
 	// order.
 	g := n.callGroup[i]
+	weights := sc.weights
 	for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
-		if !used[j] && sc.weights[i*na+j] >= 0 {
+		if !used[j] && weights[i*na+j] >= 0 {
 			return j
 		}
 	}

@@ -180,6 +180,21 @@ func maxWeightAssignment(rows, cols int, w []int64, match []int) {
 // row with the earliest possible column. dp is working memory, grown when
 // too short and returned for reuse.
 func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []int64 {
+	return orderedAssignmentGrouped(rows, cols, wm, match, dp, nil)
+}
+
+// columnGroups says where a row's feasible pairs can be: row r's lie among
+// the columns of group rowGroup[r], cols[start[g]:start[g+1]] (a group's
+// columns in any order, the same column in one group at most); the pairs
+// of every other column are infeasible.
+type columnGroups struct {
+	rowGroup, start, cols []int
+}
+
+// orderedAssignmentGrouped is orderedAssignment, reading of each row only
+// the pairs its column group lists when groups is not nil (the native
+// scorer's rows pair only with calls to their tool).
+func orderedAssignmentGrouped(rows, cols int, wm []int64, match []int, dp []int64, groups *columnGroups) []int64 {
 	for r := range match {
 		match[r] = -1
 	}
@@ -202,21 +217,35 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 		// sparse (only same-tool pairs are feasible), so each row starts
 		// as a copy of the next and each feasible pair raises the cells
 		// at and left of it that are below its value: they are a run
-		// ending at it, since cells only grow leftwards.
+		// ending at it, since cells only grow leftwards. The raises
+		// take the maximum, so their order does not matter.
 		cur, next := dp[i*w:i*w+w], dp[(i+1)*w:(i+1)*w+w]
 		copy(cur, next)
 		row := wm[i*cols : i*cols+cols]
-		for j, pw := range row {
-			if pw < 0 {
-				continue
+		if groups == nil {
+			for j, pw := range row {
+				raiseRun(cur, next, j, pw)
 			}
-			for k, v := j, next[j+1]+pw; k >= 0 && cur[k] < v; k-- {
-				cur[k] = v
-			}
+			continue
+		}
+		g := groups.rowGroup[i]
+		for _, j := range groups.cols[groups.start[g]:groups.start[g+1]] {
+			raiseRun(cur, next, j, row[j])
 		}
 	}
 	orderedWalk(rows, cols, wm, dp, match)
 	return dp
+}
+
+// raiseRun raises the cells of cur at and left of j that are below the
+// value of pair j (of weight pw, infeasible when negative).
+func raiseRun(cur, next []int64, j int, pw int64) {
+	if pw < 0 {
+		return
+	}
+	for k, v := j, next[j+1]+pw; k >= 0 && cur[k] < v; k-- {
+		cur[k] = v
+	}
 }
 
 // orderedWalk reads orderedAssignment's filled table dp forwards into match,

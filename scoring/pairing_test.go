@@ -52,3 +52,51 @@ func TestOrderedAssignmentMatchesDense(t *testing.T) {
 		}
 	}
 }
+
+// TestOrderedAssignmentGrouped checks the grouped fill, which reads only
+// the columns of each row's group, against the full one on random
+// matrices whose feasible pairs lie in the groups.
+func TestOrderedAssignmentGrouped(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	var dp, dp2 []int64
+	for iter := 0; iter < 20000; iter++ {
+		rows, cols, ng := rng.Intn(9), rng.Intn(9), 1+rng.Intn(4)
+		rowGroup := make([]int, rows)
+		for r := range rowGroup {
+			rowGroup[r] = rng.Intn(ng)
+		}
+		colGroup := make([]int, cols)
+		start := make([]int, ng+1)
+		for c := range colGroup {
+			colGroup[c] = rng.Intn(ng + 1) // ng: no group
+			if colGroup[c] < ng {
+				start[colGroup[c]+1]++
+			}
+		}
+		for g := range ng {
+			start[g+1] += start[g]
+		}
+		groupCols := make([]int, start[ng])
+		fill := slices.Clone(start)
+		for _, c := range rng.Perm(cols) { // any order within a group
+			if g := colGroup[c]; g < ng {
+				groupCols[fill[g]] = c
+				fill[g]++
+			}
+		}
+		density := rng.Float64()
+		wm := make([]int64, rows*cols)
+		for k := range wm {
+			wm[k] = weightInfeasible
+			if colGroup[k%cols] == rowGroup[k/cols] && rng.Float64() < density {
+				wm[k] = pairWeight(rng.Intn(4) == 0, float64(rng.Intn(3))/2)
+			}
+		}
+		want, got := make([]int, rows), make([]int, rows)
+		dp = orderedAssignment(rows, cols, wm, want, dp)
+		dp2 = orderedAssignmentGrouped(rows, cols, wm, got, dp2, &columnGroups{rowGroup: rowGroup, start: start, cols: groupCols})
+		if !slices.Equal(got, want) {
+			t.Fatalf("%d×%d %v groups %v %v %v: got %v, want %v", rows, cols, wm, rowGroup, start, groupCols, got, want)
+		}
+	}
+}
