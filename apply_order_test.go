@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -130,4 +131,34 @@ func BenchmarkApplyOrder(b *testing.B) {
 	for b.Loop() {
 		order = applyOrder(entries, order, &scratch)
 	}
+}
+
+// TestApplyOrderOneLargeTrace: a batch of one trace's many spans (a long
+// agent session) is ordered as a stable sort orders it, and in time
+// proportional to n log n: an insertion sort of the trace's entries, in
+// reverse order or with tool spans after the links in the batch, took
+// quadratic time (100,000 entries: seconds, under the store's lock when
+// the batch has other spans).
+func TestApplyOrderOneLargeTrace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	kinds := []extract.Kind{extract.KindOther, extract.KindTool, extract.KindAgent}
+	var scratch orderScratch
+	for _, n := range []int{33, 100, 2000} {
+		entries := make([]entry, n)
+		for i := range entries {
+			entries[i] = entry{trace: pcommon.TraceID{9}, kind: kinds[rng.IntN(3)], parent: pcommon.SpanID{1},
+				end: pcommon.Timestamp(rng.Uint64N(8))}
+		}
+		require.Equal(t, stableApplyOrder(entries), applyOrder(entries, nil, &scratch), "%d entries", n)
+	}
+	const n = 100_000
+	entries := make([]entry, n)
+	for i := range entries {
+		entries[i] = entry{trace: pcommon.TraceID{1}, end: pcommon.Timestamp(n - i), parent: pcommon.SpanID{1}}
+	}
+	start := time.Now()
+	order := applyOrder(entries, nil, &scratch)
+	elapsed := time.Since(start)
+	require.Equal(t, n-1, order[0])
+	require.Less(t, elapsed, time.Second, "ordering %d entries of one trace", n)
 }

@@ -758,10 +758,26 @@ func orderByGroup(keys []orderKey, groups []traceGroup, order []int) []int {
 		gr.at++
 	}
 	// Each group's entries, in entry order, by rank and end time: an
-	// insertion sort, stable as the index breaks no tie it has not kept.
+	// insertion sort, stable as the index breaks no tie it has not kept. A
+	// large group (one trace of many spans) is sorted with the index as the
+	// last key instead: an insertion sort of it takes quadratic time.
 	from := 0
 	for _, g := range sorted {
 		to := from + groups[g].n
+		if to-from > maxInsertionSort {
+			slices.SortFunc(order[from:to], func(x, y int) int {
+				a, b := &keys[x], &keys[y]
+				switch {
+				case a.rank != b.rank:
+					return cmp.Compare(a.rank, b.rank)
+				case a.end != b.end:
+					return cmp.Compare(a.end, b.end)
+				}
+				return cmp.Compare(x, y)
+			})
+			from = to
+			continue
+		}
 		for i := from + 1; i < to; i++ {
 			for j := i; j > from && entryLess(&keys[order[j]], &keys[order[j-1]]); j-- {
 				order[j], order[j-1] = order[j-1], order[j]
@@ -771,6 +787,10 @@ func orderByGroup(keys []orderKey, groups []traceGroup, order []int) []int {
 	}
 	return order
 }
+
+// maxInsertionSort bounds the entries of a trace that orderByGroup sorts
+// by insertion.
+const maxInsertionSort = 32
 
 // traceLess orders groups by trace id.
 func traceLess(a, b *traceGroup) bool {
