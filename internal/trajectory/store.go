@@ -532,8 +532,11 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 // others, which may join it, instead of a slice grown call by call.
 func (s *Store) ExpectCalls(n int) { s.expect = n }
 
-// maxCallRoom bounds the room ExpectCalls gives a run's first call.
-const maxCallRoom = 16
+// maxCallRoom bounds the room ExpectCalls gives a run's first call. Every
+// run of a trace gets the room of all the calls still to come in the batch,
+// its own or not, so the spare slots an open run may hold are bounded by this
+// (three calls' worth, 240 bytes), not by the batch.
+const maxCallRoom = 4
 
 // callRoom returns the room for a run's first call that the calls expected
 // give (1 when none are), counting this call as come.
