@@ -278,12 +278,9 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 	case EncodingText:
 		return scoring.String(raw), ArgumentsKnown
 	case EncodingTraceloop:
-		w, state := decodeJSON(s, false)
-		if state != ArgumentsKnown {
-			return w, state
-		}
-		if v, state = unwrapTraceloop(w); state != ArgumentsKnown {
-			return scoring.Value{}, state
+		var state ArgumentState
+		if v, state = decodeTraceloop(s); state != ArgumentsKnown {
+			return v, state
 		}
 	case EncodingLangChainWrapper:
 		w, state := decodeJSON(s, false)
@@ -410,6 +407,73 @@ func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
 	}
 	return v, ArgumentsKnown
 }
+
+// decodeTraceloop decodes an OpenLLMetry record of arguments (see
+// unwrapTraceloop). The record OpenLLMetry JS writes for a tool called with
+// one argument, {"args":["<JSON text>"]}, is read without building it.
+func decodeTraceloop(s string) (scoring.Value, ArgumentState) {
+	if arg, ok := soleTraceloopArgument(s); ok {
+		// What unwrapTraceloop makes of the record: the argument's JSON
+		// text when it holds an object, else a positional argument.
+		if v, _ := decodeJSON(arg, false); v.Kind() == scoring.KindObject {
+			return v, ArgumentsKnown
+		}
+		return scoring.Value{}, ArgumentsPositional
+	}
+	return decodeTraceloopTree(s)
+}
+
+// decodeTraceloopTree decodes an OpenLLMetry record of arguments by
+// parsing it and unwrapping the tree.
+func decodeTraceloopTree(s string) (scoring.Value, ArgumentState) {
+	w, state := decodeJSON(s, false)
+	if state != ArgumentsKnown {
+		return w, state
+	}
+	v, state := unwrapTraceloop(w)
+	if state != ArgumentsKnown {
+		return scoring.Value{}, state
+	}
+	return v, ArgumentsKnown
+}
+
+// soleTraceloopArgument returns the string s holds when s is exactly
+// {"args":["..."]}, with JSON white space anywhere between the tokens and
+// the key written without escapes; ok is false for any other text.
+func soleTraceloopArgument(s string) (arg string, ok bool) {
+	rest, ok := strings.CutPrefix(s, "{")
+	if !ok {
+		return "", false
+	}
+	for _, tok := range [...]string{`"args"`, ":", "["} {
+		if rest, ok = strings.CutPrefix(trimJSONSpaceLeft(rest), tok); !ok {
+			return "", false
+		}
+	}
+	for _, tok := range [...]string{"}", "]"} {
+		if rest, ok = strings.CutSuffix(trimJSONSpaceRight(rest), tok); !ok {
+			return "", false
+		}
+	}
+	// What is left is the array's only element when it parses as one
+	// string, and nothing else parses as one.
+	elem := trimJSONSpace(rest)
+	if !strings.HasPrefix(elem, `"`) {
+		return "", false
+	}
+	v, err := scoring.Parse(elem)
+	if err != nil {
+		return "", false
+	}
+	return v.StringValue(), true
+}
+
+// jsonSpace is the white space JSON allows between tokens.
+const jsonSpace = " \t\n\r"
+
+func trimJSONSpaceLeft(s string) string  { return strings.TrimLeft(s, jsonSpace) }
+func trimJSONSpaceRight(s string) string { return strings.TrimRight(s, jsonSpace) }
+func trimJSONSpace(s string) string      { return strings.Trim(s, jsonSpace) }
 
 // isLangChainWrapper reports whether v is the run-inputs wrapper OpenLLMetry's
 // LangChain instrumentation records: an object with input_str beside inputs
