@@ -468,12 +468,26 @@ func soleTraceloopArgument(s string) (arg string, ok bool) {
 	return v.StringValue(), true
 }
 
-// jsonSpace is the white space JSON allows between tokens.
-const jsonSpace = " \t\n\r"
+// isJSONSpace reports whether c is white space JSON allows between tokens.
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func trimJSONSpaceLeft(s string) string  { return strings.TrimLeft(s, jsonSpace) }
-func trimJSONSpaceRight(s string) string { return strings.TrimRight(s, jsonSpace) }
-func trimJSONSpace(s string) string      { return strings.Trim(s, jsonSpace) }
+// trimJSONSpaceLeft returns s without the JSON white space it starts with.
+func trimJSONSpaceLeft(s string) string {
+	for len(s) > 0 && isJSONSpace(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// trimJSONSpaceRight returns s without the JSON white space it ends with.
+func trimJSONSpaceRight(s string) string {
+	for len(s) > 0 && isJSONSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func trimJSONSpace(s string) string { return trimJSONSpaceLeft(trimJSONSpaceRight(s)) }
 
 // isLangChainWrapper reports whether v is the run-inputs wrapper OpenLLMetry's
 // LangChain instrumentation records: an object with input_str beside inputs
