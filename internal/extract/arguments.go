@@ -263,6 +263,12 @@ func formatBytes(n int) string {
 // Text longer than opts.MaxArgumentBytes is not parsed: the arguments are
 // unknown, ArgumentsTooLarge.
 func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Value, ArgumentState) {
+	return DecodeArgumentsIn(raw, enc, opts, nil)
+}
+
+// DecodeArgumentsIn is [DecodeArguments] taking the arguments' elements
+// from sl when it is not nil: they are then valid until sl is reset.
+func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *scoring.Slab) (scoring.Value, ArgumentState) {
 	if enc == EncodingAbsent {
 		return scoring.Value{}, ArgumentsAbsent
 	}
@@ -279,11 +285,11 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		return scoring.String(raw), ArgumentsKnown
 	case EncodingTraceloop:
 		var state ArgumentState
-		if v, state = decodeTraceloop(s); state != ArgumentsKnown {
+		if v, state = decodeTraceloop(s, sl); state != ArgumentsKnown {
 			return v, state
 		}
 	case EncodingLangChainWrapper:
-		w, state := decodeJSON(s, false)
+		w, state := decodeJSON(s, false, sl)
 		if state != ArgumentsKnown {
 			return w, state
 		}
@@ -293,7 +299,7 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		}
 	case EncodingJSONOrPython:
 		var state ArgumentState
-		v, state = decodeJSON(s, true)
+		v, state = decodeJSON(s, true, sl)
 		if state != ArgumentsKnown {
 			return v, state
 		}
@@ -304,7 +310,7 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		}
 	default:
 		var state ArgumentState
-		v, state = decodeJSON(s, false)
+		v, state = decodeJSON(s, false, sl)
 		if state != ArgumentsKnown {
 			return v, state
 		}
@@ -373,9 +379,10 @@ func documentText(raw string, enc Encoding) (string, bool) {
 
 // decodeJSON parses JSON, unwrapping one level of double encoding. Text that
 // is not JSON is tried as a Python literal when python is set, and otherwise
-// kept as a plain string argument.
-func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
-	v, err := scoring.Parse(s)
+// kept as a plain string argument. The values are taken from sl when it is
+// not nil.
+func decodeJSON(s string, python bool, sl *scoring.Slab) (scoring.Value, ArgumentState) {
+	v, err := sl.Parse(s)
 	if errors.Is(err, scoring.ErrTruncated) {
 		return scoring.Value{}, ArgumentsTruncated
 	}
@@ -395,7 +402,7 @@ func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
 	if v.Kind() == scoring.KindString {
 		inner := strings.TrimSpace(v.StringValue())
 		if looksLikeJSON(inner) {
-			iv, ierr := scoring.Parse(inner)
+			iv, ierr := sl.Parse(inner)
 			if ierr == nil {
 				return iv, ArgumentsKnown
 			}
@@ -411,11 +418,11 @@ func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
 // decodeTraceloop decodes an OpenLLMetry record of arguments (see
 // unwrapTraceloop). The record OpenLLMetry JS writes for a tool called with
 // one argument, {"args":["<JSON text>"]}, is read without building it.
-func decodeTraceloop(s string) (scoring.Value, ArgumentState) {
+func decodeTraceloop(s string, sl *scoring.Slab) (scoring.Value, ArgumentState) {
 	if arg, ok := soleTraceloopArgument(s); ok {
 		// What unwrapTraceloop makes of the record: the argument's JSON
 		// text when it holds an object, else a positional argument.
-		if v, _ := decodeJSON(arg, false); v.Kind() == scoring.KindObject {
+		if v, _ := decodeJSON(arg, false, sl); v.Kind() == scoring.KindObject {
 			return v, ArgumentsKnown
 		}
 		return scoring.Value{}, ArgumentsPositional
@@ -426,7 +433,7 @@ func decodeTraceloop(s string) (scoring.Value, ArgumentState) {
 // decodeTraceloopTree decodes an OpenLLMetry record of arguments by
 // parsing it and unwrapping the tree.
 func decodeTraceloopTree(s string) (scoring.Value, ArgumentState) {
-	w, state := decodeJSON(s, false)
+	w, state := decodeJSON(s, false, nil)
 	if state != ArgumentsKnown {
 		return w, state
 	}
@@ -515,7 +522,7 @@ func unwrapLangChain(w scoring.Value) scoring.Value {
 	if in.Kind() != scoring.KindString {
 		return in
 	}
-	v, state := decodeJSON(in.StringValue(), true)
+	v, state := decodeJSON(in.StringValue(), true, nil)
 	if state != ArgumentsKnown {
 		return in
 	}
@@ -568,7 +575,7 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 		// The MCP instrumentation's {"tool_name", "arguments"} record.
 		if a, ok := w.Get("arguments"); ok {
 			if a.Kind() == scoring.KindString {
-				a, _ = decodeJSON(a.StringValue(), false)
+				a, _ = decodeJSON(a.StringValue(), false, nil)
 			}
 			return a, ArgumentsKnown
 		}
@@ -577,7 +584,7 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 	args, hasArgs := w.Get("args")
 	if !hasKW && !hasArgs {
 		if in, ok := w.Get("input_str"); ok {
-			v, _ := decodeJSON(in.StringValue(), true)
+			v, _ := decodeJSON(in.StringValue(), true, nil)
 			return v, ArgumentsKnown
 		}
 		return w, ArgumentsKnown
@@ -586,7 +593,7 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 		if args.Len() == 1 && kwargs.Len() == 0 {
 			a := args.Index(0)
 			if a.Kind() == scoring.KindString {
-				a, _ = decodeJSON(a.StringValue(), false)
+				a, _ = decodeJSON(a.StringValue(), false, nil)
 			}
 			if a.Kind() == scoring.KindObject {
 				return a, ArgumentsKnown
@@ -623,7 +630,7 @@ func DecodeResult(raw string, form ResultForm) (scoring.Value, bool) {
 	if len(raw) > DefaultMaxArgumentBytes {
 		return scoring.String(raw), true
 	}
-	v, state := decodeJSON(s, false)
+	v, state := decodeJSON(s, false, nil)
 	if state != ArgumentsKnown {
 		return scoring.String(raw), true
 	}

@@ -3,6 +3,8 @@ package extract
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 var traceloopCases = []string{
@@ -28,7 +30,8 @@ func TestDecodeTraceloopMatchesTree(t *testing.T) {
 
 func checkDecodeTraceloop(t *testing.T, s string) {
 	t.Helper()
-	v, state := decodeTraceloop(s)
+	var sl scoring.Slab
+	v, state := decodeTraceloop(s, &sl)
 	wv, wstate := decodeTraceloopTree(s)
 	if v.Kind() != wv.Kind() || v.JSON() != wv.JSON() || state != wstate {
 		t.Errorf("decodeTraceloop(%q) = %s, %v; the tree gives %s, %v", s, v.JSON(), state, wv.JSON(), wstate)
