@@ -50,3 +50,80 @@ func StringText(v string) string {
 	s, _ := Parse(v)
 	return s.StringValue()
 }
+
+// NestedMemberTexts reads s, an object, in one pass, checking it as [Valid]
+// does, and stores in texts[k] the text of the member named keys[k] of the
+// object that is the value of s's member named outer: a repeated key's last
+// value, as [Parse] reads it, and "" for a member absent or an outer value
+// that is no object. texts must be as long as keys. ok is false, with texts
+// unspecified, when s is not an object, is not JSON or nests deeper than
+// the scanner follows (64 levels); the caller then reads s another way.
+func NestedMemberTexts(s, outer string, keys, texts []string) (ok bool) {
+	clear(texts)
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '{' {
+		return false
+	}
+	end, ok := scanMembers(s, i, outer, keys, texts, true)
+	return ok && skipSpace(s, end) == len(s)
+}
+
+// scanMembers reads the object whose opening brace is at i, checking it,
+// and returns the index after it. At the top (top set), the value of the
+// member named outer, when an object, is read by scanMembers in turn, for
+// the members named keys; below it, the texts of those are stored in
+// texts.
+func scanMembers(s string, i int, outer string, keys, texts []string, top bool) (end int, ok bool) {
+	if i = skipSpace(s, i+1); i < len(s) && s[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(s) || s[i] != '"' {
+			return i, false
+		}
+		k := docToken{start: int32(i)}
+		if !scalarToken(s, i, &k) {
+			return i, false
+		}
+		name := k.inner(s)
+		if k.flags&tokEscaped != 0 {
+			name = StringText(s[i:k.end])
+		}
+		if i = skipSpace(s, int(k.end)); i >= len(s) || s[i] != ':' {
+			return i, false
+		}
+		i = skipSpace(s, i+1)
+		switch {
+		case top && name == outer:
+			clear(texts)
+			if i < len(s) && s[i] == '{' {
+				end, ok = scanMembers(s, i, "", keys, texts, false)
+				break
+			}
+			end, ok = skipValue(s, i)
+		default:
+			end, ok = skipValue(s, i)
+			if !top && ok {
+				for n, key := range keys {
+					if name == key {
+						texts[n] = s[i:end]
+					}
+				}
+			}
+		}
+		if !ok {
+			return end, false
+		}
+		if i = skipSpace(s, end); i >= len(s) {
+			return i, false
+		}
+		switch s[i] {
+		case ',':
+			i = skipSpace(s, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}

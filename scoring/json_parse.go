@@ -42,7 +42,11 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("json: %s at offset %d
 // once, in place, into one allocation holding every container's elements.
 // Malformed text fails in the first pass, before any memory is reserved for
 // its values.
-func Parse(s string) (Value, error) {
+func Parse(s string) (Value, error) { return parseIn(s, nil) }
+
+// parseIn is [Parse], taking the document's elements from sl when it is
+// not nil.
+func parseIn(s string, sl *Slab) (Value, error) {
 	p := parser{s: s, counting: true}
 	start := skipSpace(s, 0)
 	if err := p.checkDocument(start); err != nil {
@@ -50,7 +54,7 @@ func Parse(s string) (Value, error) {
 	}
 	p.counting = false
 	if p.total > 0 {
-		p.arena = make([]Value, p.total)
+		p.arena = sl.take(p.total)
 	}
 	if p.escaped > 0 {
 		p.text.Grow(p.escaped)

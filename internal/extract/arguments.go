@@ -263,6 +263,12 @@ func formatBytes(n int) string {
 // Text longer than opts.MaxArgumentBytes is not parsed: the arguments are
 // unknown, ArgumentsTooLarge.
 func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Value, ArgumentState) {
+	return DecodeArgumentsIn(raw, enc, opts, nil)
+}
+
+// DecodeArgumentsIn is [DecodeArguments] taking the arguments' elements
+// from sl when it is not nil: they are then valid until sl is reset.
+func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *scoring.Slab) (scoring.Value, ArgumentState) {
 	if enc == EncodingAbsent {
 		return scoring.Value{}, ArgumentsAbsent
 	}
@@ -278,15 +284,12 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 	case EncodingText:
 		return scoring.String(raw), ArgumentsKnown
 	case EncodingTraceloop:
-		w, state := decodeJSON(s, false)
-		if state != ArgumentsKnown {
-			return w, state
-		}
-		if v, state = unwrapTraceloop(w); state != ArgumentsKnown {
-			return scoring.Value{}, state
+		var state ArgumentState
+		if v, state = decodeTraceloop(s, sl); state != ArgumentsKnown {
+			return v, state
 		}
 	case EncodingLangChainWrapper:
-		w, state := decodeJSON(s, false)
+		w, state := decodeJSON(s, false, sl)
 		if state != ArgumentsKnown {
 			return w, state
 		}
@@ -296,7 +299,7 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		}
 	case EncodingJSONOrPython:
 		var state ArgumentState
-		v, state = decodeJSON(s, true)
+		v, state = decodeJSON(s, true, sl)
 		if state != ArgumentsKnown {
 			return v, state
 		}
@@ -307,7 +310,7 @@ func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Valu
 		}
 	default:
 		var state ArgumentState
-		v, state = decodeJSON(s, false)
+		v, state = decodeJSON(s, false, sl)
 		if state != ArgumentsKnown {
 			return v, state
 		}
@@ -376,9 +379,10 @@ func documentText(raw string, enc Encoding) (string, bool) {
 
 // decodeJSON parses JSON, unwrapping one level of double encoding. Text that
 // is not JSON is tried as a Python literal when python is set, and otherwise
-// kept as a plain string argument.
-func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
-	v, err := scoring.Parse(s)
+// kept as a plain string argument. The values are taken from sl when it is
+// not nil.
+func decodeJSON(s string, python bool, sl *scoring.Slab) (scoring.Value, ArgumentState) {
+	v, err := sl.Parse(s)
 	if errors.Is(err, scoring.ErrTruncated) {
 		return scoring.Value{}, ArgumentsTruncated
 	}
@@ -398,7 +402,7 @@ func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
 	if v.Kind() == scoring.KindString {
 		inner := strings.TrimSpace(v.StringValue())
 		if looksLikeJSON(inner) {
-			iv, ierr := scoring.Parse(inner)
+			iv, ierr := sl.Parse(inner)
 			if ierr == nil {
 				return iv, ArgumentsKnown
 			}
@@ -410,6 +414,87 @@ func decodeJSON(s string, python bool) (scoring.Value, ArgumentState) {
 	}
 	return v, ArgumentsKnown
 }
+
+// decodeTraceloop decodes an OpenLLMetry record of arguments (see
+// unwrapTraceloop). The record OpenLLMetry JS writes for a tool called with
+// one argument, {"args":["<JSON text>"]}, is read without building it.
+func decodeTraceloop(s string, sl *scoring.Slab) (scoring.Value, ArgumentState) {
+	if arg, ok := soleTraceloopArgument(s); ok {
+		// What unwrapTraceloop makes of the record: the argument's JSON
+		// text when it holds an object, else a positional argument.
+		if v, _ := decodeJSON(arg, false, sl); v.Kind() == scoring.KindObject {
+			return v, ArgumentsKnown
+		}
+		return scoring.Value{}, ArgumentsPositional
+	}
+	return decodeTraceloopTree(s)
+}
+
+// decodeTraceloopTree decodes an OpenLLMetry record of arguments by
+// parsing it and unwrapping the tree.
+func decodeTraceloopTree(s string) (scoring.Value, ArgumentState) {
+	w, state := decodeJSON(s, false, nil)
+	if state != ArgumentsKnown {
+		return w, state
+	}
+	v, state := unwrapTraceloop(w)
+	if state != ArgumentsKnown {
+		return scoring.Value{}, state
+	}
+	return v, ArgumentsKnown
+}
+
+// soleTraceloopArgument returns the string s holds when s is exactly
+// {"args":["..."]}, with JSON white space anywhere between the tokens and
+// the key written without escapes; ok is false for any other text.
+func soleTraceloopArgument(s string) (arg string, ok bool) {
+	rest, ok := strings.CutPrefix(s, "{")
+	if !ok {
+		return "", false
+	}
+	for _, tok := range [...]string{`"args"`, ":", "["} {
+		if rest, ok = strings.CutPrefix(trimJSONSpaceLeft(rest), tok); !ok {
+			return "", false
+		}
+	}
+	for _, tok := range [...]string{"}", "]"} {
+		if rest, ok = strings.CutSuffix(trimJSONSpaceRight(rest), tok); !ok {
+			return "", false
+		}
+	}
+	// What is left is the array's only element when it parses as one
+	// string, and nothing else parses as one.
+	elem := trimJSONSpace(rest)
+	if !strings.HasPrefix(elem, `"`) {
+		return "", false
+	}
+	v, err := scoring.Parse(elem)
+	if err != nil {
+		return "", false
+	}
+	return v.StringValue(), true
+}
+
+// isJSONSpace reports whether c is white space JSON allows between tokens.
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// trimJSONSpaceLeft returns s without the JSON white space it starts with.
+func trimJSONSpaceLeft(s string) string {
+	for len(s) > 0 && isJSONSpace(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+// trimJSONSpaceRight returns s without the JSON white space it ends with.
+func trimJSONSpaceRight(s string) string {
+	for len(s) > 0 && isJSONSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func trimJSONSpace(s string) string { return trimJSONSpaceLeft(trimJSONSpaceRight(s)) }
 
 // isLangChainWrapper reports whether v is the run-inputs wrapper OpenLLMetry's
 // LangChain instrumentation records: an object with input_str beside inputs
@@ -437,7 +522,7 @@ func unwrapLangChain(w scoring.Value) scoring.Value {
 	if in.Kind() != scoring.KindString {
 		return in
 	}
-	v, state := decodeJSON(in.StringValue(), true)
+	v, state := decodeJSON(in.StringValue(), true, nil)
 	if state != ArgumentsKnown {
 		return in
 	}
@@ -490,7 +575,7 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 		// The MCP instrumentation's {"tool_name", "arguments"} record.
 		if a, ok := w.Get("arguments"); ok {
 			if a.Kind() == scoring.KindString {
-				a, _ = decodeJSON(a.StringValue(), false)
+				a, _ = decodeJSON(a.StringValue(), false, nil)
 			}
 			return a, ArgumentsKnown
 		}
@@ -499,7 +584,7 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 	args, hasArgs := w.Get("args")
 	if !hasKW && !hasArgs {
 		if in, ok := w.Get("input_str"); ok {
-			v, _ := decodeJSON(in.StringValue(), true)
+			v, _ := decodeJSON(in.StringValue(), true, nil)
 			return v, ArgumentsKnown
 		}
 		return w, ArgumentsKnown
@@ -508,7 +593,7 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 		if args.Len() == 1 && kwargs.Len() == 0 {
 			a := args.Index(0)
 			if a.Kind() == scoring.KindString {
-				a, _ = decodeJSON(a.StringValue(), false)
+				a, _ = decodeJSON(a.StringValue(), false, nil)
 			}
 			if a.Kind() == scoring.KindObject {
 				return a, ArgumentsKnown
@@ -545,7 +630,7 @@ func DecodeResult(raw string, form ResultForm) (scoring.Value, bool) {
 	if len(raw) > DefaultMaxArgumentBytes {
 		return scoring.String(raw), true
 	}
-	v, state := decodeJSON(s, false)
+	v, state := decodeJSON(s, false, nil)
 	if state != ArgumentsKnown {
 		return scoring.String(raw), true
 	}

@@ -2,25 +2,28 @@ package extract
 
 import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 
+// toolMessageKeys are the members of a ToolMessage's kwargs that
+// langChainToolMessage reads.
+var toolMessageKeys = []string{"name", "tool_call_id"}
+
 // langChainToolMessage reads kwargs.name and kwargs.tool_call_id of a
 // serialized LangChain ToolMessage, as the string values scoring.Parse
 // would give them ("" for a member absent or not a string), without
-// building the document: one check of the text, then a walk through the
-// members of two objects. ok is false when out is not JSON.
+// building the document: one pass through the text checks it and finds
+// both members. ok is false when out is not JSON.
 func langChainToolMessage(out string) (name, id string, ok bool) {
+	var texts [2]string
+	if scoring.NestedMemberTexts(out, "kwargs", toolMessageKeys, texts[:]) {
+		return scoring.StringText(texts[0]), scoring.StringText(texts[1]), true
+	}
+	// Not an object, not JSON or nested deeper than the scanner follows:
+	// check the text, then read the parsed tree.
 	if !scoring.Valid(out) {
 		return "", "", false
 	}
-	kwargs, scanned := scoring.MemberText(out, "kwargs")
-	nameText, nameScanned := scoring.MemberText(kwargs, "name")
-	idText, idScanned := scoring.MemberText(kwargs, "tool_call_id")
-	if !scanned || !nameScanned || !idScanned {
-		// Nested deeper than the scanner follows: read the parsed tree.
-		msg, _ := scoring.Parse(out)
-		kw, _ := msg.Get("kwargs")
-		n, _ := kw.Get("name")
-		i, _ := kw.Get("tool_call_id")
-		return n.StringValue(), i.StringValue(), true
-	}
-	return scoring.StringText(nameText), scoring.StringText(idText), true
+	msg, _ := scoring.Parse(out)
+	kw, _ := msg.Get("kwargs")
+	n, _ := kw.Get("name")
+	i, _ := kw.Get("tool_call_id")
+	return n.StringValue(), i.StringValue(), true
 }

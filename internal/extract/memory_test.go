@@ -56,7 +56,7 @@ func TestDecodeMemory(t *testing.T) {
 	small := python[:1<<20-3] + `x]}`
 	t.Run("python fallback below the limit", func(t *testing.T) {
 		var st ArgumentState
-		checkMemory(t, "decodeJSON", small, func() { _, st = decodeJSON(small, true) })
+		checkMemory(t, "decodeJSON", small, func() { _, st = decodeJSON(small, true, nil) })
 		if st != ArgumentsTruncated {
 			t.Errorf("state %v, want truncated", st)
 		}

@@ -33,6 +33,8 @@ type ScoringOptions struct {
 type Scratch struct {
 	calls []scoring.Call
 	docs  documents
+	// slab holds the elements of the calls' decoded arguments.
+	slab scoring.Slab
 	// aligned are the rules' views of the calls (see Aligned).
 	aligned [][]scoring.Call
 }
@@ -42,6 +44,7 @@ type Scratch struct {
 func (s *Scratch) Clear() {
 	clear(s.calls[:cap(s.calls)])
 	clear(s.docs.store[:cap(s.docs.store)])
+	s.slab.Reset()
 	for _, a := range s.aligned {
 		clear(a[:cap(a)])
 	}
@@ -70,8 +73,13 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 	turns := resize(small[:0], len(traj.Calls))
 	orderInto(traj.Calls, agent, traj.Models, turns)
 	scratch := opts.Scratch
+	var slab *scoring.Slab
 	if scratch == nil {
 		scratch = new(Scratch)
+	} else {
+		// The last run's calls, and the arguments they hold, are done.
+		scratch.slab.Reset()
+		slab = &scratch.slab
 	}
 	out := resize(scratch.calls, len(traj.Calls))
 	scratch.calls = out
@@ -90,7 +98,7 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 		case docs.docs != nil && docs.deferArgs(c, opts.Decode, i):
 			doc, state = &docs.docs[i], extract.ArgumentsKnown
 		default:
-			args, state = extract.DecodeArguments(c.Args, c.Encoding, opts.Decode)
+			args, state = extract.DecodeArgumentsIn(c.Args, c.Encoding, opts.Decode, slab)
 		}
 		// Built in place: a Call is large, and copying one in costs more
 		// than filling it.

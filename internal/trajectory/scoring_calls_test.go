@@ -93,3 +93,32 @@ func TestScratchAligned(t *testing.T) {
 	assert.Equal(t, 1, cap(*s.Aligned(2)))
 	assert.Empty(t, (*s.Aligned(2))[0].Name)
 }
+
+// TestScoringCallsDecodesIntoScratch checks that arguments decoded into a
+// Scratch's slab equal those decoded without one, run after run, and that
+// a run in steady state takes no memory for them.
+func TestScoringCallsDecodesIntoScratch(t *testing.T) {
+	long := &Trajectory{Calls: []Call{
+		{Name: "get_weather", Args: `{"city":"Paris","days":3}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
+		{Name: "lookup", Args: `{"args":["{\"symbol\":\"ZZZZ\"}"]}`, Encoding: extract.EncodingTraceloop, Parent: sid(1), Start: 2},
+		{Name: "book", Args: `{"seats":[1,2],"note":{"a":[{"b":1}]}}`, Encoding: extract.EncodingJSONOrPython, Parent: sid(1), Start: 3},
+	}}
+	short := &Trajectory{Calls: []Call{
+		{Name: "search", Args: `{"q":"x","q":"y"}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
+	}}
+	var scratch Scratch
+	for _, traj := range []*Trajectory{long, short, long, short} {
+		fresh := ScoringCalls(traj, sid(1), ScoringOptions{})
+		reused := ScoringCalls(traj, sid(1), ScoringOptions{Scratch: &scratch})
+		require.Len(t, reused, len(fresh))
+		for i := range fresh {
+			assert.Equal(t, fresh[i].ArgsUnknown, reused[i].ArgsUnknown)
+			assert.Equal(t, fresh[i].Args.JSON(), reused[i].Args.JSON())
+		}
+	}
+	plain := &Trajectory{Calls: []Call{long.Calls[0], long.Calls[2]}}
+	allocs := testing.AllocsPerRun(20, func() {
+		ScoringCalls(plain, sid(1), ScoringOptions{Scratch: &scratch})
+	})
+	assert.Zero(t, allocs)
+}
