@@ -432,30 +432,30 @@ func appendJSONString(b []byte, s string) []byte {
 			continue
 		}
 		b = append(b, s[start:i]...)
-		switch c {
-		case '"':
-			b = append(b, `\"`...)
-		case '\\':
-			b = append(b, `\\`...)
-		case '\n':
-			b = append(b, `\n`...)
-		case '\r':
-			b = append(b, `\r`...)
-		case '\t':
-			b = append(b, `\t`...)
-		case '\b':
-			b = append(b, `\b`...)
-		case '\f':
-			b = append(b, `\f`...)
-		default:
-			b = append(b, `\u00`...)
-			b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&0xf])
-		}
+		b = append(b, jsonEscapes[c]...)
 		start = i + 1
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// jsonEscapes holds, for each byte, how a JSON string written by this
+// package carries it: "" for a byte written as it is, else its escape.
+var jsonEscapes = func() (t [256]string) {
+	const hex = "0123456789abcdef"
+	for c := 0; c < 0x20; c++ {
+		t[c] = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
+	}
+	t['"'], t['\\'] = `\"`, `\\`
+	t['\n'], t['\r'], t['\t'], t['\b'], t['\f'] = `\n`, `\r`, `\t`, `\b`, `\f`
+	return t
+}()
+
+// JSONEscape returns how a JSON string written by this package (Value.JSON,
+// String(s).JSON()) carries byte c: "" when it is written as it is, else its
+// escape. Code writing the same JSON into another kind of buffer builds its
+// tables from it.
+func JSONEscape(c byte) string { return jsonEscapes[c] }
 
 // ValueOf converts a Go value into a Value. It accepts nil, bool, every integer
 // and float type, json.Number, string, []any, []Value, map[string]any (keys

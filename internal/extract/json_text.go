@@ -1,16 +1,17 @@
 package extract
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+)
 
 // jsonEscapes holds, for each byte, how scoring writes it inside a JSON
 // string: "" for a byte written as it is, else its escape.
 var jsonEscapes = func() (t [256]string) {
-	const hex = "0123456789abcdef"
-	for c := 0; c < 0x20; c++ {
-		t[c] = `\u00` + string(hex[c>>4]) + string(hex[c&0xf])
+	for c := range t {
+		t[c] = scoring.JSONEscape(byte(c))
 	}
-	t['"'], t['\\'] = `\"`, `\\`
-	t['\n'], t['\r'], t['\t'], t['\b'], t['\f'] = `\n`, `\r`, `\t`, `\b`, `\f`
 	return t
 }()
 
