@@ -74,9 +74,12 @@ type traceFilter struct {
 }
 
 // newTraceFilter returns an empty filter sized for at least capacity
-// traces (and fewer than twice as many).
+// traces (and fewer than twice as many, or 16 at the least). It has two
+// words at the least: the word index is the hash's top lg bits, a shift
+// by 64-lg, and one word (lg 0) would make it a shift by 64, which
+// (shift & 63) turns into no shift at all.
 func newTraceFilter(capacity int) *traceFilter {
-	words := max((capacity*filterBitsPer+63)/64, 1)
+	words := max((capacity*filterBitsPer+63)/64, 2)
 	lg := bits.Len(uint(words - 1))
 	words = 1 << lg
 	return &traceFilter{

@@ -194,3 +194,20 @@ func BenchmarkTraceFilterChurn(b *testing.B) {
 		f.remove(ids[i&(len(ids)-1)])
 	}
 }
+
+// TestTraceFilterTiny: a filter sized for a few traces (one word of bits
+// would do) still finds each trace's word: a one-word table made the shift
+// to the word index 64, which Go's shift by (shift & 63) turned into 0, an
+// index far past the table.
+func TestTraceFilterTiny(t *testing.T) {
+	for c := 0; c <= 9; c++ {
+		f := newTraceFilter(c)
+		for i := range 64 {
+			id := pcommon.TraceID{0: byte(i), 9: byte(i * 7), 15: 1}
+			f.add(id)
+			require.True(t, f.mayHave(id), "capacity %d, trace %v", c, id)
+			f.remove(id)
+		}
+		require.GreaterOrEqual(t, f.capacity, c)
+	}
+}
