@@ -5,11 +5,11 @@ import (
 	"testing"
 )
 
-// TestReviewLiteralStepsEdges: inputs where the steps might say "all
+// TestLiteralStepsEdges: inputs where the steps might say "all
 // passed" while eval reports something: duplicate keys, keys out of
 // place, numbers near 2^53 and below the smallest double, -0, strings
 // differing in one byte at every position, nested extras.
-func TestReviewLiteralStepsEdges(t *testing.T) {
+func TestLiteralStepsEdges(t *testing.T) {
 	cases := [][2]string{
 		{`{"a":1}`, `{"a":1,"a":2}`},
 		{`{"a":1}`, `{"a":1,"a":"x"}`},
@@ -62,9 +62,9 @@ func TestReviewLiteralStepsEdges(t *testing.T) {
 	}
 }
 
-// TestReviewLiteralStepsPartial: arguments holding a value the parse left
+// TestLiteralStepsPartial: arguments holding a value the parse left
 // unknown (nested too deep) beside the members the literal names.
-func TestReviewLiteralStepsPartial(t *testing.T) {
+func TestLiteralStepsPartial(t *testing.T) {
 	deep := strings.Repeat(`{"a":`, maxParseDepth+2) + "1" + strings.Repeat("}", maxParseDepth+2)
 	for _, doc := range []string{
 		`{"b":1,"z":` + deep + `}`,

@@ -8,12 +8,12 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
-// TestReviewClassifyWithContextHostile: spans read from OTLP/JSON with
+// TestClassifyWithContextAgreesOnHostileSpans: spans read from OTLP/JSON with
 // duplicate keys, values of every type where strings are expected, more
 // context values than one pass keeps, and indexed families; ClassifyWith
 // Context agrees with Classify and CaptureContext, CaptureContext with the
 // reference.
-func TestReviewClassifyWithContextHostile(t *testing.T) {
+func TestClassifyWithContextAgreesOnHostileSpans(t *testing.T) {
 	vals := []string{
 		`{"stringValue":"[{\"role\":\"user\",\"content\":\"hi\"}]"}`,
 		`{"stringValue":""}`, `{"stringValue":"{}"}`, `{"stringValue":"[]"}`,

@@ -9,11 +9,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// TestReviewTracksSaturatedCollisions: thousands of tracked traces whose
+// TestTracksWithSaturatedCollisions: thousands of tracked traces whose
 // ids hash alike (their halves XOR to one of three values, the zero id
 // among them), so that counts saturate, are removed after saturation and
 // the filter grows while they are saturated: Tracks answers as the map.
-func TestReviewTracksSaturatedCollisions(t *testing.T) {
+func TestTracksWithSaturatedCollisions(t *testing.T) {
 	lim := limits()
 	lim.MaxTrackedTraces = 3000
 	s := NewStore(lim)
