@@ -90,10 +90,19 @@ func newTraceFilter(capacity int) *traceFilter {
 	}
 }
 
-// filterHash mixes both halves of a trace id, so that ids that are not
-// random (sequential, or varying in a few bytes) spread over the table too.
+// filterHash mixes every bit of a trace id into every bit of the hash, so
+// that ids that are not random (counters, or ids varying in a few bytes)
+// spread over the table too: the word index takes the hash's top bits and
+// the mask its low ones. A multiplication alone carries a bit only upward,
+// so the low bits of a counter written big-endian (the high bits of the
+// word read) never reached the mask, and every such id had one pattern.
+// The halves are combined unevenly (equal halves do not cancel), then
+// splitmix64's finalizer mixes them.
 func filterHash(id pcommon.TraceID) uint64 {
-	return (binary.LittleEndian.Uint64(id[:8]) ^ binary.LittleEndian.Uint64(id[8:])) * 0x9E3779B97F4A7C15
+	z := binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
 }
 
 // filterMasks are the bit patterns a hash's low bits pick within its word,

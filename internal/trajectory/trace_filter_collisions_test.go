@@ -9,11 +9,13 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// TestTracksWithSaturatedCollisions: thousands of tracked traces whose
-// ids hash alike (their halves XOR to one of three values, the zero id
-// among them), so that counts saturate, are removed after saturation and
-// the filter grows while they are saturated: Tracks answers as the map.
-func TestTracksWithSaturatedCollisions(t *testing.T) {
+// TestTracksAnswersAsTheMapUnderChurn: thousands of traces tracked,
+// swept, evicted and re-added while the filter is built (from 8 traces) and
+// grows, with ids of a narrow pattern (halves equal but for two bits, the
+// zero id among them; all one hash under the filter's first hash, whose
+// counts then saturated): Tracks answers as the map every time. Saturated
+// counts themselves are TestTraceFilterSaturates'.
+func TestTracksAnswersAsTheMapUnderChurn(t *testing.T) {
 	lim := limits()
 	lim.MaxTrackedTraces = 3000
 	s := NewStore(lim)

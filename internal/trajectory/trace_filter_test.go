@@ -144,6 +144,53 @@ func TestTraceFilterFalsePositives(t *testing.T) {
 	}
 }
 
+// TestTraceFilterFalsePositivesStructuredIDs: ids that are not random but
+// count (big- or little-endian, in either half, as test generators and some
+// legacy tracers make them) are told apart as well as random ones: tracked
+// ids 1..13,000 of a pattern, untracked ones the next 200,000 of it.
+func TestTraceFilterFalsePositivesStructuredIDs(t *testing.T) {
+	patterns := map[string]func(n uint64) pcommon.TraceID{
+		"big-endian counter in the low half": func(n uint64) (id pcommon.TraceID) {
+			id[0] = 1
+			binary.BigEndian.PutUint64(id[8:], n)
+			return id
+		},
+		"little-endian counter in the low half": func(n uint64) (id pcommon.TraceID) {
+			binary.LittleEndian.PutUint64(id[8:], n)
+			return id
+		},
+		"big-endian counter in the high half": func(n uint64) (id pcommon.TraceID) {
+			binary.BigEndian.PutUint64(id[:8], n)
+			id[15] = 7
+			return id
+		},
+		"counter spaced by 100": func(n uint64) (id pcommon.TraceID) {
+			binary.BigEndian.PutUint64(id[8:], 1<<40+100*n)
+			return id
+		},
+	}
+	for name, id := range patterns {
+		t.Run(name, func(t *testing.T) {
+			s := &Store{traces: map[pcommon.TraceID]*traceState{}, filterFrom: filterFrom}
+			const tracked = 13_000
+			for n := uint64(1); n <= tracked; n++ {
+				s.traces[id(n)] = nil
+				s.track(id(n))
+			}
+			const probes = 200_000
+			fp := 0
+			for n := uint64(tracked + 1); n <= tracked+probes; n++ {
+				if s.filter.mayHave(id(n)) {
+					fp++
+				}
+			}
+			rate := float64(fp) / probes
+			t.Logf("false positives %.3f%%", 100*rate)
+			assert.Less(t, rate, 0.05)
+		})
+	}
+}
+
 // BenchmarkTracksUntracked: Store.Tracks for ordinary spans' traces (random,
 // untracked) while the store tracks 13,000 traces.
 func BenchmarkTracksUntracked(b *testing.B) {
