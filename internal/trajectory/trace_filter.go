@@ -99,7 +99,12 @@ func newTraceFilter(capacity int) *traceFilter {
 // The halves are combined unevenly (equal halves do not cancel), then
 // splitmix64's finalizer mixes them.
 func filterHash(id pcommon.TraceID) uint64 {
-	z := binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15
+	return splitmix64(binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15)
+}
+
+// splitmix64 is splitmix64's finalizer: every bit of z reaches every bit of
+// the result.
+func splitmix64(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
 	z = (z ^ z>>27) * 0x94D049BB133111EB
 	return z ^ z>>31
@@ -112,10 +117,8 @@ var filterMasks = func() (t [1 << 10]uint64) {
 	x := uint64(0x243F6A8885A308D3)
 	for i := range t {
 		for bits.OnesCount64(t[i]) < filterProbes {
-			x += 0x9E3779B97F4A7C15 // splitmix64
-			z := (x ^ x>>30) * 0xBF58476D1CE4E5B9
-			z = (z ^ z>>27) * 0x94D049BB133111EB
-			t[i] |= 1 << ((z ^ z>>31) & 63)
+			x += 0x9E3779B97F4A7C15 // splitmix64's sequence
+			t[i] |= 1 << (splitmix64(x) & 63)
 		}
 	}
 	return t
