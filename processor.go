@@ -759,22 +759,15 @@ func orderByGroup(keys []orderKey, groups []traceGroup, order []int) []int {
 	}
 	// Each group's entries, in entry order, by rank and end time: an
 	// insertion sort, stable as the index breaks no tie it has not kept. A
-	// large group (one trace of many spans) is sorted with the index as the
-	// last key instead: an insertion sort of it takes quadratic time.
+	// large group (one trace of many spans) is sorted by the whole key, the
+	// index last, instead: an insertion sort of it takes quadratic time.
 	from := 0
 	for _, g := range sorted {
 		to := from + groups[g].n
 		if to-from > maxInsertionSort {
-			slices.SortFunc(order[from:to], func(x, y int) int {
-				a, b := &keys[x], &keys[y]
-				switch {
-				case a.rank != b.rank:
-					return cmp.Compare(a.rank, b.rank)
-				case a.end != b.end:
-					return cmp.Compare(a.end, b.end)
-				}
-				return cmp.Compare(x, y)
-			})
+			// One trace's keys, each at its own index (keys are in entry
+			// order when grouped).
+			slices.SortFunc(order[from:to], func(x, y int) int { return compareOrderKeys(keys[x], keys[y]) })
 			from = to
 			continue
 		}
