@@ -350,14 +350,7 @@ func DeferredArgumentsDocument(raw string, enc Encoding, opts DecodeOptions) (do
 // isEmptyObject reports whether s, which opens an object, is an empty
 // one: only JSON white space between its braces.
 func isEmptyObject(s string) bool {
-	for i := 1; i < len(s)-1; i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return false
-		}
-	}
-	return s[len(s)-1] == '}'
+	return len(s) >= 2 && s[len(s)-1] == '}' && trimJSONSpaceLeft(s[1:len(s)-1]) == ""
 }
 
 // documentText returns raw without surrounding space when it may be

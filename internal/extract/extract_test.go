@@ -690,3 +690,11 @@ func TestGenkitResultForm(t *testing.T) {
 		})
 	}
 }
+
+func TestIsEmptyObject(t *testing.T) {
+	for s, want := range map[string]bool{`{}`: true, "{ \t\n\r}": true, `{"a":1}`: false, `{`: false, `{ `: false, "{\v}": false} {
+		if got := isEmptyObject(s); got != want {
+			t.Errorf("isEmptyObject(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func (p *pyParser) literal() (scoring.Value, error) {
 }
 
 func (p *pyParser) space() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\n' || p.s[p.i] == '\t' || p.s[p.i] == '\r') {
+	for p.i < len(p.s) && isJSONSpace(p.s[p.i]) { // Python's white space between tokens is JSON's
 		p.i++
 	}
 }
