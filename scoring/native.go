@@ -352,11 +352,17 @@ func (n *native) prepare(calls []Call, sc *scoreScratch) {
 			continue
 		}
 		for _, i := range n.groupRows[g] {
-			if e := &n.calls[i]; e.typ == "" || normalizeType(calls[j].Type) == e.typ {
+			if n.calls[i].typeFits(&calls[j]) {
 				sc.weights[i*na+j] = weightUnscored
 			}
 		}
 	}
+}
+
+// typeFits reports whether actual call a's type lets it pair with e: any
+// type when e sets none, else the same type once normalised.
+func (e *compiledCall) typeFits(a *Call) bool {
+	return e.typ == "" || normalizeType(a.Type) == e.typ
 }
 
 // fillInt64s sets every element of s to v, doubling the filled prefix with

@@ -92,7 +92,7 @@ func (a *TurnAligner) orderUncontested(calls []Call, sc *scoreScratch) bool {
 					return false
 				}
 				// The type check prepare makes feasible pairs with.
-				if i := n.groupRows[g][0]; n.calls[i].typ == "" || normalizeType(calls[j].Type) == n.calls[i].typ {
+				if i := n.groupRows[g][0]; n.calls[i].typeFits(&calls[j]) {
 					took[j] = i
 				}
 			}
