@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/ordinaryspan"
 )
 
 const benchBatch = 100
@@ -81,21 +82,10 @@ func httpBatch(n int) ptrace.Traces {
 	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
 	for i := 0; i < n; i++ {
 		s := ss.Spans().AppendEmpty()
-		s.SetName("GET /api/orders")
+		ordinaryspan.Fill(s)
 		s.SetTraceID(traceID(uint64(i)))
 		s.SetSpanID(spanID(uint64(i + 1)))
 		s.SetParentSpanID(spanID(uint64(i + 1000)))
-		a := s.Attributes()
-		a.PutStr("http.request.method", "GET")
-		a.PutStr("url.path", "/api/orders")
-		a.PutInt("http.response.status_code", 200)
-		a.PutStr("server.address", "orders.internal")
-		a.PutInt("server.port", 8080)
-		a.PutStr("network.protocol.version", "1.1")
-		a.PutStr("user_agent.original", "curl/8.5.0")
-		a.PutStr("client.address", "10.0.0.12")
-		a.PutStr("http.route", "/api/orders")
-		a.PutStr("url.scheme", "https")
 	}
 	return td
 }

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/ordinaryspan"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
@@ -228,7 +229,8 @@ func newTraffic(cfg trafficConfig, templates []*loadTemplate, groups []spanGroup
 		now:      time.Now,
 		holdLeft: cfg.hold,
 	}
-	t.ordinary = ordinarySpan()
+	t.ordinary = ptrace.NewSpan()
+	ordinaryspan.Fill(t.ordinary)
 	return t
 }
 
@@ -241,26 +243,6 @@ func ordinaryGroup() spanGroup {
 	scope.SetName("go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp")
 	scope.SetVersion("0.63.0")
 	return spanGroup{resource: res, scope: scope}
-}
-
-// ordinarySpan is an HTTP server span with ordinary, non-GenAI attributes
-// (those of the benchmarks' httpBatch).
-func ordinarySpan() ptrace.Span {
-	s := ptrace.NewSpan()
-	s.SetName("GET /api/orders")
-	s.SetKind(ptrace.SpanKindServer)
-	a := s.Attributes()
-	a.PutStr("http.request.method", "GET")
-	a.PutStr("url.path", "/api/orders")
-	a.PutInt("http.response.status_code", 200)
-	a.PutStr("server.address", "orders.internal")
-	a.PutInt("server.port", 8080)
-	a.PutStr("network.protocol.version", "1.1")
-	a.PutStr("user_agent.original", "curl/8.5.0")
-	a.PutStr("client.address", "10.0.0.12")
-	a.PutStr("http.route", "/api/orders")
-	a.PutStr("url.scheme", "https")
-	return s
 }
 
 func (t *traffic) traceID() pcommon.TraceID {

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/ordinaryspan"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
@@ -17,18 +18,7 @@ func ordinaryBenchSpan() (ptrace.Span, ptrace.ScopeSpans) {
 	td := ptrace.NewTraces()
 	ss := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty()
 	s := ss.Spans().AppendEmpty()
-	s.SetName("GET /api/orders")
-	a := s.Attributes()
-	a.PutStr("http.request.method", "GET")
-	a.PutStr("url.path", "/api/orders")
-	a.PutInt("http.response.status_code", 200)
-	a.PutStr("server.address", "orders.internal")
-	a.PutInt("server.port", 8080)
-	a.PutStr("network.protocol.version", "1.1")
-	a.PutStr("user_agent.original", "curl/8.5.0")
-	a.PutStr("client.address", "10.0.0.12")
-	a.PutStr("http.route", "/api/orders")
-	a.PutStr("url.scheme", "https")
+	ordinaryspan.Fill(s)
 	return s, ss
 }
 
