@@ -17,6 +17,12 @@
 # others, so that a change is measured before and after in the same run;
 # BUILDS="name=path ..." adds one such variant per binary, for a series of
 # changes. VARIANTS="none tool_call_accuracy base" leaves tail_sampling out.
+#
+# EXPORT=otlp makes every variant export as a production collector does,
+# OTLP/gRPC with gzip to a sink on loopback (another instance of the same
+# binary, tools/bench/sink.yaml, not counted), instead of the debug exporter,
+# which does almost nothing: the same added CPU then weighs less against a
+# pipeline that serializes and compresses what it sends.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${BENCH_COLLECTOR:-_build/bench/otelcol-bench}
@@ -26,13 +32,26 @@ spans=${SPANS:-200000}
 mixes=${MIXES:-0.1 1}
 port=${BENCH_GRPC_PORT:-14317}
 export BENCH_GRPC_PORT=$port
+export_to=${EXPORT:-debug}
+export BENCH_SINK_PORT=${BENCH_SINK_PORT:-14318}
 builds=${BUILDS:-}
 if [ -n "${BASE_COLLECTOR:-}" ]; then builds="base=$BASE_COLLECTOR $builds"; fi
 declare -A exe_of
 for b in $builds; do exe_of[${b%%=*}]=${b#*=}; done
 variants=${VARIANTS:-none tool_call_accuracy tail_sampling ${!exe_of[*]}}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+sink=
+trap 'rm -rf "$tmp"; [ -z "$sink" ] || kill "$sink" 2>/dev/null' EXIT
+overlays=()
+case $export_to in
+debug) ;;
+otlp)
+	overlays=(--config tools/bench/export-otlp.yaml)
+	"$bin" --config tools/bench/sink.yaml >"$tmp/sink.log" 2>&1 &
+	sink=$!
+	;;
+*) echo "EXPORT=$export_to: debug or otlp" >&2; exit 2 ;;
+esac
 for v in $variants; do
 	case $v in
 	none) procs="[batch]" ;;
@@ -44,19 +63,36 @@ done
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# settle waits until the collector has finished the load's work (the batch
+# processor's last flush, the exporter's queue): its CPU time grows by at
+# most one tick in half a second.
+settle() {
+	local prev cur
+	sleep 0.5
+	cur=$(cpu_ticks "$1")
+	while :; do
+		prev=$cur
+		sleep 0.5
+		cur=$(cpu_ticks "$1")
+		[ $((cur - prev)) -gt 1 ] || break
+	done
+}
+if [ -n "$sink" ]; then
+	for _ in $(seq 300); do port_open "$BENCH_SINK_PORT" && break; sleep 0.05; done
+fi
 
 echo "mix variant round cpu_s_per_100k_spans peak_rss_mib spans_per_s" >"$tmp/results"
 for round in $(seq "$rounds"); do
 	for mix in $mixes; do
 		for v in $variants; do
 			exe=${exe_of[$v]:-$bin}
-			"$exe" --config tools/bench/pipelines.yaml --config "$tmp/$v.yaml" >"$tmp/collector.log" 2>&1 &
+			"$exe" --config tools/bench/pipelines.yaml "${overlays[@]}" --config "$tmp/$v.yaml" >"$tmp/collector.log" 2>&1 &
 			pid=$!
 			for _ in $(seq 300); do port_open "$port" && break; sleep 0.05; done
 			t0=$(cpu_ticks "$pid")
 			"$toolscore" load -endpoint "127.0.0.1:$port" -protocol grpc -rate 0 -spans "$spans" -genai-share "$mix" -format json \
 				testdata/demo/traces/*.otlp.jsonl >"$tmp/load.json"
-			sleep 1 # the batch processor's last flush
+			settle "$pid"
 			t1=$(cpu_ticks "$pid")
 			rss=$(awk '/VmHWM/ {print $2}' "/proc/$pid/status")
 			kill -TERM "$pid"
@@ -69,7 +105,7 @@ for round in $(seq "$rounds"); do
 done
 
 echo
-echo "Medians over $rounds rounds ($spans spans per run):"
+echo "Medians over $rounds rounds ($spans spans per run, exporter: $export_to):"
 awk 'NR > 1 { key = $1 " " $2; cpu[key] = cpu[key] " " $4; rss[key] = rss[key] " " $5 }
 function median(list,   n, a, i, j, t) {
 	n = split(list, a, " ")
