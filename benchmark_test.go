@@ -105,6 +105,17 @@ func toolSpan(s ptrace.Span, tool string, args string) {
 	a.PutStr("gen_ai.agent.name", "weather-agent")
 }
 
+// agentSpan fills s as an OTel GenAI invoke_agent span of agent name,
+// from start to end; its ids are the caller's.
+func agentSpan(s ptrace.Span, name string, start, end pcommon.Timestamp) {
+	s.SetName("invoke_agent " + name)
+	s.SetStartTimestamp(start)
+	s.SetEndTimestamp(end)
+	a := s.Attributes()
+	a.PutStr("gen_ai.operation.name", "invoke_agent")
+	a.PutStr("gen_ai.agent.name", name)
+}
+
 // toolBatch builds n tool spans, each the only call of its own trace (whose
 // agent span never comes), so each stays held.
 func toolBatch(n int) ptrace.Traces {
@@ -135,12 +146,8 @@ func runBatches() (tools, agent ptrace.Traces) {
 	}
 	agent = ptrace.NewTraces()
 	a := agent.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	a.SetName("invoke_agent weather-agent")
+	agentSpan(a, "weather-agent", 500_000, 9_000_000)
 	a.SetSpanID(spanID(1))
-	a.SetStartTimestamp(500_000)
-	a.SetEndTimestamp(9_000_000)
-	a.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
-	a.Attributes().PutStr("gen_ai.agent.name", "weather-agent")
 	return tools, agent
 }
 

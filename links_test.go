@@ -33,14 +33,10 @@ func newLinkedRun(n uint64) linkedRun {
 	chain.SetStartTimestamp(600_000)
 	chain.SetEndTimestamp(8_000_000)
 	agent := r.agent.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
-	agent.SetName("invoke_agent weather-agent")
+	agentSpan(agent, "weather-agent", 500_000, 9_000_000)
 	agent.SetTraceID(trace)
 	agent.SetSpanID(agentID)
 	agent.SetParentSpanID(spanID(10*n + 9)) // in another service
-	agent.SetStartTimestamp(500_000)
-	agent.SetEndTimestamp(9_000_000)
-	agent.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
-	agent.Attributes().PutStr("gen_ai.agent.name", "weather-agent")
 	return r
 }
 

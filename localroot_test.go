@@ -64,13 +64,9 @@ func callerSpans() ptrace.Traces {
 	client.SetStartTimestamp(900)
 	client.SetEndTimestamp(9_100)
 	agent := spans.AppendEmpty()
-	agent.SetName("invoke_agent planner")
+	agentSpan(agent, "planner", 500, 9_500)
 	agent.SetTraceID(trace)
 	agent.SetSpanID(pcommon.SpanID{0xa0})
-	agent.SetStartTimestamp(500)
-	agent.SetEndTimestamp(9_500)
-	agent.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
-	agent.Attributes().PutStr("gen_ai.agent.name", "planner")
 	return td
 }
 

@@ -31,14 +31,10 @@ func loopingAgentBatch(n uint64) ptrace.Traces {
 	chat.Attributes().PutStr("gen_ai.operation.name", "chat")
 	chat.Attributes().PutStr("gen_ai.request.model", "gpt-4o")
 	agent := ss.Spans().AppendEmpty()
-	agent.SetName("invoke_agent loop-agent")
+	agentSpan(agent, "loop-agent", 500_000, 9_000_000)
 	agent.SetTraceID(traceID(n))
 	agent.SetSpanID(agentID)
 	agent.SetParentSpanID(chatID)
-	agent.SetStartTimestamp(500_000)
-	agent.SetEndTimestamp(9_000_000)
-	agent.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
-	agent.Attributes().PutStr("gen_ai.agent.name", "loop-agent")
 	return td
 }
 

@@ -29,13 +29,9 @@ func orphanRun(orphans int) ptrace.Traces {
 		s.SetEndTimestamp(pcommon.Timestamp(2_000_000 + i))
 	}
 	agent := ss.Spans().AppendEmpty()
-	agent.SetName("invoke_agent weather-agent")
+	agentSpan(agent, "weather-agent", 500_000, 9_000_000)
 	agent.SetTraceID(traceID(1))
 	agent.SetSpanID(spanID(1))
-	agent.SetStartTimestamp(500_000)
-	agent.SetEndTimestamp(9_000_000)
-	agent.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
-	agent.Attributes().PutStr("gen_ai.agent.name", "weather-agent")
 	return td
 }
 

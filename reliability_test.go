@@ -38,14 +38,10 @@ func appendRun(ss ptrace.ScopeSpans, n uint64, city string, agentParent pcommon.
 	tool.SetSpanID(spanID(2*n + 2))
 	tool.SetParentSpanID(spanID(2*n + 1))
 	agent := ss.Spans().AppendEmpty()
-	agent.SetName("invoke_agent weather-agent")
+	agentSpan(agent, "weather-agent", 500_000, 9_000_000)
 	agent.SetTraceID(traceID(n))
 	agent.SetSpanID(spanID(2*n + 1))
 	agent.SetParentSpanID(agentParent)
-	agent.SetStartTimestamp(500_000)
-	agent.SetEndTimestamp(9_000_000)
-	agent.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
-	agent.Attributes().PutStr("gen_ai.agent.name", "weather-agent")
 }
 
 // runsBatch is one batch of runs first..first+n-1, each in its own trace.

@@ -33,11 +33,7 @@ func invalidUTF8Trace() ptrace.Traces {
 	agent := ss.Spans().AppendEmpty()
 	agent.SetTraceID(trace)
 	agent.SetSpanID(pcommon.SpanID{1})
-	agent.SetName("invoke_agent weather_agent")
-	agent.SetStartTimestamp(1)
-	agent.SetEndTimestamp(30)
-	agent.Attributes().PutStr("gen_ai.operation.name", "invoke_agent")
-	agent.Attributes().PutStr("gen_ai.agent.name", "weather_agent")
+	agentSpan(agent, "weather_agent", 1, 30)
 	return td
 }
 
