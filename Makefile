@@ -42,7 +42,7 @@ GO_LIKE_OCB := CGO_ENABLED=0 $(GO)
 # machine takes 2-4 times as long; docs/performance.md).
 say = @printf '==> %s\n' $(1)
 
-.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test e2e e2e-scaleout soak fuzz bench-e2e clean
+.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test e2e e2e-scaleout soak fuzz bench-e2e bench-instructions clean
 
 help:
 	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
@@ -53,6 +53,7 @@ help:
 	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=...)'
 	@echo 'make fuzz    every fuzz target for $(FUZZ_TIME) each (FUZZ_TIME=...)'
 	@echo 'make bench-e2e  collector CPU per 100k spans and RSS: no processor vs tool_call_accuracy vs tail_sampling'
+	@echo 'make bench-instructions  instructions per span of the whole collector with and without the processor, by where they go (valgrind)'
 	@echo 'make clean   remove _build/, bin/ and testdata/demo/out/'
 
 run: demo-binaries
@@ -110,6 +111,9 @@ fuzz:
 
 bench-e2e: $(BENCH_COLLECTOR) $(TOOLSCORE)
 	BENCH_COLLECTOR=$(BENCH_COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/bench/e2e.sh
+
+bench-instructions: $(BENCH_COLLECTOR) $(TOOLSCORE)
+	TOOLSCORE=$(TOOLSCORE) tools/bench/instructions.sh
 
 $(BENCH_COLLECTOR): tools/bench/builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
 	cd tools/bench && $(OCB) --config=builder-config.yaml
