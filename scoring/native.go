@@ -808,9 +808,9 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		p.Failed = e.mustSucceed && a.Status == StatusError
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
 		if from, to := sc.mmFrom[i*na+j], sc.mmTo[i*na+j]; to > from {
-			start := len(own)
+			p.mmStart = int32(len(own))
 			own = append(own, sc.tally.mismatches[from:to]...)
-			p.Mismatches = own[start:len(own):len(own)]
+			p.mmEnd = int32(len(own))
 		}
 		if p.ArgumentsUnavailable {
 			b.ArgumentsUnavailable++
@@ -818,6 +818,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		numerator += p.Score
 		denominator++
 	}
+	b.Mismatches = own
 	sc.releaseMismatches()
 	// Paired calls to forbidden tools cannot happen (Validate rejects a
 	// forbidden expected tool), but forbidden sequences span paired calls.
@@ -956,12 +957,7 @@ func cleanMatch(res *Result) bool {
 	if res.Score != 1 || len(b.OutOfOrder) != 0 || len(b.Unexpected) != 0 || b.ArgumentsUnavailable != 0 {
 		return false
 	}
-	for i := range b.Pairs {
-		if len(b.Pairs[i].Mismatches) != 0 {
-			return false
-		}
-	}
-	return true
+	return len(b.Mismatches) == 0
 }
 
 // allMatchedExplanations returns, for k from 0 to calls, the explanation of
@@ -1064,7 +1060,7 @@ func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) 
 			t = append(t, " failed"...)
 			continue
 		}
-		for _, mm := range p.Mismatches {
+		for _, mm := range b.PairMismatches(p) {
 			if shown == 3 {
 				break
 			}
