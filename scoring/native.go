@@ -310,7 +310,7 @@ func growBools(b []bool, n int) []bool {
 }
 
 // Score implements Scorer.
-func (n *native) Score(_ context.Context, calls []Call) Result {
+func (n *native) Score(_ context.Context, calls []Call) (res Result) {
 	if len(calls) > MaxCalls {
 		return errorResult(NativeName, n.threshold, fmt.Errorf("%d calls exceed the maximum of %d per trajectory", len(calls), MaxCalls))
 	}
@@ -327,7 +327,8 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 		sc.releaseMismatches()
 		return errorResult(NativeName, n.threshold, ErrInvalidDocument)
 	}
-	return n.result(calls, sc)
+	n.result(calls, sc, &res)
+	return res
 }
 
 // prepare readies sc for scoring calls: it groups them by tool and marks
@@ -345,36 +346,36 @@ func (n *native) prepare(calls []Call, sc *scoreScratch) {
 	sc.tally.record = true
 	sc.tally.parser = &sc.parser
 	sc.invalid = false
-	fillInt64s(sc.weights, weightInfeasible)
+	// Only the pairs of a tool's calls are marked: the others are
+	// infeasible, and every reader of the matrix checks the groups first
+	// (see sameTool) instead of reading what earlier scorings left there.
+	weights := sc.weights
 	for j := range calls {
 		g := sc.actGroup[j]
 		if g < 0 {
 			continue
 		}
 		for _, i := range n.groupRows[g] {
+			w := int64(weightInfeasible)
 			if n.calls[i].typeFits(&calls[j]) {
-				sc.weights[i*na+j] = weightUnscored
+				w = weightUnscored
 			}
+			weights[i*na+j] = w
 		}
 	}
+}
+
+// sameTool reports whether expected call i and actual call j call the same
+// tool: only then does the weight matrix hold their pair's weight (see
+// prepare).
+func (n *native) sameTool(sc *scoreScratch, i, j int) bool {
+	return n.callGroup[i] == sc.actGroup[j]
 }
 
 // typeFits reports whether actual call a's type lets it pair with e: any
 // type when e sets none, else the same type once normalised.
 func (e *compiledCall) typeFits(a *Call) bool {
 	return e.typ == "" || normalizeType(a.Type) == e.typ
-}
-
-// fillInt64s sets every element of s to v, doubling the filled prefix with
-// copy (a memmove) rather than storing element by element.
-func fillInt64s(s []int64, v int64) {
-	if len(s) == 0 {
-		return
-	}
-	s[0] = v
-	for filled := 1; filled < len(s); filled *= 2 {
-		copy(s[filled:], s[:filled])
-	}
 }
 
 // Weight sentinels for pairs without a computed weight.
@@ -434,7 +435,7 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	n.scoreAll(calls, sc)
 	if !permuted {
 		// Only the pairs of a tool's calls can be feasible.
-		groups := columnGroups{rowGroup: n.callGroup, start: sc.groupStart, cols: sc.groupCols}
+		groups := columnGroups{rowGroup: n.callGroup, colGroup: sc.actGroup, start: sc.groupStart, cols: sc.groupCols}
 		sc.dp = orderedAssignmentGrouped(ne, na, sc.weights, sc.match, sc.dp, &groups)
 		return
 	}
@@ -442,7 +443,10 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	sc.sub = pw
 	for i := 0; i < ne; i++ {
 		for k, j := range perm {
-			pw[i*na+k] = sc.weights[i*na+j]
+			pw[i*na+k] = weightInfeasible
+			if n.sameTool(sc, i, j) {
+				pw[i*na+k] = sc.weights[i*na+j]
+			}
 		}
 	}
 	sc.dp = orderedAssignment(ne, na, pw, sc.match, sc.dp)
@@ -565,7 +569,7 @@ func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
 		found := false
 		for k := next; k < na; k++ {
 			j := sc.perm[k]
-			if sc.weights[i*na+j] == weightInfeasible {
+			if !n.sameTool(sc, i, j) || sc.weights[i*na+j] == weightInfeasible {
 				continue
 			}
 			if n.pair(calls, sc, i, j); sc.scores[i*na+j] >= 1 {
@@ -684,13 +688,13 @@ func (n *native) perfectGroup(calls []Call, sc *scoreScratch, rows, cols []int) 
 	return true
 }
 
-// result turns a pairing into the scored result with its breakdown. The
-// breakdown's lists are gathered in sc first and then copied into one
-// allocation of pairs and one of indexes (each list capped at its length,
-// so appending to one never writes into another).
-func (n *native) result(calls []Call, sc *scoreScratch) Result {
+// result writes the scored result of a pairing, with its breakdown, to
+// res (the zero Result). The breakdown's lists are gathered in sc first and
+// then copied into one allocation of pairs and one of indexes (each list
+// capped at its length, so appending to one never writes into another).
+func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 	ne, na := len(n.calls), len(calls)
-	scores, match := sc.scores, sc.match
+	scores, match, mmFrom, mmTo := sc.scores, sc.match, sc.mmFrom, sc.mmTo
 	used := growBools(sc.used, na)
 	sc.used = used
 	paired, nmm := 0, 0
@@ -698,7 +702,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		if j >= 0 {
 			paired++
 			used[j] = true
-			nmm += int(sc.mmTo[i*na+j] - sc.mmFrom[i*na+j])
+			nmm += int(mmTo[i*na+j] - mmFrom[i*na+j])
 		}
 	}
 	// Unpaired expected calls: out of order (ordered modes, the tool was
@@ -708,28 +712,31 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		lists[k] = lists[k][:0]
 	}
 	denominator := 0
-	for i, j := range match {
-		if j >= 0 {
-			continue
-		}
-		e := &n.calls[i]
-		if n.exp.Order != OrderAny {
-			if k := n.firstUnused(i, na, used, sc); k >= 0 {
-				used[k] = true
-				lists[listOOOExpected] = append(lists[listOOOExpected], i)
-				lists[listOOOActual] = append(lists[listOOOActual], k)
-				if !e.optional {
-					denominator++
-				}
+	if paired < ne {
+		fu := n.unusedFinder(na, used, sc)
+		for i, j := range match {
+			if j >= 0 {
 				continue
 			}
+			optional := n.calls[i].optional
+			if fu.ordered {
+				if k := fu.first(i); k >= 0 {
+					used[k] = true
+					lists[listOOOExpected] = append(lists[listOOOExpected], i)
+					lists[listOOOActual] = append(lists[listOOOActual], k)
+					if !optional {
+						denominator++
+					}
+					continue
+				}
+			}
+			if optional {
+				lists[listSkipped] = append(lists[listSkipped], i)
+				continue
+			}
+			lists[listMissing] = append(lists[listMissing], i)
+			denominator++
 		}
-		if e.optional {
-			lists[listSkipped] = append(lists[listSkipped], i)
-			continue
-		}
-		lists[listMissing] = append(lists[listMissing], i)
-		denominator++
 	}
 	for j := range calls {
 		if used[j] {
@@ -748,18 +755,17 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		}
 	}
 
-	b := Breakdown{}
+	b := &res.Breakdown
 	ooo := len(lists[listOOOExpected])
 	if paired+ooo > 0 {
 		all := make([]Pair, paired+ooo)
 		if paired > 0 {
-			b.Pairs = all[:0:paired]
+			b.Pairs = all[:paired:paired]
 		}
 		if ooo > 0 {
 			b.OutOfOrder = all[paired:]
 			// The pairs are fresh zeroed memory: setting their scalar
-			// fields alone spares assigning whole structs, which zeroes
-			// the slot under a write barrier first while the GC runs.
+			// fields alone spares assigning whole structs.
 			for k, i := range lists[listOOOExpected] {
 				j := lists[listOOOActual][k]
 				p := &b.OutOfOrder[k]
@@ -795,6 +801,8 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		own = make([]ArgMismatch, 0, nmm)
 	}
 	numerator := 0.0
+	pairs := b.Pairs
+	k := 0
 	for i, j := range match {
 		if j < 0 {
 			continue
@@ -802,12 +810,12 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		e := &n.calls[i]
 		a := &calls[j]
 		// As for the out-of-order pairs: fields, not a whole struct.
-		b.Pairs = b.Pairs[:len(b.Pairs)+1]
-		p := &b.Pairs[len(b.Pairs)-1]
+		p := &pairs[k]
+		k++
 		p.Expected, p.Actual, p.Score = i, j, scores[i*na+j]
 		p.Failed = e.mustSucceed && a.Status == StatusError
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
-		if from, to := sc.mmFrom[i*na+j], sc.mmTo[i*na+j]; to > from {
+		if from, to := mmFrom[i*na+j], mmTo[i*na+j]; to > from {
 			p.mmStart = int32(len(own))
 			own = append(own, sc.tally.mismatches[from:to]...)
 			p.mmEnd = int32(len(own))
@@ -816,8 +824,8 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 			b.ArgumentsUnavailable++
 		}
 		numerator += p.Score
-		denominator++
 	}
+	denominator += paired
 	b.Mismatches = own
 	sc.releaseMismatches()
 	// Paired calls to forbidden tools cannot happen (Validate rejects a
@@ -825,7 +833,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 	b.ForbiddenSequences = findSequences(calls, n.exp.ForbiddenSequences)
 	b.OrderScore = orderScore(b.Pairs)
 
-	res := Result{Scorer: NativeName, Threshold: n.threshold, Breakdown: b}
+	res.Scorer, res.Threshold = NativeName, n.threshold
 	res.Score = 1
 	if denominator > 0 {
 		res.Score = numerator / float64(denominator)
@@ -843,8 +851,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		res.Score = n.exp.ExtraCallCap
 	}
 	res.decide()
-	res.Explanation = n.explain(&res, calls, ne, sc)
-	return res
+	res.Explanation = n.explain(res, calls, ne, sc)
 }
 
 // The index lists result gathers in scoreScratch.lists.
@@ -860,15 +867,37 @@ const (
 	numLists
 )
 
-// firstUnused returns the earliest unused actual call that could pair with
+// unusedFinder finds, for an unpaired expected call, the earliest actual
+// call of its tool not used yet that could pair with it (ordered modes
+// only). It holds the scratch slices it reads, so that a search reads
+// them from registers rather than through the scratch.
+type unusedFinder struct {
+	ordered              bool
+	na                   int
+	used                 []bool
+	weights              []int64
+	callGroup            []int
+	groupStart, groupCol []int
+}
+
+// unusedFinder returns the finder of unused calls among na actual calls,
+// used marking those already paired.
+func (n *native) unusedFinder(na int, used []bool, sc *scoreScratch) unusedFinder {
+	return unusedFinder{
+		ordered: n.exp.Order != OrderAny, na: na, used: used, weights: sc.weights,
+		callGroup: n.callGroup, groupStart: sc.groupStart, groupCol: sc.groupCols,
+	}
+}
+
+// first returns the earliest unused actual call that could pair with
 // expected call i, or -1.
-func (n *native) firstUnused(i, na int, used []bool, sc *scoreScratch) int {
+func (f *unusedFinder) first(i int) int {
 	// Only calls to i's tool can pair with it; its group lists them in
 	// order.
-	g := n.callGroup[i]
-	weights := sc.weights
-	for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
-		if !used[j] && weights[i*na+j] >= 0 {
+	g := f.callGroup[i]
+	row := f.weights[i*f.na : i*f.na+f.na]
+	for _, j := range f.groupCol[f.groupStart[g]:f.groupStart[g+1]] {
+		if !f.used[j] && row[j] >= 0 {
 			return j
 		}
 	}

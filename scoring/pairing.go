@@ -185,10 +185,12 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 
 // columnGroups says where a row's feasible pairs can be: row r's lie among
 // the columns of group rowGroup[r], cols[start[g]:start[g+1]] (a group's
-// columns in any order, the same column in one group at most); the pairs
-// of every other column are infeasible.
+// columns in any order, the same column in one group at most), and
+// colGroup[c] is column c's group (-1: none); the pairs of every other
+// column are infeasible, whatever the weight matrix holds there (it is not
+// read).
 type columnGroups struct {
-	rowGroup, start, cols []int
+	rowGroup, colGroup, start, cols []int
 }
 
 // orderedAssignmentGrouped is orderedAssignment, reading of each row only
@@ -233,7 +235,7 @@ func orderedAssignmentGrouped(rows, cols int, wm []int64, match []int, dp []int6
 			raiseRun(cur, next, j, row[j])
 		}
 	}
-	orderedWalk(rows, cols, wm, dp, match)
+	orderedWalk(rows, cols, wm, dp, match, groups)
 	return dp
 }
 
@@ -250,12 +252,15 @@ func raiseRun(cur, next []int64, j int, pw int64) {
 
 // orderedWalk reads orderedAssignment's filled table dp forwards into match,
 // pairing each row with the earliest column that keeps the best total.
-func orderedWalk(rows, cols int, wm, dp []int64, match []int) {
+// With groups, only the pairs of a row with its group's columns are read.
+func orderedWalk(rows, cols int, wm, dp []int64, match []int, groups *columnGroups) {
 	w := cols + 1
 	i, j := 0, 0
 	for i < rows && j < cols {
 		cur := dp[i*w+j]
-		if pw := wm[i*cols+j]; pw >= 0 && dp[(i+1)*w+j+1]+pw == cur {
+		if groups != nil && groups.rowGroup[i] != groups.colGroup[j] {
+			// Infeasible: the weight is not read.
+		} else if pw := wm[i*cols+j]; pw >= 0 && dp[(i+1)*w+j+1]+pw == cur {
 			match[i] = j
 			i++
 			j++

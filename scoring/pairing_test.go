@@ -25,7 +25,7 @@ func denseOrderedAssignment(rows, cols int, wm []int64) []int {
 			dp[i*w+j] = best
 		}
 	}
-	orderedWalk(rows, cols, wm, dp, match)
+	orderedWalk(rows, cols, wm, dp, match, nil)
 	return match
 }
 
@@ -86,15 +86,27 @@ func TestOrderedAssignmentGrouped(t *testing.T) {
 		}
 		density := rng.Float64()
 		wm := make([]int64, rows*cols)
+		// Outside the groups, the grouped fill gets a matrix holding
+		// anything (it must not read it) and the full one infeasible pairs.
+		grouped := make([]int64, rows*cols)
 		for k := range wm {
 			wm[k] = weightInfeasible
-			if colGroup[k%cols] == rowGroup[k/cols] && rng.Float64() < density {
-				wm[k] = pairWeight(rng.Intn(4) == 0, float64(rng.Intn(3))/2)
+			grouped[k] = rng.Int63n(1<<36) - 1<<35
+			if colGroup[k%cols] == rowGroup[k/cols] {
+				if rng.Float64() < density {
+					wm[k] = pairWeight(rng.Intn(4) == 0, float64(rng.Intn(3))/2)
+				}
+				grouped[k] = wm[k]
+			}
+		}
+		for c := range colGroup {
+			if colGroup[c] == ng {
+				colGroup[c] = -1
 			}
 		}
 		want, got := make([]int, rows), make([]int, rows)
 		dp = orderedAssignment(rows, cols, wm, want, dp)
-		dp2 = orderedAssignmentGrouped(rows, cols, wm, got, dp2, &columnGroups{rowGroup: rowGroup, start: start, cols: groupCols})
+		dp2 = orderedAssignmentGrouped(rows, cols, grouped, got, dp2, &columnGroups{rowGroup: rowGroup, colGroup: colGroup, start: start, cols: groupCols})
 		if !slices.Equal(got, want) {
 			t.Fatalf("%d×%d %v groups %v %v %v: got %v, want %v", rows, cols, wm, rowGroup, start, groupCols, got, want)
 		}
