@@ -272,14 +272,14 @@ func (c *literalCheck) passes(v *Value, exact bool) bool {
 			if m := st.count; len(val.items) < 2*m || (exact && len(val.items) != 2*m) {
 				return false
 			}
+			// Enter the object: its members' steps follow.
+			levels[(st.depth+1)&(literalLevels-1)] = &val.items
 		case literalArray:
 			// eval finds a partly unread array not evaluable.
 			if val.unknown || val.partial || len(val.items) != st.count {
 				return false
 			}
-		}
-		if st.count > 0 {
-			// Enter the object or array: its steps follow.
+			// Enter the array: its elements' steps follow.
 			levels[(st.depth+1)&(literalLevels-1)] = &val.items
 		}
 	}
