@@ -409,15 +409,17 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 // scoreAll evaluates every feasible pair not evaluated yet.
 func (n *native) scoreAll(calls []Call, sc *scoreScratch) {
 	na := len(calls)
-	// Only calls to the same tool can pair: visit each group's pairs. (The
-	// slices are read once: pair changes their elements, not them.)
-	start, cols, weights := sc.groupStart, sc.groupCols, sc.weights
-	for g, rows := range n.groupRows {
-		for _, j := range cols[start[g]:start[g+1]] {
-			for _, i := range rows {
-				if weights[i*na+j] == weightUnscored {
-					n.pair(calls, sc, i, j)
-				}
+	// Only calls to the same tool can pair: visit each actual call's pairs
+	// with its group's expected calls. (The order pairs are evaluated in
+	// does not show in the result, which takes each pair's mismatches from
+	// its own range.)
+	for j, g := range sc.actGroup[:na] {
+		if g < 0 {
+			continue
+		}
+		for _, i := range n.groupRows[g] {
+			if sc.weights[i*na+j] == weightUnscored {
+				n.pair(calls, sc, i, j)
 			}
 		}
 	}
