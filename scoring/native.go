@@ -431,7 +431,7 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	ne, na := len(n.calls), len(calls)
 	permuted := n.orderTurns(calls, sc)
 	perm := sc.perm
-	if n.perfectInOrder(calls, sc) {
+	if n.perfectInOrder(calls, sc, permuted) {
 		return
 	}
 	n.scoreAll(calls, sc)
@@ -561,22 +561,38 @@ func hasParallelTurn(calls []Call) bool {
 // perfectInOrder tries the greedy in-order pairing where each expected call
 // takes the next call (in sc.perm order) to its tool that scores 1. When it
 // pairs every expected call, no pairing weighs more, so it is optimal.
-func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
+// Unless permuted, sc.perm is the identity and the calls to a tool are
+// those its group lists, in order.
+func (n *native) perfectInOrder(calls []Call, sc *scoreScratch, permuted bool) bool {
 	na := len(calls)
 	next := 0
 	for i := range n.calls {
 		sc.match[i] = -1
 	}
+	// perfect reports whether pair (i, j) is feasible and scores 1.
+	perfect := func(i, j int) bool {
+		if !n.sameTool(sc, i, j) || sc.weights[i*na+j] == weightInfeasible {
+			return false
+		}
+		n.pair(calls, sc, i, j)
+		return sc.scores[i*na+j] >= 1
+	}
 	for i := range n.calls {
 		found := false
-		for k := next; k < na; k++ {
-			j := sc.perm[k]
-			if !n.sameTool(sc, i, j) || sc.weights[i*na+j] == weightInfeasible {
-				continue
+		if permuted {
+			for k := next; k < na; k++ {
+				if j := sc.perm[k]; perfect(i, j) {
+					sc.match[i], next, found = j, k+1, true
+					break
+				}
 			}
-			if n.pair(calls, sc, i, j); sc.scores[i*na+j] >= 1 {
-				sc.match[i], next, found = j, k+1, true
-				break
+		} else {
+			g := n.callGroup[i]
+			for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
+				if j >= next && perfect(i, j) {
+					sc.match[i], next, found = j, j+1, true
+					break
+				}
 			}
 		}
 		if !found {
