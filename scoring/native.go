@@ -731,14 +731,15 @@ func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 	}
 	denominator := 0
 	if paired < ne {
-		fu := n.unusedFinder(na, used, sc)
+		ordered := n.exp.Order != OrderAny
+		weights, groupStart, groupCols := sc.weights, sc.groupStart, sc.groupCols
 		for i, j := range match {
 			if j >= 0 {
 				continue
 			}
 			optional := n.calls[i].optional
-			if fu.ordered {
-				if k := fu.first(i); k >= 0 {
+			if ordered {
+				if k := firstUnused(i, n.callGroup[i], na, used, weights, groupStart, groupCols); k >= 0 {
 					used[k] = true
 					lists[listOOOExpected] = append(lists[listOOOExpected], i)
 					lists[listOOOActual] = append(lists[listOOOActual], k)
@@ -885,37 +886,12 @@ const (
 	numLists
 )
 
-// unusedFinder finds, for an unpaired expected call, the earliest actual
-// call of its tool not used yet that could pair with it (ordered modes
-// only). It holds the scratch slices it reads, so that a search reads
-// them from registers rather than through the scratch.
-type unusedFinder struct {
-	ordered              bool
-	na                   int
-	used                 []bool
-	weights              []int64
-	callGroup            []int
-	groupStart, groupCol []int
-}
-
-// unusedFinder returns the finder of unused calls among na actual calls,
-// used marking those already paired.
-func (n *native) unusedFinder(na int, used []bool, sc *scoreScratch) unusedFinder {
-	return unusedFinder{
-		ordered: n.exp.Order != OrderAny, na: na, used: used, weights: sc.weights,
-		callGroup: n.callGroup, groupStart: sc.groupStart, groupCol: sc.groupCols,
-	}
-}
-
-// first returns the earliest unused actual call that could pair with
-// expected call i, or -1.
-func (f *unusedFinder) first(i int) int {
-	// Only calls to i's tool can pair with it; its group lists them in
-	// order.
-	g := f.callGroup[i]
-	row := f.weights[i*f.na : i*f.na+f.na]
-	for _, j := range f.groupCol[f.groupStart[g]:f.groupStart[g+1]] {
-		if !f.used[j] && row[j] >= 0 {
+// firstUnused returns the earliest actual call not used yet that could
+// pair with expected call i, of group g, or -1. Only calls to i's tool can
+// pair with it: its group lists them in order.
+func firstUnused(i, g, na int, used []bool, weights []int64, groupStart, groupCols []int) int {
+	for _, j := range groupCols[groupStart[g]:groupStart[g+1]] {
+		if !used[j] && weights[i*na+j] >= 0 {
 			return j
 		}
 	}
