@@ -238,7 +238,8 @@ type scoreScratch struct {
 	// twice. The tally keeps the buffer from pair to pair.
 	mmFrom, mmTo []int32
 	perm         []int
-	dp           []int64 // orderedAssignment's table
+	dp           []int64       // orderedAssignment's table
+	sparse       sparseScratch // orderedAssignmentSparse's
 	// owner, took and turnPairs are orderTurns' working memory.
 	owner, took []int
 	turnPairs   []turnPair
@@ -438,7 +439,9 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	if !permuted {
 		// Only the pairs of a tool's calls can be feasible.
 		groups := columnGroups{rowGroup: n.callGroup, colGroup: sc.actGroup, start: sc.groupStart, cols: sc.groupCols}
-		sc.dp = orderedAssignmentGrouped(ne, na, sc.weights, sc.match, sc.dp, &groups)
+		if !orderedAssignmentSparse(ne, na, sc.weights, sc.match, &groups, &sc.sparse) {
+			sc.dp = orderedAssignmentGrouped(ne, na, sc.weights, sc.match, sc.dp, &groups)
+		}
 		return
 	}
 	pw := growInt64s(sc.sub, ne*na)
