@@ -1052,9 +1052,9 @@ func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) 
 		t = append(t, " made"...)
 	default:
 		t = append(t, ": "...)
-		t = strconv.AppendInt(t, int64(full), 10)
+		t = appendCount(t, full)
 		t = append(t, " of "...)
-		t = strconv.AppendInt(t, int64(len(b.Pairs)+len(b.Missing)+len(b.OutOfOrder)), 10)
+		t = appendCount(t, len(b.Pairs)+len(b.Missing)+len(b.OutOfOrder))
 		t = append(t, " expected calls matched"...)
 	}
 	expected := func(i int) string { return n.calls[i].name }

@@ -210,8 +210,17 @@ func appendMore(t []byte, n int) []byte {
 		return t
 	}
 	t = append(t, " and "...)
-	t = strconv.AppendInt(t, int64(n-maxNamesShown), 10)
+	t = appendCount(t, n-maxNamesShown)
 	return append(t, " more"...)
+}
+
+// appendCount appends the decimal digits of n >= 0, as strconv.AppendInt
+// does, a single digit without the call (explanations count a few calls).
+func appendCount(t []byte, n int) []byte {
+	if uint(n) < 10 {
+		return append(t, byte('0'+n))
+	}
+	return strconv.AppendInt(t, int64(n), 10)
 }
 
 // appendJoinedNames appends "; label: " and joinNames(names, 5) (nothing
