@@ -773,20 +773,24 @@ func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 			denominator++
 		}
 	}
-	for j := range calls {
-		if used[j] {
-			continue
-		}
-		name := calls[j].Name
-		_, isForbidden := n.forbidden[name]
-		_, isAvailable := n.available[name]
-		switch {
-		case isForbidden:
-			lists[listForbidden] = append(lists[listForbidden], j)
-		case n.available != nil && !isAvailable:
-			lists[listHallucinated] = append(lists[listHallucinated], j)
-		default:
-			lists[listUnexpected] = append(lists[listUnexpected], j)
+	// Each pair, in order or out of it, uses its own actual call: when
+	// they use every call, none is left over.
+	if paired+len(lists[listOOOExpected]) < na {
+		for j := range calls {
+			if used[j] {
+				continue
+			}
+			name := calls[j].Name
+			_, isForbidden := n.forbidden[name]
+			_, isAvailable := n.available[name]
+			switch {
+			case isForbidden:
+				lists[listForbidden] = append(lists[listForbidden], j)
+			case n.available != nil && !isAvailable:
+				lists[listHallucinated] = append(lists[listHallucinated], j)
+			default:
+				lists[listUnexpected] = append(lists[listUnexpected], j)
+			}
 		}
 	}
 
