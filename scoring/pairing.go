@@ -185,7 +185,8 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 
 // columnGroups says where a row's feasible pairs can be: row r's lie among
 // the columns of group rowGroup[r], cols[start[g]:start[g+1]] (a group's
-// columns in increasing order), and
+// columns in increasing order; orderedAssignmentGrouped takes them in any
+// order), and
 // colGroup[c] is column c's group (-1: none); the pairs of every other
 // column are infeasible, whatever the weight matrix holds there (it is not
 // read).
