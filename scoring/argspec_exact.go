@@ -41,15 +41,16 @@ type literalStep struct {
 	kind   Kind
 	mode   literalMode
 	b      bool // literalBool
+	// depth is how deep the object or array being walked is (0: the
+	// root), at most maxLiteralDepth.
+	depth uint8
 	// at is where the step's member (its key) or element is among the
 	// items of the object or array being walked; count is an object's
-	// members or an array's elements (0 for other steps); pops is how
-	// many of the objects and arrays being walked (not the root) this
-	// step finishes.
-	at, count, pops int
-	key             wordString // a member's
-	str             wordString // literalString
-	num             float64    // literalNumber
+	// members or an array's elements (0 for other steps).
+	at, count int
+	key       wordString // a member's
+	str       wordString // literalString
+	num       float64    // literalNumber
 }
 
 // literalCheck is a literal object's checks compiled into steps, for
@@ -105,7 +106,7 @@ func newLiteralCheck(v *Value, slab []literalStep) (literalCheck, []literalStep)
 		return literalCheck{}, slab
 	}
 	start := len(slab)
-	slab = appendLiteralSteps(slab, v)
+	slab = appendLiteralSteps(slab, v, 0)
 	return literalCheck{steps: slab[start:len(slab):len(slab)], members: len(v.items) / 2}, slab
 }
 
@@ -123,30 +124,24 @@ func literalScalar(v *Value) bool {
 }
 
 // appendLiteralSteps appends the steps that check the members of v, a
-// literal object steps can check.
-func appendLiteralSteps(steps []literalStep, v *Value) []literalStep {
+// literal object steps can check, depth deep below the root.
+func appendLiteralSteps(steps []literalStep, v *Value, depth uint8) []literalStep {
 	for i := 0; i < len(v.items); i += 2 {
 		key := newWordString(v.items[i].str)
 		switch c := &v.items[i+1]; c.kind {
 		case KindObject:
-			steps = append(steps, literalStep{member: true, at: i, key: key, kind: KindObject, mode: literalObject, count: len(c.items) / 2})
-			steps = appendLiteralSteps(steps, c)
-			if len(c.items) > 0 {
-				steps[len(steps)-1].pops++
-			}
+			steps = append(steps, literalStep{member: true, depth: depth, at: i, key: key, kind: KindObject, mode: literalObject, count: len(c.items) / 2})
+			steps = appendLiteralSteps(steps, c, depth+1)
 		case KindArray:
-			steps = append(steps, literalStep{member: true, at: i, key: key, kind: KindArray, mode: literalArray, count: len(c.items)})
+			steps = append(steps, literalStep{member: true, depth: depth, at: i, key: key, kind: KindArray, mode: literalArray, count: len(c.items)})
 			for e := range c.items {
 				st := scalarStep(&c.items[e])
-				st.at = e
+				st.depth, st.at = depth+1, e
 				steps = append(steps, st)
-			}
-			if len(c.items) > 0 {
-				steps[len(steps)-1].pops++
 			}
 		default:
 			st := scalarStep(c)
-			st.member, st.at, st.key = true, i, key
+			st.member, st.depth, st.at, st.key = true, depth, i, key
 			steps = append(steps, st)
 		}
 	}
@@ -192,14 +187,16 @@ func (c *literalCheck) passes(v *Value, exact bool) bool {
 	if v.kind != KindObject || len(v.items) < 2*n || (exact && len(v.items) != 2*n) {
 		return false
 	}
-	// stack holds the items of the objects and arrays being walked
-	// around the current one.
-	var stack [maxLiteralDepth][]Value
-	top := 0
-	items := v.items
+	// levels[d] holds the items of the object or array being walked at
+	// depth d (0: the root): the step's own, set when its container's
+	// step entered it. Reading them afresh at each step, rather than
+	// keeping a stack, leaves one value of them live across the loop.
+	var levels [literalLevels]*[]Value
+	levels[0] = &v.items
 	steps := c.steps
 	for k := range steps {
 		st := &steps[k]
+		items := *levels[st.depth&(literalLevels-1)]
 		// The object or array has a value here: an object was entered
 		// with a key and a value for each member, an array with its
 		// length. Strings are compared inline as words (see wordString),
@@ -275,24 +272,28 @@ func (c *literalCheck) passes(v *Value, exact bool) bool {
 			if m := st.count; len(val.items) < 2*m || (exact && len(val.items) != 2*m) {
 				return false
 			}
+			// Enter the object: its members' steps follow.
+			levels[(st.depth+1)&(literalLevels-1)] = &val.items
 		case literalArray:
 			// eval finds a partly unread array not evaluable.
 			if val.unknown || val.partial || len(val.items) != st.count {
 				return false
 			}
-		}
-		if st.count > 0 {
-			// Enter the object or array; its last step leaves it.
-			stack[top] = items
-			top++
-			items = val.items
-		} else if st.pops > 0 {
-			top -= st.pops
-			items = stack[top]
+			// Enter the array: its elements' steps follow.
+			levels[(st.depth+1)&(literalLevels-1)] = &val.items
 		}
 	}
 	return true
 }
+
+// literalLevels is the size of passes' table of the objects and arrays
+// being walked: a power of two above maxLiteralDepth, so that a depth
+// masked to it needs no bounds check.
+const literalLevels = 8
+
+// A step's depth is at most maxLiteralDepth, the depth of what it enters
+// one more: both must index passes' table.
+var _ [literalLevels - 1 - maxLiteralDepth]struct{}
 
 // wordString is a string prepared to be compared as words rather than
 // through the runtime's comparison, a call that costs more than the

@@ -87,9 +87,9 @@ func TestNativeDeepMember(t *testing.T) {
 		exp := withMatcher(want("weather", `{"city":"Paris"}`), "deep", "present")
 		for _, res := range score(t, exp, deepArgs("Paris")) {
 			require.Len(t, res.Breakdown.Pairs, 1)
-			p := res.Breakdown.Pairs[0]
-			require.Len(t, p.Mismatches, 1, res.Explanation)
-			mm := p.Mismatches[0]
+			mms := res.Breakdown.PairMismatches(&res.Breakdown.Pairs[0])
+			require.Len(t, mms, 1, res.Explanation)
+			mm := mms[0]
 			assert.True(t, mm.Unevaluable(), "reported as not evaluable")
 			assert.Equal(t, "deep", mm.Path)
 			assert.Contains(t, res.Explanation, "deep: not evaluable")
@@ -99,7 +99,7 @@ func TestNativeDeepMember(t *testing.T) {
 		// The expected literal is as deep: neither side is read whole.
 		for _, res := range score(t, want("weather", deepArgs("Paris")), deepArgs("Paris")) {
 			require.Len(t, res.Breakdown.Pairs, 1)
-			mms := res.Breakdown.Pairs[0].Mismatches
+			mms := res.Breakdown.PairMismatches(&res.Breakdown.Pairs[0])
 			require.Len(t, mms, 1, res.Explanation)
 			assert.True(t, mms[0].Unevaluable())
 			assert.Equal(t, "deep", mms[0].Path)

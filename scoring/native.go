@@ -218,6 +218,16 @@ func (n *native) callScore(e *compiledCall, a *Call, t *argTally) (score float64
 	return e.spec.evaluate(&a.Args, t), false, false
 }
 
+// literalMatch reports whether actual call a's arguments, given as a tree,
+// pass the literal steps of e (see passesAll): then the call scores 1 with
+// nothing to report, as callScore would find through the evaluation,
+// which this spares the calls down to the steps. It reports false for
+// anything else, which decides nothing.
+func (e *compiledCall) literalMatch(a *Call) bool {
+	return e.spec.literal.steps != nil && a.ArgsDoc == nil && !a.ArgsUnknown &&
+		!(e.mustSucceed && a.Status == StatusError) && e.spec.passesAll(&a.Args)
+}
+
 // scoreScratch holds per-scoring working memory, reused through a pool so a
 // scoring allocates only what its result keeps.
 type scoreScratch struct {
@@ -238,7 +248,8 @@ type scoreScratch struct {
 	// twice. The tally keeps the buffer from pair to pair.
 	mmFrom, mmTo []int32
 	perm         []int
-	dp           []int64 // orderedAssignment's table
+	dp           []int64       // orderedAssignment's table
+	sparse       sparseScratch // orderedAssignmentSparse's
 	// owner, took and turnPairs are orderTurns' working memory.
 	owner, took []int
 	turnPairs   []turnPair
@@ -310,7 +321,7 @@ func growBools(b []bool, n int) []bool {
 }
 
 // Score implements Scorer.
-func (n *native) Score(_ context.Context, calls []Call) Result {
+func (n *native) Score(_ context.Context, calls []Call) (res Result) {
 	if len(calls) > MaxCalls {
 		return errorResult(NativeName, n.threshold, fmt.Errorf("%d calls exceed the maximum of %d per trajectory", len(calls), MaxCalls))
 	}
@@ -327,7 +338,8 @@ func (n *native) Score(_ context.Context, calls []Call) Result {
 		sc.releaseMismatches()
 		return errorResult(NativeName, n.threshold, ErrInvalidDocument)
 	}
-	return n.result(calls, sc)
+	n.result(calls, sc, &res)
+	return res
 }
 
 // prepare readies sc for scoring calls: it groups them by tool and marks
@@ -345,36 +357,36 @@ func (n *native) prepare(calls []Call, sc *scoreScratch) {
 	sc.tally.record = true
 	sc.tally.parser = &sc.parser
 	sc.invalid = false
-	fillInt64s(sc.weights, weightInfeasible)
+	// Only the pairs of a tool's calls are marked: the others are
+	// infeasible, and every reader of the matrix checks the groups first
+	// (see sameTool) instead of reading what earlier scorings left there.
+	weights := sc.weights
 	for j := range calls {
 		g := sc.actGroup[j]
 		if g < 0 {
 			continue
 		}
 		for _, i := range n.groupRows[g] {
+			w := int64(weightInfeasible)
 			if n.calls[i].typeFits(&calls[j]) {
-				sc.weights[i*na+j] = weightUnscored
+				w = weightUnscored
 			}
+			weights[i*na+j] = w
 		}
 	}
+}
+
+// sameTool reports whether expected call i and actual call j call the same
+// tool: only then does the weight matrix hold their pair's weight (see
+// prepare).
+func (n *native) sameTool(sc *scoreScratch, i, j int) bool {
+	return n.callGroup[i] == sc.actGroup[j]
 }
 
 // typeFits reports whether actual call a's type lets it pair with e: any
 // type when e sets none, else the same type once normalised.
 func (e *compiledCall) typeFits(a *Call) bool {
 	return e.typ == "" || normalizeType(a.Type) == e.typ
-}
-
-// fillInt64s sets every element of s to v, doubling the filled prefix with
-// copy (a memmove) rather than storing element by element.
-func fillInt64s(s []int64, v int64) {
-	if len(s) == 0 {
-		return
-	}
-	s[0] = v
-	for filled := 1; filled < len(s); filled *= 2 {
-		copy(s[filled:], s[:filled])
-	}
 }
 
 // Weight sentinels for pairs without a computed weight.
@@ -396,7 +408,10 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 	t := &sc.tally
 	t.passed, t.total, t.extras, t.invalid = 0, 0, 0, false
 	sc.mmFrom[i*na+j] = int32(len(t.mismatches))
-	s, _, _ := n.callScore(e, &calls[j], t)
+	s := 1.0
+	if a := &calls[j]; !e.literalMatch(a) {
+		s, _, _ = n.callScore(e, a, t)
+	}
 	sc.invalid = sc.invalid || t.invalid
 	sc.mmTo[i*na+j] = int32(len(t.mismatches))
 	sc.scores[i*na+j] = s
@@ -408,15 +423,17 @@ func (n *native) pair(calls []Call, sc *scoreScratch, i, j int) int64 {
 // scoreAll evaluates every feasible pair not evaluated yet.
 func (n *native) scoreAll(calls []Call, sc *scoreScratch) {
 	na := len(calls)
-	// Only calls to the same tool can pair: visit each group's pairs. (The
-	// slices are read once: pair changes their elements, not them.)
-	start, cols, weights := sc.groupStart, sc.groupCols, sc.weights
-	for g, rows := range n.groupRows {
-		for _, j := range cols[start[g]:start[g+1]] {
-			for _, i := range rows {
-				if weights[i*na+j] == weightUnscored {
-					n.pair(calls, sc, i, j)
-				}
+	// Only calls to the same tool can pair: visit each actual call's pairs
+	// with its group's expected calls. (The order pairs are evaluated in
+	// does not show in the result, which takes each pair's mismatches from
+	// its own range.)
+	for j, g := range sc.actGroup[:na] {
+		if g < 0 {
+			continue
+		}
+		for _, i := range n.groupRows[g] {
+			if sc.weights[i*na+j] == weightUnscored {
+				n.pair(calls, sc, i, j)
 			}
 		}
 	}
@@ -428,21 +445,26 @@ func (n *native) assignInOrder(calls []Call, sc *scoreScratch) {
 	ne, na := len(n.calls), len(calls)
 	permuted := n.orderTurns(calls, sc)
 	perm := sc.perm
-	if n.perfectInOrder(calls, sc) {
+	if n.perfectInOrder(calls, sc, permuted) {
 		return
 	}
 	n.scoreAll(calls, sc)
 	if !permuted {
 		// Only the pairs of a tool's calls can be feasible.
-		groups := columnGroups{rowGroup: n.callGroup, start: sc.groupStart, cols: sc.groupCols}
-		sc.dp = orderedAssignmentGrouped(ne, na, sc.weights, sc.match, sc.dp, &groups)
+		groups := columnGroups{rowGroup: n.callGroup, colGroup: sc.actGroup, start: sc.groupStart, cols: sc.groupCols}
+		if !orderedAssignmentSparse(ne, na, sc.weights, sc.match, &groups, &sc.sparse) {
+			sc.dp = orderedAssignmentGrouped(ne, na, sc.weights, sc.match, sc.dp, &groups)
+		}
 		return
 	}
 	pw := growInt64s(sc.sub, ne*na)
 	sc.sub = pw
 	for i := 0; i < ne; i++ {
 		for k, j := range perm {
-			pw[i*na+k] = sc.weights[i*na+j]
+			pw[i*na+k] = weightInfeasible
+			if n.sameTool(sc, i, j) {
+				pw[i*na+k] = sc.weights[i*na+j]
+			}
 		}
 	}
 	sc.dp = orderedAssignment(ne, na, pw, sc.match, sc.dp)
@@ -555,22 +577,38 @@ func hasParallelTurn(calls []Call) bool {
 // perfectInOrder tries the greedy in-order pairing where each expected call
 // takes the next call (in sc.perm order) to its tool that scores 1. When it
 // pairs every expected call, no pairing weighs more, so it is optimal.
-func (n *native) perfectInOrder(calls []Call, sc *scoreScratch) bool {
+// Unless permuted, sc.perm is the identity and the calls to a tool are
+// those its group lists, in order.
+func (n *native) perfectInOrder(calls []Call, sc *scoreScratch, permuted bool) bool {
 	na := len(calls)
 	next := 0
 	for i := range n.calls {
 		sc.match[i] = -1
 	}
+	// perfect reports whether pair (i, j) is feasible and scores 1.
+	perfect := func(i, j int) bool {
+		if !n.sameTool(sc, i, j) || sc.weights[i*na+j] == weightInfeasible {
+			return false
+		}
+		n.pair(calls, sc, i, j)
+		return sc.scores[i*na+j] >= 1
+	}
 	for i := range n.calls {
 		found := false
-		for k := next; k < na; k++ {
-			j := sc.perm[k]
-			if sc.weights[i*na+j] == weightInfeasible {
-				continue
+		if permuted {
+			for k := next; k < na; k++ {
+				if j := sc.perm[k]; perfect(i, j) {
+					sc.match[i], next, found = j, k+1, true
+					break
+				}
 			}
-			if n.pair(calls, sc, i, j); sc.scores[i*na+j] >= 1 {
-				sc.match[i], next, found = j, k+1, true
-				break
+		} else {
+			g := n.callGroup[i]
+			for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
+				if j >= next && perfect(i, j) {
+					sc.match[i], next, found = j, j+1, true
+					break
+				}
 			}
 		}
 		if !found {
@@ -684,13 +722,13 @@ func (n *native) perfectGroup(calls []Call, sc *scoreScratch, rows, cols []int) 
 	return true
 }
 
-// result turns a pairing into the scored result with its breakdown. The
-// breakdown's lists are gathered in sc first and then copied into one
-// allocation of pairs and one of indexes (each list capped at its length,
-// so appending to one never writes into another).
-func (n *native) result(calls []Call, sc *scoreScratch) Result {
+// result writes the scored result of a pairing, with its breakdown, to
+// res (the zero Result). The breakdown's lists are gathered in sc first and
+// then copied into one allocation of pairs and one of indexes (each list
+// capped at its length, so appending to one never writes into another).
+func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 	ne, na := len(n.calls), len(calls)
-	scores, match := sc.scores, sc.match
+	scores, match, mmFrom, mmTo := sc.scores, sc.match, sc.mmFrom, sc.mmTo
 	used := growBools(sc.used, na)
 	sc.used = used
 	paired, nmm := 0, 0
@@ -698,7 +736,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		if j >= 0 {
 			paired++
 			used[j] = true
-			nmm += int(sc.mmTo[i*na+j] - sc.mmFrom[i*na+j])
+			nmm += int(mmTo[i*na+j] - mmFrom[i*na+j])
 		}
 	}
 	// Unpaired expected calls: out of order (ordered modes, the tool was
@@ -708,58 +746,65 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		lists[k] = lists[k][:0]
 	}
 	denominator := 0
-	for i, j := range match {
-		if j >= 0 {
-			continue
-		}
-		e := &n.calls[i]
-		if n.exp.Order != OrderAny {
-			if k := n.firstUnused(i, na, used, sc); k >= 0 {
-				used[k] = true
-				lists[listOOOExpected] = append(lists[listOOOExpected], i)
-				lists[listOOOActual] = append(lists[listOOOActual], k)
-				if !e.optional {
-					denominator++
-				}
+	if paired < ne {
+		ordered := n.exp.Order != OrderAny
+		weights, groupStart, groupCols := sc.weights, sc.groupStart, sc.groupCols
+		for i, j := range match {
+			if j >= 0 {
 				continue
 			}
+			optional := n.calls[i].optional
+			if ordered {
+				if k := firstUnused(i, n.callGroup[i], na, used, weights, groupStart, groupCols); k >= 0 {
+					used[k] = true
+					lists[listOOOExpected] = append(lists[listOOOExpected], i)
+					lists[listOOOActual] = append(lists[listOOOActual], k)
+					if !optional {
+						denominator++
+					}
+					continue
+				}
+			}
+			if optional {
+				lists[listSkipped] = append(lists[listSkipped], i)
+				continue
+			}
+			lists[listMissing] = append(lists[listMissing], i)
+			denominator++
 		}
-		if e.optional {
-			lists[listSkipped] = append(lists[listSkipped], i)
-			continue
-		}
-		lists[listMissing] = append(lists[listMissing], i)
-		denominator++
 	}
-	for j := range calls {
-		if used[j] {
-			continue
-		}
-		name := calls[j].Name
-		_, isForbidden := n.forbidden[name]
-		_, isAvailable := n.available[name]
-		switch {
-		case isForbidden:
-			lists[listForbidden] = append(lists[listForbidden], j)
-		case n.available != nil && !isAvailable:
-			lists[listHallucinated] = append(lists[listHallucinated], j)
-		default:
-			lists[listUnexpected] = append(lists[listUnexpected], j)
+	// Each pair, in order or out of it, uses its own actual call: when
+	// they use every call, none is left over.
+	if paired+len(lists[listOOOExpected]) < na {
+		for j := range calls {
+			if used[j] {
+				continue
+			}
+			name := calls[j].Name
+			_, isForbidden := n.forbidden[name]
+			_, isAvailable := n.available[name]
+			switch {
+			case isForbidden:
+				lists[listForbidden] = append(lists[listForbidden], j)
+			case n.available != nil && !isAvailable:
+				lists[listHallucinated] = append(lists[listHallucinated], j)
+			default:
+				lists[listUnexpected] = append(lists[listUnexpected], j)
+			}
 		}
 	}
 
-	b := Breakdown{}
+	b := &res.Breakdown
 	ooo := len(lists[listOOOExpected])
 	if paired+ooo > 0 {
 		all := make([]Pair, paired+ooo)
 		if paired > 0 {
-			b.Pairs = all[:0:paired]
+			b.Pairs = all[:paired:paired]
 		}
 		if ooo > 0 {
 			b.OutOfOrder = all[paired:]
 			// The pairs are fresh zeroed memory: setting their scalar
-			// fields alone spares assigning whole structs, which zeroes
-			// the slot under a write barrier first while the GC runs.
+			// fields alone spares assigning whole structs.
 			for k, i := range lists[listOOOExpected] {
 				j := lists[listOOOActual][k]
 				p := &b.OutOfOrder[k]
@@ -795,6 +840,8 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		own = make([]ArgMismatch, 0, nmm)
 	}
 	numerator := 0.0
+	pairs := b.Pairs
+	k := 0
 	for i, j := range match {
 		if j < 0 {
 			continue
@@ -802,29 +849,30 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		e := &n.calls[i]
 		a := &calls[j]
 		// As for the out-of-order pairs: fields, not a whole struct.
-		b.Pairs = b.Pairs[:len(b.Pairs)+1]
-		p := &b.Pairs[len(b.Pairs)-1]
+		p := &pairs[k]
+		k++
 		p.Expected, p.Actual, p.Score = i, j, scores[i*na+j]
 		p.Failed = e.mustSucceed && a.Status == StatusError
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
-		if from, to := sc.mmFrom[i*na+j], sc.mmTo[i*na+j]; to > from {
-			start := len(own)
+		if from, to := mmFrom[i*na+j], mmTo[i*na+j]; to > from {
+			p.mmStart = int32(len(own))
 			own = append(own, sc.tally.mismatches[from:to]...)
-			p.Mismatches = own[start:len(own):len(own)]
+			p.mmEnd = int32(len(own))
 		}
 		if p.ArgumentsUnavailable {
 			b.ArgumentsUnavailable++
 		}
 		numerator += p.Score
-		denominator++
 	}
+	denominator += paired
+	b.Mismatches = own
 	sc.releaseMismatches()
 	// Paired calls to forbidden tools cannot happen (Validate rejects a
 	// forbidden expected tool), but forbidden sequences span paired calls.
 	b.ForbiddenSequences = findSequences(calls, n.exp.ForbiddenSequences)
 	b.OrderScore = orderScore(b.Pairs)
 
-	res := Result{Scorer: NativeName, Threshold: n.threshold, Breakdown: b}
+	res.Scorer, res.Threshold = NativeName, n.threshold
 	res.Score = 1
 	if denominator > 0 {
 		res.Score = numerator / float64(denominator)
@@ -842,8 +890,7 @@ func (n *native) result(calls []Call, sc *scoreScratch) Result {
 		res.Score = n.exp.ExtraCallCap
 	}
 	res.decide()
-	res.Explanation = n.explain(&res, calls, ne, sc)
-	return res
+	res.Explanation = n.explain(res, calls, ne, sc)
 }
 
 // The index lists result gathers in scoreScratch.lists.
@@ -859,14 +906,11 @@ const (
 	numLists
 )
 
-// firstUnused returns the earliest unused actual call that could pair with
-// expected call i, or -1.
-func (n *native) firstUnused(i, na int, used []bool, sc *scoreScratch) int {
-	// Only calls to i's tool can pair with it; its group lists them in
-	// order.
-	g := n.callGroup[i]
-	weights := sc.weights
-	for _, j := range sc.groupCols[sc.groupStart[g]:sc.groupStart[g+1]] {
+// firstUnused returns the earliest actual call not used yet that could
+// pair with expected call i, of group g, or -1. Only calls to i's tool can
+// pair with it: its group lists them in order.
+func firstUnused(i, g, na int, used []bool, weights []int64, groupStart, groupCols []int) int {
+	for _, j := range groupCols[groupStart[g]:groupStart[g+1]] {
 		if !used[j] && weights[i*na+j] >= 0 {
 			return j
 		}
@@ -956,12 +1000,7 @@ func cleanMatch(res *Result) bool {
 	if res.Score != 1 || len(b.OutOfOrder) != 0 || len(b.Unexpected) != 0 || b.ArgumentsUnavailable != 0 {
 		return false
 	}
-	for i := range b.Pairs {
-		if len(b.Pairs[i].Mismatches) != 0 {
-			return false
-		}
-	}
-	return true
+	return len(b.Mismatches) == 0
 }
 
 // allMatchedExplanations returns, for k from 0 to calls, the explanation of
@@ -1017,9 +1056,9 @@ func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) 
 		t = append(t, " made"...)
 	default:
 		t = append(t, ": "...)
-		t = strconv.AppendInt(t, int64(full), 10)
+		t = appendCount(t, full)
 		t = append(t, " of "...)
-		t = strconv.AppendInt(t, int64(len(b.Pairs)+len(b.Missing)+len(b.OutOfOrder)), 10)
+		t = appendCount(t, len(b.Pairs)+len(b.Missing)+len(b.OutOfOrder))
 		t = append(t, " expected calls matched"...)
 	}
 	expected := func(i int) string { return n.calls[i].name }
@@ -1064,7 +1103,7 @@ func (n *native) appendExplanation(t []byte, res *Result, calls []Call, ne int) 
 			t = append(t, " failed"...)
 			continue
 		}
-		for _, mm := range p.Mismatches {
+		for _, mm := range b.PairMismatches(p) {
 			if shown == 3 {
 				break
 			}

@@ -225,7 +225,7 @@ func TestNativePolicies(t *testing.T) {
 			wantScore: 0.5,
 			check: func(t *testing.T, r Result) {
 				require.Len(t, r.Breakdown.Pairs, 1)
-				mm := r.Breakdown.Pairs[0].Mismatches
+				mm := r.Breakdown.PairMismatches(&r.Breakdown.Pairs[0])
 				require.Len(t, mm, 1)
 				assert.Equal(t, "unit", mm[0].Path)
 				assert.Equal(t, `expected "celsius", got "kelvin"`, mm[0].Reason())
@@ -369,7 +369,7 @@ func TestNativePolicies(t *testing.T) {
 			check: func(t *testing.T, r Result) {
 				assert.Equal(t, 1, r.Breakdown.ArgumentsUnavailable)
 				assert.True(t, r.Breakdown.Pairs[0].ArgumentsUnavailable)
-				assert.Empty(t, r.Breakdown.Pairs[0].Mismatches)
+				assert.Empty(t, r.Breakdown.PairMismatches(&r.Breakdown.Pairs[0]))
 				assert.Contains(t, r.Explanation, "arguments unavailable for 1 call")
 			},
 			wantScore: 1,

@@ -185,10 +185,13 @@ func orderedAssignment(rows, cols int, wm []int64, match []int, dp []int64) []in
 
 // columnGroups says where a row's feasible pairs can be: row r's lie among
 // the columns of group rowGroup[r], cols[start[g]:start[g+1]] (a group's
-// columns in any order, the same column in one group at most); the pairs
-// of every other column are infeasible.
+// columns in increasing order; orderedAssignmentGrouped takes them in any
+// order), and
+// colGroup[c] is column c's group (-1: none); the pairs of every other
+// column are infeasible, whatever the weight matrix holds there (it is not
+// read).
 type columnGroups struct {
-	rowGroup, start, cols []int
+	rowGroup, colGroup, start, cols []int
 }
 
 // orderedAssignmentGrouped is orderedAssignment, reading of each row only
@@ -233,7 +236,7 @@ func orderedAssignmentGrouped(rows, cols int, wm []int64, match []int, dp []int6
 			raiseRun(cur, next, j, row[j])
 		}
 	}
-	orderedWalk(rows, cols, wm, dp, match)
+	orderedWalk(rows, cols, wm, dp, match, groups)
 	return dp
 }
 
@@ -250,12 +253,15 @@ func raiseRun(cur, next []int64, j int, pw int64) {
 
 // orderedWalk reads orderedAssignment's filled table dp forwards into match,
 // pairing each row with the earliest column that keeps the best total.
-func orderedWalk(rows, cols int, wm, dp []int64, match []int) {
+// With groups, only the pairs of a row with its group's columns are read.
+func orderedWalk(rows, cols int, wm, dp []int64, match []int, groups *columnGroups) {
 	w := cols + 1
 	i, j := 0, 0
 	for i < rows && j < cols {
 		cur := dp[i*w+j]
-		if pw := wm[i*cols+j]; pw >= 0 && dp[(i+1)*w+j+1]+pw == cur {
+		if groups != nil && groups.rowGroup[i] != groups.colGroup[j] {
+			// Infeasible: the weight is not read.
+		} else if pw := wm[i*cols+j]; pw >= 0 && dp[(i+1)*w+j+1]+pw == cur {
 			match[i] = j
 			i++
 			j++
@@ -267,4 +273,123 @@ func orderedWalk(rows, cols int, wm, dp []int64, match []int) {
 		}
 		i++
 	}
+}
+
+// orderedPoint is a feasible pair of an ordered assignment, for
+// orderedAssignmentSparse: row i, column j, weight w, and f, the best total
+// of the increasing runs of pairs that start with it.
+type orderedPoint struct {
+	i, j int
+	w, f int64
+}
+
+// sparseScratch is orderedAssignmentSparse's working memory: the feasible
+// pairs, and the best totals of the rows below the one being worked out,
+// column by column.
+type sparseScratch struct {
+	points []orderedPoint
+	best   []int64
+}
+
+// maxSparsePoints is how many feasible pairs, per row and column of the
+// matrix, orderedAssignmentSparse takes on: its walk compares pairs with
+// pairs, so on a denser matrix the table of orderedAssignmentGrouped
+// costs less.
+const maxSparsePoints = 1
+
+// orderedAssignmentSparse is orderedAssignmentGrouped (with groups) worked
+// out from the feasible pairs alone, for matrices where they are few, as
+// when most tools are called once: it writes the same match and reports
+// true, or reports false and leaves match alone when there are more than
+// maxSparsePoints × (rows + cols) feasible pairs or one weighs 0.
+//
+// The table's cell dp[i][j], the best total over rows i.. and columns
+// j.., is the best f of the pairs at or below i and right of j (0 with
+// none). From a cell holding cur > 0, orderedWalk takes the pair there if
+// its f is cur, moves right while some pair right of the column has f
+// cur, and down otherwise. So of the pairs below and right holding f cur
+// (with positive weights, cur is no other cell's f), it takes the leftmost
+// in the current row, else the topmost in the rightmost column holding
+// one, then goes on past it with cur less its weight.
+func orderedAssignmentSparse(rows, cols int, wm []int64, match []int, groups *columnGroups, sc *sparseScratch) bool {
+	limit := maxSparsePoints * (rows + cols)
+	if cap(sc.points) < limit {
+		sc.points = make([]orderedPoint, limit)
+	}
+	// The pairs row by row, each row's from its last column, in a buffer
+	// of the size allowed (no append, whose call would make the loop keep
+	// its values in memory).
+	buf, n := sc.points[:limit], 0
+	rowGroup, start, groupCols := groups.rowGroup, groups.start, groups.cols
+	for i := range rows {
+		g := rowGroup[i]
+		gc := groupCols[start[g]:start[g+1]]
+		for k := len(gc) - 1; k >= 0; k-- {
+			j := gc[k]
+			w := wm[i*cols+j]
+			if w < 0 {
+				continue
+			}
+			if w == 0 || n == limit {
+				return false
+			}
+			buf[n] = orderedPoint{i: i, j: j, w: w}
+			n++
+		}
+	}
+	pts := buf[:n]
+	for r := range match {
+		match[r] = -1
+	}
+	// From the last pair: best[c] is the best f of the pairs worked out so
+	// far at or right of column c. They lie below the pair's row or, in
+	// its row, left of its column (a row's pairs come from its last
+	// column, so they are worked out from its first), and a pair raises
+	// best only at and left of its column: best right of the pair's
+	// column holds the pairs below it alone.
+	best := sc.best
+	if cap(best) < cols+1 {
+		best = make([]int64, cols+1)
+		sc.best = best
+	}
+	best = best[:cols+1]
+	clear(best)
+	for k := len(pts) - 1; k >= 0; k-- {
+		p := &pts[k]
+		p.f = p.w + best[p.j+1]
+		for c := p.j; c >= 0 && best[c] < p.f; c-- {
+			best[c] = p.f
+		}
+	}
+	cur := best[0]
+	i, j, from := 0, 0, 0
+	for cur > 0 {
+		for from < len(pts) && pts[from].i < i {
+			from++
+		}
+		take := -1
+		q := from
+		for ; q < len(pts) && pts[q].i == i; q++ {
+			if p := &pts[q]; p.j >= j && p.f == cur && (take < 0 || p.j < pts[take].j) {
+				take = q
+			}
+		}
+		if take < 0 {
+			// The rows are in order: the first pair met in a column is
+			// its topmost.
+			for ; q < len(pts); q++ {
+				if p := &pts[q]; p.j >= j && p.f == cur && (take < 0 || p.j > pts[take].j) {
+					take = q
+				}
+			}
+		}
+		if take < 0 {
+			break // not reached: a cell's total is some pair's f
+		}
+		t := &pts[take]
+		match[t.i] = t.j
+		cur -= t.w
+		i, j = t.i+1, t.j+1
+	}
+	return true
 }

@@ -67,10 +67,11 @@ type Pair struct {
 	// Failed reports that the actual call failed and the expected call
 	// required success.
 	Failed bool
-	// Mismatches lists the argument checks that failed, and those that
-	// were not evaluated (ArgMismatch.Unevaluable), which count neither
-	// way.
-	Mismatches []ArgMismatch
+	// mmStart and mmEnd delimit the pair's mismatches in its breakdown's
+	// Mismatches (see Breakdown.PairMismatches). A Pair holds no pointer,
+	// so a breakdown's pairs are one allocation the collector need not
+	// scan.
+	mmStart, mmEnd int32
 }
 
 // Breakdown explains a score call by call.
@@ -80,6 +81,10 @@ type Breakdown struct {
 	// OutOfOrder pairs an expected call with an actual call to the same tool
 	// that came in the wrong position (ordered modes); it earns no credit.
 	OutOfOrder []Pair
+	// Mismatches lists, pair by pair, the argument checks of Pairs that
+	// failed, and those that were not evaluated (ArgMismatch.Unevaluable),
+	// which count neither way; PairMismatches gives one pair's.
+	Mismatches []ArgMismatch
 	// Missing lists required expected calls with no actual call.
 	Missing []int
 	// SkippedOptional lists optional expected calls that were not made.
@@ -100,6 +105,15 @@ type Breakdown struct {
 	// OrderScore is the share of paired calls that appear in expected order
 	// (1 when fewer than two pairs).
 	OrderScore float64
+}
+
+// PairMismatches returns the argument checks pair p (one of b's Pairs)
+// failed or could not evaluate, in the order they were checked.
+func (b *Breakdown) PairMismatches(p *Pair) []ArgMismatch {
+	if p.mmEnd <= p.mmStart {
+		return nil
+	}
+	return b.Mismatches[p.mmStart:p.mmEnd:p.mmEnd]
 }
 
 // namesAt resolves indexes into tool names, for reports.
@@ -196,8 +210,17 @@ func appendMore(t []byte, n int) []byte {
 		return t
 	}
 	t = append(t, " and "...)
-	t = strconv.AppendInt(t, int64(n-maxNamesShown), 10)
+	t = appendCount(t, n-maxNamesShown)
 	return append(t, " more"...)
+}
+
+// appendCount appends the decimal digits of n >= 0, as strconv.AppendInt
+// does, a single digit without the call (explanations count a few calls).
+func appendCount(t []byte, n int) []byte {
+	if uint(n) < 10 {
+		return append(t, byte('0'+n))
+	}
+	return strconv.AppendInt(t, int64(n), 10)
 }
 
 // appendJoinedNames appends "; label: " and joinNames(names, 5) (nothing
