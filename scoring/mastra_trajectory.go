@@ -962,9 +962,15 @@ func boxNames(names []string) any {
 
 // breakdown lists the pairs, the expected steps no pair took (Missing) and
 // the actual steps no pair took (Unexpected), the two lists in one
-// allocation.
+// allocation. A step is in at most one pair (compare pairs each expected
+// and each actual step once at most), so the lists' lengths are known from
+// the number of pairs and each is filled in one pass.
 func (c *mastraComparison) breakdown(nActual int) Breakdown {
 	b := Breakdown{Pairs: c.pairs, OrderScore: orderScore(c.pairs)}
+	missing, unexpected := c.totalExpected-len(c.pairs), nActual-len(c.pairs)
+	if missing+unexpected == 0 {
+		return b
+	}
 	var buf [128]bool
 	var used []bool
 	if n := c.totalExpected + nActual; n <= len(buf) {
@@ -977,29 +983,18 @@ func (c *mastraComparison) breakdown(nActual int) Breakdown {
 		usedE[p.Expected] = true
 		usedA[p.Actual] = true
 	}
-	missing, unexpected := 0, 0
-	for _, u := range usedE {
-		if !u {
-			missing++
-		}
-	}
-	for _, u := range usedA {
-		if !u {
-			unexpected++
-		}
-	}
-	if missing+unexpected == 0 {
-		return b
-	}
-	ints := make([]int, 0, missing+unexpected)
+	ints := make([]int, missing+unexpected)
+	k := 0
 	for i, u := range usedE {
 		if !u {
-			ints = append(ints, i)
+			ints[k] = i
+			k++
 		}
 	}
 	for j, u := range usedA {
 		if !u {
-			ints = append(ints, j)
+			ints[k] = j
+			k++
 		}
 	}
 	if missing > 0 {
