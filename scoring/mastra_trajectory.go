@@ -179,6 +179,7 @@ func newMastraTrajectory(s Settings) (Scorer, error) {
 	}
 	if m.static != nil {
 		m.names = newMastraStepNames(m.static)
+		markPlainFields(m.static)
 	}
 	if m.ordering == "" {
 		m.ordering = mastraOrdering(s.Expectation.Order)
@@ -331,15 +332,31 @@ type mastraExpectedStep struct {
 type mastraField struct {
 	name string
 	v    Value
+	// plain is set, on the scorer's own expected steps, when v is plain
+	// (stringifyPlain), so that a comparison with it takes
+	// stringifyEqualPlain.
+	plain bool
 }
 
-func (e *mastraExpectedStep) field(name string) (Value, bool) {
-	for i := range e.data {
-		if e.data[i].name == name {
-			return e.data[i].v, true
+// markPlainFields marks the plain data values of steps (see
+// mastraField.plain).
+func markPlainFields(steps []mastraExpectedStep) {
+	for i := range steps {
+		for k := range steps[i].data {
+			d := &steps[i].data[k]
+			d.plain = d.v.kind != KindUndefined && stringifyPlain(&d.v)
 		}
 	}
-	return Value{}, false
+}
+
+// fieldRef returns the step's field of that name, nil when it has none.
+func (e *mastraExpectedStep) fieldRef(name string) *mastraField {
+	for i := range e.data {
+		if e.data[i].name == name {
+			return &e.data[i]
+		}
+	}
+	return nil
 }
 
 // mastraStepsOpt is an optional list of expected steps.
@@ -850,15 +867,24 @@ func mastraStepMatches(a *Call, pos int, e *mastraExpectedStep) (bool, error) {
 		return false, nil
 	}
 	for _, f := range mastraComparableFieldsOf(e.stepType) {
-		ev, ok := e.field(f)
-		if !ok || ev.Kind() == KindUndefined {
+		ef := e.fieldRef(f)
+		if ef == nil || ef.v.kind == KindUndefined {
 			continue
 		}
-		av, known := mastraActualField(a, f)
-		if !known {
-			return false, &errMastraArgs{name: a.Name, pos: pos}
+		// The arguments, nearly always the field compared, are read in
+		// place rather than copied.
+		av := &a.Args
+		if f != "toolArgs" || a.ArgsUnknown || av.kind == KindUndefined {
+			v, known := mastraActualField(a, f)
+			if !known {
+				return false, &errMastraArgs{name: a.Name, pos: pos}
+			}
+			av = &v
 		}
-		if av.Kind() == KindUndefined || !jsStringifyEqual(av, ev) {
+		if av.kind == KindUndefined {
+			return false, nil
+		}
+		if ef.plain && !stringifyEqualPlain(av, &ef.v) || !ef.plain && !stringifyEqual(av, &ef.v) {
 			return false, nil
 		}
 	}

@@ -600,6 +600,98 @@ func stringifyMembersEqual(a, b *Value) (eq, sure bool) {
 	}
 }
 
+// stringifyPlain reports whether v has, at any depth, no undefined member
+// or element and no array-index key: JSON.stringify writes its members in
+// written order, and stringifyEqualPlain compares a value with it.
+func stringifyPlain(v *Value) bool {
+	switch v.kind {
+	case KindUndefined:
+		return false
+	case KindArray:
+		for i := range v.items {
+			if !plainItem(&v.items[i]) {
+				return false
+			}
+		}
+	case KindObject:
+		for items := v.items; len(items) >= 2; items = items[2:] {
+			if k := items[0].str; k != "" && k[0]-'0' < 10 && isArrayIndex(k) {
+				return false
+			}
+			if !plainItem(&items[1]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainItem is stringifyPlain for an element or member value, telling
+// scalars without a call.
+func plainItem(v *Value) bool {
+	if v.kind == KindArray || v.kind == KindObject {
+		return stringifyPlain(v)
+	}
+	return v.kind != KindUndefined
+}
+
+// stringifyEqualPlain is stringifyEqual(a, b) for a plain b (see
+// stringifyPlain). b's members are in stringify order, so a's defined
+// members must be the same keys in the same order: an array-index key of
+// a, which JSON.stringify would write first, differs from b's key there,
+// since b has none.
+func stringifyEqualPlain(a, b *Value) bool {
+	ak := a.kind
+	if ak == KindUndefined {
+		ak = KindNull
+	}
+	if ak != b.kind {
+		return false
+	}
+	switch ak {
+	case KindNull:
+		return true
+	case KindBool:
+		return a.b == b.b
+	case KindNumber:
+		return a.num == b.num
+	case KindString:
+		return a.str == b.str
+	case KindArray:
+		if len(a.items) != len(b.items) {
+			return false
+		}
+		for i := range a.items {
+			if !stringifyEqualPlain(&a.items[i], &b.items[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	ai, bi := a.items, b.items
+	j := 0
+	for i := 0; i < len(ai); i += 2 {
+		va := &ai[i+1]
+		if va.kind == KindUndefined {
+			continue
+		}
+		if j >= len(bi) || ai[i].str != bi[j].str {
+			return false
+		}
+		// Strings, most scalar members, are compared here.
+		vb := &bi[j+1]
+		if va.kind == KindString && vb.kind == KindString {
+			if va.str != vb.str {
+				return false
+			}
+		} else if !stringifyEqualPlain(va, vb) {
+			return false
+		}
+		j += 2
+	}
+	return j == len(bi)
+}
+
 // isArrayIndex reports whether key is an array index ("0", "17", ...).
 func isArrayIndex(key string) bool {
 	_, ok := jsArrayIndex(key)

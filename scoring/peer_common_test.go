@@ -190,13 +190,15 @@ func TestProfilesAcceptAnEmptyToolName(t *testing.T) {
 	}
 }
 
-// TestStringifyEqualAgreesWithReference compares jsStringifyEqual with the
-// implementation it replaced (every object scanned for array-index keys
+// TestStringifyEqualAgreesWithReference compares jsStringifyEqual, and
+// stringifyEqualPlain when the second value is plain, with the
+// implementation jsStringifyEqual replaced (every object scanned for array-index keys
 // before its members are compared) on random values and random variants
 // of them: member order swapped, members undefined, added or dropped,
 // array-index keys, values changed.
 func TestStringifyEqualAgreesWithReference(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
+	plain := 0
 	for n := 0; n < 20000; n++ {
 		a := randomStringifyValue(rng, 0)
 		b := a
@@ -213,6 +215,15 @@ func TestStringifyEqualAgreesWithReference(t *testing.T) {
 		if got := jsStringifyEqual(a, b); got != want {
 			t.Fatalf("%s vs %s: got %v, want %v", a.JSON(), b.JSON(), got, want)
 		}
+		if b.kind != KindUndefined && stringifyPlain(&b) {
+			plain++
+			if got := stringifyEqualPlain(&a, &b); got != stringifyEqualReference(&a, &b) {
+				t.Fatalf("plain %s vs %s: got %v, want %v", a.JSON(), b.JSON(), got, !got)
+			}
+		}
+	}
+	if plain < 5000 {
+		t.Fatalf("only %d plain values compared", plain)
 	}
 }
 
