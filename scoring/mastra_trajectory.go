@@ -1047,11 +1047,26 @@ func (c *mastraComparison) explain(ordering string) string {
 	t = append(t, " expected steps matched ("...)
 	t = append(t, ordering...)
 	t = append(t, " ordering)"...)
-	t = appendJoinedNames(t, "missing", c.missing)
-	t = appendJoinedNames(t, "extra", c.extra)
-	t = appendJoinedNames(t, "out of order", c.outOfOrder)
-	t = appendJoinedNames(t, "repeated", c.repeated)
+	t = appendMastraNames(t, "; missing: ", c.missing)
+	t = appendMastraNames(t, "; extra: ", c.extra)
+	t = appendMastraNames(t, "; out of order: ", c.outOfOrder)
+	t = appendMastraNames(t, "; repeated: ", c.repeated)
 	return string(t)
+}
+
+// appendMastraNames is appendJoinedNames with the label written out
+// ("; label: "): one append for it, and the separators stored as bytes.
+func appendMastraNames(t []byte, label string, names []string) []byte {
+	if len(names) == 0 {
+		return t
+	}
+	t = append(t, label...)
+	t = append(t, names[0]...)
+	for _, name := range names[1:min(len(names), maxNamesShown)] {
+		t = append(t, ',', ' ')
+		t = append(t, name...)
+	}
+	return appendMore(t, len(names))
 }
 
 // compareTrajectories is Mastra's compareTrajectories.
