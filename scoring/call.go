@@ -120,7 +120,8 @@ func withArguments(calls []Call) []Call {
 
 func hasDocuments(calls []Call) bool {
 	for i := range calls {
-		if calls[i].ArgsDoc != nil || hasDocuments(calls[i].Children) {
+		// Most calls have no children: test before calling.
+		if c := &calls[i]; c.ArgsDoc != nil || (len(c.Children) > 0 && hasDocuments(c.Children)) {
 			return true
 		}
 	}

@@ -179,6 +179,7 @@ func newMastraTrajectory(s Settings) (Scorer, error) {
 	}
 	if m.static != nil {
 		m.names = newMastraStepNames(m.static)
+		markPlainFields(m.static)
 	}
 	if m.ordering == "" {
 		m.ordering = mastraOrdering(s.Expectation.Order)
@@ -331,15 +332,31 @@ type mastraExpectedStep struct {
 type mastraField struct {
 	name string
 	v    Value
+	// plain is set, on the scorer's own expected steps, when v is plain
+	// (stringifyPlain), so that a comparison with it takes
+	// stringifyEqualPlain.
+	plain bool
 }
 
-func (e *mastraExpectedStep) field(name string) (Value, bool) {
-	for i := range e.data {
-		if e.data[i].name == name {
-			return e.data[i].v, true
+// markPlainFields marks the plain data values of steps (see
+// mastraField.plain).
+func markPlainFields(steps []mastraExpectedStep) {
+	for i := range steps {
+		for k := range steps[i].data {
+			d := &steps[i].data[k]
+			d.plain = d.v.kind != KindUndefined && stringifyPlain(&d.v)
 		}
 	}
-	return Value{}, false
+}
+
+// fieldRef returns the step's field of that name, nil when it has none.
+func (e *mastraExpectedStep) fieldRef(name string) *mastraField {
+	for i := range e.data {
+		if e.data[i].name == name {
+			return &e.data[i]
+		}
+	}
+	return nil
 }
 
 // mastraStepsOpt is an optional list of expected steps.
@@ -850,15 +867,24 @@ func mastraStepMatches(a *Call, pos int, e *mastraExpectedStep) (bool, error) {
 		return false, nil
 	}
 	for _, f := range mastraComparableFieldsOf(e.stepType) {
-		ev, ok := e.field(f)
-		if !ok || ev.Kind() == KindUndefined {
+		ef := e.fieldRef(f)
+		if ef == nil || ef.v.kind == KindUndefined {
 			continue
 		}
-		av, known := mastraActualField(a, f)
-		if !known {
-			return false, &errMastraArgs{name: a.Name, pos: pos}
+		// The arguments, nearly always the field compared, are read in
+		// place rather than copied.
+		av := &a.Args
+		if f != "toolArgs" || a.ArgsUnknown || av.kind == KindUndefined {
+			v, known := mastraActualField(a, f)
+			if !known {
+				return false, &errMastraArgs{name: a.Name, pos: pos}
+			}
+			av = &v
 		}
-		if av.Kind() == KindUndefined || !jsStringifyEqual(av, ev) {
+		if av.kind == KindUndefined {
+			return false, nil
+		}
+		if ef.plain && !stringifyEqualPlain(av, &ef.v) || !ef.plain && !stringifyEqual(av, &ef.v) {
 			return false, nil
 		}
 	}
@@ -962,9 +988,15 @@ func boxNames(names []string) any {
 
 // breakdown lists the pairs, the expected steps no pair took (Missing) and
 // the actual steps no pair took (Unexpected), the two lists in one
-// allocation.
+// allocation. A step is in at most one pair (compare pairs each expected
+// and each actual step once at most), so the lists' lengths are known from
+// the number of pairs and each is filled in one pass.
 func (c *mastraComparison) breakdown(nActual int) Breakdown {
 	b := Breakdown{Pairs: c.pairs, OrderScore: orderScore(c.pairs)}
+	missing, unexpected := c.totalExpected-len(c.pairs), nActual-len(c.pairs)
+	if missing+unexpected == 0 {
+		return b
+	}
 	var buf [128]bool
 	var used []bool
 	if n := c.totalExpected + nActual; n <= len(buf) {
@@ -977,29 +1009,18 @@ func (c *mastraComparison) breakdown(nActual int) Breakdown {
 		usedE[p.Expected] = true
 		usedA[p.Actual] = true
 	}
-	missing, unexpected := 0, 0
-	for _, u := range usedE {
-		if !u {
-			missing++
-		}
-	}
-	for _, u := range usedA {
-		if !u {
-			unexpected++
-		}
-	}
-	if missing+unexpected == 0 {
-		return b
-	}
-	ints := make([]int, 0, missing+unexpected)
+	ints := make([]int, missing+unexpected)
+	k := 0
 	for i, u := range usedE {
 		if !u {
-			ints = append(ints, i)
+			ints[k] = i
+			k++
 		}
 	}
 	for j, u := range usedA {
 		if !u {
-			ints = append(ints, j)
+			ints[k] = j
+			k++
 		}
 	}
 	if missing > 0 {
@@ -1026,11 +1047,26 @@ func (c *mastraComparison) explain(ordering string) string {
 	t = append(t, " expected steps matched ("...)
 	t = append(t, ordering...)
 	t = append(t, " ordering)"...)
-	t = appendJoinedNames(t, "missing", c.missing)
-	t = appendJoinedNames(t, "extra", c.extra)
-	t = appendJoinedNames(t, "out of order", c.outOfOrder)
-	t = appendJoinedNames(t, "repeated", c.repeated)
+	t = appendMastraNames(t, "; missing: ", c.missing)
+	t = appendMastraNames(t, "; extra: ", c.extra)
+	t = appendMastraNames(t, "; out of order: ", c.outOfOrder)
+	t = appendMastraNames(t, "; repeated: ", c.repeated)
 	return string(t)
+}
+
+// appendMastraNames is appendJoinedNames with the label written out
+// ("; label: "): one append for it, and the separators stored as bytes.
+func appendMastraNames(t []byte, label string, names []string) []byte {
+	if len(names) == 0 {
+		return t
+	}
+	t = append(t, label...)
+	t = append(t, names[0]...)
+	for _, name := range names[1:min(len(names), maxNamesShown)] {
+		t = append(t, ',', ' ')
+		t = append(t, name...)
+	}
+	return appendMore(t, len(names))
 }
 
 // compareTrajectories is Mastra's compareTrajectories.

@@ -533,25 +533,8 @@ func stringifyEqual(a, b *Value) bool {
 		}
 		return true
 	}
-	if !hasIndexKey(a) && !hasIndexKey(b) {
-		// Common case: members are written in stringify order already.
-		i, j := 0, 0
-		for {
-			for i < len(a.items) && a.items[i+1].kind == KindUndefined {
-				i += 2
-			}
-			for j < len(b.items) && b.items[j+1].kind == KindUndefined {
-				j += 2
-			}
-			if i >= len(a.items) || j >= len(b.items) {
-				return i >= len(a.items) && j >= len(b.items)
-			}
-			if a.items[i].str != b.items[j].str || !stringifyEqual(&a.items[i+1], &b.items[j+1]) {
-				return false
-			}
-			i += 2
-			j += 2
-		}
+	if eq, sure := stringifyMembersEqual(a, b); sure {
+		return eq
 	}
 	ka, kb := stringifyOrder(a), stringifyOrder(b)
 	if len(ka) != len(kb) {
@@ -565,17 +548,154 @@ func stringifyEqual(a, b *Value) bool {
 	return true
 }
 
-// hasIndexKey reports whether an object has an array-index key, which
-// JavaScript enumerates before the others.
-func hasIndexKey(v *Value) bool {
-	for i := 0; i < len(v.items); i += 2 {
-		if k := v.items[i].str; k != "" && k[0] >= '0' && k[0] <= '9' {
-			if _, ok := jsArrayIndex(k); ok {
-				return true
+// stringifyMembersEqual compares two objects' defined members in written
+// order, which is the order JSON.stringify writes them in when neither
+// object has an array-index key (JavaScript enumerates those first). sure
+// is false when it meets such a key before it can decide. A mismatch met
+// first is decisive: the members before it are plain keys in both objects,
+// so they are also the first plain keys of JSON.stringify's order (which
+// writes plain keys after the index keys, in written order), and an object
+// that runs out first has fewer defined members. This walks each object
+// once instead of scanning both for index keys first.
+func stringifyMembersEqual(a, b *Value) (eq, sure bool) {
+	ai, bi := a.items, b.items
+	i, j := 0, 0
+	for {
+		for i < len(ai) && ai[i+1].kind == KindUndefined {
+			i += 2
+		}
+		for j < len(bi) && bi[j+1].kind == KindUndefined {
+			j += 2
+		}
+		if i >= len(ai) || j >= len(bi) {
+			return i >= len(ai) && j >= len(bi), true
+		}
+		ka, kb := ai[i].str, bi[j].str
+		if (ka != "" && ka[0]-'0' < 10 && isArrayIndex(ka)) || (kb != "" && kb[0]-'0' < 10 && isArrayIndex(kb)) {
+			return false, false
+		}
+		if ka != kb {
+			return false, true
+		}
+		// Scalars of one kind are compared here, saving a call per member.
+		va, vb := &ai[i+1], &bi[j+1]
+		var same bool
+		switch {
+		case va.kind != vb.kind:
+			same = stringifyEqual(va, vb)
+		case va.kind == KindString:
+			same = va.str == vb.str
+		case va.kind == KindNumber:
+			same = va.num == vb.num
+		case va.kind == KindBool:
+			same = va.b == vb.b
+		default:
+			same = stringifyEqual(va, vb)
+		}
+		if !same {
+			return false, true
+		}
+		i += 2
+		j += 2
+	}
+}
+
+// stringifyPlain reports whether v has, at any depth, no undefined member
+// or element and no array-index key: JSON.stringify writes its members in
+// written order, and stringifyEqualPlain compares a value with it.
+func stringifyPlain(v *Value) bool {
+	switch v.kind {
+	case KindUndefined:
+		return false
+	case KindArray:
+		for i := range v.items {
+			if !plainItem(&v.items[i]) {
+				return false
+			}
+		}
+	case KindObject:
+		for items := v.items; len(items) >= 2; items = items[2:] {
+			if k := items[0].str; k != "" && k[0]-'0' < 10 && isArrayIndex(k) {
+				return false
+			}
+			if !plainItem(&items[1]) {
+				return false
 			}
 		}
 	}
-	return false
+	return true
+}
+
+// plainItem is stringifyPlain for an element or member value, telling
+// scalars without a call.
+func plainItem(v *Value) bool {
+	if v.kind == KindArray || v.kind == KindObject {
+		return stringifyPlain(v)
+	}
+	return v.kind != KindUndefined
+}
+
+// stringifyEqualPlain is stringifyEqual(a, b) for a plain b (see
+// stringifyPlain). b's members are in stringify order, so a's defined
+// members must be the same keys in the same order: an array-index key of
+// a, which JSON.stringify would write first, differs from b's key there,
+// since b has none.
+func stringifyEqualPlain(a, b *Value) bool {
+	ak := a.kind
+	if ak == KindUndefined {
+		ak = KindNull
+	}
+	if ak != b.kind {
+		return false
+	}
+	switch ak {
+	case KindNull:
+		return true
+	case KindBool:
+		return a.b == b.b
+	case KindNumber:
+		return a.num == b.num
+	case KindString:
+		return a.str == b.str
+	case KindArray:
+		if len(a.items) != len(b.items) {
+			return false
+		}
+		for i := range a.items {
+			if !stringifyEqualPlain(&a.items[i], &b.items[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	ai, bi := a.items, b.items
+	j := 0
+	for i := 0; i < len(ai); i += 2 {
+		va := &ai[i+1]
+		if va.kind == KindUndefined {
+			continue
+		}
+		if j >= len(bi) || ai[i].str != bi[j].str {
+			return false
+		}
+		// Strings, most scalar members, are compared here.
+		vb := &bi[j+1]
+		if va.kind == KindString && vb.kind == KindString {
+			if va.str != vb.str {
+				return false
+			}
+		} else if !stringifyEqualPlain(va, vb) {
+			return false
+		}
+		j += 2
+	}
+	return j == len(bi)
+}
+
+// isArrayIndex reports whether key is an array index ("0", "17", ...).
+func isArrayIndex(key string) bool {
+	_, ok := jsArrayIndex(key)
+	return ok
 }
 
 // stringifyOrder lists the item offsets of an object's keys in the order

@@ -1,6 +1,8 @@
 package scoring
 
 import (
+	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -186,4 +188,189 @@ func TestProfilesAcceptAnEmptyToolName(t *testing.T) {
 			assert.LessOrEqual(t, res.Score, 1.0)
 		})
 	}
+}
+
+// TestStringifyEqualAgreesWithReference compares jsStringifyEqual, and
+// stringifyEqualPlain when the second value is plain, with the
+// implementation jsStringifyEqual replaced (every object scanned for array-index keys
+// before its members are compared) on random values and random variants
+// of them: member order swapped, members undefined, added or dropped,
+// array-index keys, values changed.
+func TestStringifyEqualAgreesWithReference(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	plain := 0
+	for n := 0; n < 20000; n++ {
+		a := randomStringifyValue(rng, 0)
+		b := a
+		if rng.Intn(4) != 0 {
+			b = mutateStringifyValue(rng, a)
+		}
+		if rng.Intn(2) == 0 {
+			a, b = b, a
+		}
+		want := stringifyEqualReference(&a, &b)
+		if a.kind == KindUndefined || b.kind == KindUndefined {
+			want = a.kind == b.kind
+		}
+		if got := jsStringifyEqual(a, b); got != want {
+			t.Fatalf("%s vs %s: got %v, want %v", a.JSON(), b.JSON(), got, want)
+		}
+		if b.kind != KindUndefined && stringifyPlain(&b) {
+			plain++
+			if got := stringifyEqualPlain(&a, &b); got != stringifyEqualReference(&a, &b) {
+				t.Fatalf("plain %s vs %s: got %v, want %v", a.JSON(), b.JSON(), got, !got)
+			}
+		}
+	}
+	if plain < 5000 {
+		t.Fatalf("only %d plain values compared", plain)
+	}
+}
+
+var stringifyKeys = []string{"a", "b", "q", "0", "1", "01", "10", "2x", ""}
+
+func randomStringifyValue(rng *rand.Rand, depth int) Value {
+	k := rng.Intn(8)
+	if depth >= 3 {
+		k = rng.Intn(4)
+	}
+	switch k {
+	case 0:
+		return Null()
+	case 1:
+		return Int(int64(rng.Intn(3)))
+	case 2:
+		return String(stringifyKeys[rng.Intn(len(stringifyKeys))])
+	case 3:
+		return Bool(rng.Intn(2) == 0)
+	case 4:
+		items := make([]Value, rng.Intn(3))
+		for i := range items {
+			items[i] = randomStringifyValue(rng, depth+1)
+		}
+		return Array(items...)
+	default:
+		members := make([]Member, rng.Intn(5))
+		for i := range members {
+			members[i] = Member{Key: stringifyKeys[rng.Intn(len(stringifyKeys))], Value: randomStringifyValue(rng, depth+1)}
+			if rng.Intn(6) == 0 {
+				members[i].Value = Undefined()
+			}
+		}
+		return Object(members...)
+	}
+}
+
+// mutateStringifyValue returns a copy of v, changed somewhere (or not).
+func mutateStringifyValue(rng *rand.Rand, v Value) Value {
+	switch v.kind {
+	case KindArray:
+		items := slices.Clone(v.items)
+		if len(items) > 0 && rng.Intn(2) == 0 {
+			i := rng.Intn(len(items))
+			items[i] = mutateStringifyValue(rng, items[i])
+		} else if rng.Intn(2) == 0 {
+			items = append(items, randomStringifyValue(rng, 2))
+		}
+		return Value{kind: KindArray, items: items}
+	case KindObject:
+		items := slices.Clone(v.items)
+		m := len(items) / 2
+		switch op := rng.Intn(6); {
+		case m >= 2 && op == 0:
+			i, j := rng.Intn(m), rng.Intn(m)
+			items[2*i], items[2*j] = items[2*j], items[2*i]
+			items[2*i+1], items[2*j+1] = items[2*j+1], items[2*i+1]
+		case m >= 1 && op == 1:
+			i := rng.Intn(m)
+			items = append(items[:2*i], items[2*i+2:]...)
+		case op == 2:
+			items = append(items, String(stringifyKeys[rng.Intn(len(stringifyKeys))]), Undefined())
+		case op == 3:
+			items = append(items, String(stringifyKeys[rng.Intn(len(stringifyKeys))]), randomStringifyValue(rng, 2))
+		case m >= 1:
+			i := rng.Intn(m)
+			items[2*i+1] = mutateStringifyValue(rng, items[2*i+1])
+		}
+		return Value{kind: KindObject, items: items}
+	}
+	if rng.Intn(2) == 0 {
+		return randomStringifyValue(rng, 3)
+	}
+	return v
+}
+
+// stringifyEqualReference is stringifyEqual as it was before objects were
+// walked once (stringifyMembersEqual).
+func stringifyEqualReference(a, b *Value) bool {
+	ak, bk := a.kind, b.kind
+	if ak == KindUndefined {
+		ak = KindNull
+	}
+	if bk == KindUndefined {
+		bk = KindNull
+	}
+	if ak != bk {
+		return false
+	}
+	switch ak {
+	case KindNull:
+		return true
+	case KindBool:
+		return a.b == b.b
+	case KindNumber:
+		return a.num == b.num
+	case KindString:
+		return a.str == b.str
+	case KindArray:
+		if len(a.items) != len(b.items) {
+			return false
+		}
+		for i := range a.items {
+			if !stringifyEqualReference(&a.items[i], &b.items[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if !hasIndexKeyReference(a) && !hasIndexKeyReference(b) {
+		i, j := 0, 0
+		for {
+			for i < len(a.items) && a.items[i+1].kind == KindUndefined {
+				i += 2
+			}
+			for j < len(b.items) && b.items[j+1].kind == KindUndefined {
+				j += 2
+			}
+			if i >= len(a.items) || j >= len(b.items) {
+				return i >= len(a.items) && j >= len(b.items)
+			}
+			if a.items[i].str != b.items[j].str || !stringifyEqualReference(&a.items[i+1], &b.items[j+1]) {
+				return false
+			}
+			i += 2
+			j += 2
+		}
+	}
+	ka, kb := stringifyOrder(a), stringifyOrder(b)
+	if len(ka) != len(kb) {
+		return false
+	}
+	for i := range ka {
+		if a.items[ka[i]].str != b.items[kb[i]].str || !stringifyEqualReference(&a.items[ka[i]+1], &b.items[kb[i]+1]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasIndexKeyReference(v *Value) bool {
+	for i := 0; i < len(v.items); i += 2 {
+		if k := v.items[i].str; k != "" && k[0] >= '0' && k[0] <= '9' {
+			if _, ok := jsArrayIndex(k); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
