@@ -247,7 +247,7 @@ func (d *deepeval) score(calls []Call) (Result, string) {
 	case d.ordering:
 		score, pairs, err = d.lcsScore(called)
 		for _, p := range pairs {
-			lcs = append(lcs, p.Expected)
+			lcs = append(lcs, int(p.Expected))
 		}
 	default:
 		score, pairs, err = d.defaultScore(called)
@@ -265,7 +265,7 @@ func (d *deepeval) score(calls []Call) (Result, string) {
 	for i := range pairs {
 		pe[pairs[i].Expected] = true
 		pc[pairs[i].Actual] = true
-		pairs[i].Expected = mapIndex(d.expIdx, pairs[i].Expected)
+		pairs[i].Expected = int32(mapIndex(d.expIdx, int(pairs[i].Expected)))
 	}
 	b.Pairs = pairs
 	b.OrderScore = orderScore(pairs)
@@ -319,7 +319,7 @@ func (d *deepeval) exactScore(called []deCall) (float64, []Pair) {
 		if d.output && !pyEqual(c.output, e.output) {
 			return 0, nil
 		}
-		pairs = append(pairs, Pair{Expected: i, Actual: i, Score: 1})
+		pairs = append(pairs, Pair{Expected: int32(i), Actual: int32(i), Score: 1})
 	}
 	return 1, pairs
 }
@@ -425,7 +425,7 @@ func (d *deepeval) defaultScore(called []deCall) (float64, []Pair, error) {
 		if best > 0 {
 			total += best
 			used = append(used, bestC)
-			pairs = append(pairs, Pair{Expected: i, Actual: bestC, Score: best})
+			pairs = append(pairs, Pair{Expected: int32(i), Actual: int32(bestC), Score: best})
 		}
 	}
 	switch {
@@ -472,7 +472,7 @@ func (d *deepeval) lcsScore(called []deCall) (float64, []Pair, error) {
 		default:
 			g := dp[i][j] - dp[i-1][j-1]
 			total += g
-			pairs = append(pairs, Pair{Expected: i - 1, Actual: j - 1, Score: g})
+			pairs = append(pairs, Pair{Expected: int32(i - 1), Actual: int32(j - 1), Score: g})
 			i--
 			j--
 		}

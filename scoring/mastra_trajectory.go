@@ -1344,7 +1344,7 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 			// Fresh zeroed pairs: set the scalar fields (assigning whole
 			// structs would zero each slot under a write barrier first).
 			p := &c.pairs[k]
-			p.Expected, p.Actual, p.Score = pairs[2*k], pairs[2*k+1], 1
+			p.Expected, p.Actual, p.Score = int32(pairs[2*k]), int32(pairs[2*k+1]), 1
 		}
 	}
 	for k := range lists {

@@ -190,7 +190,7 @@ func (m *mongodb) Score(_ context.Context, calls []Call) Result {
 			if b.Pairs == nil {
 				b.Pairs = make([]Pair, 0, len(exp)-i)
 			}
-			b.Pairs = append(b.Pairs, Pair{Expected: i, Actual: best, Score: bestScore})
+			b.Pairs = append(b.Pairs, Pair{Expected: int32(i), Actual: int32(best), Score: bestScore})
 			if bestScore < score {
 				score = bestScore
 			}

@@ -808,7 +808,7 @@ func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 			for k, i := range lists[listOOOExpected] {
 				j := lists[listOOOActual][k]
 				p := &b.OutOfOrder[k]
-				p.Expected, p.Actual, p.Score = i, j, scores[i*na+j]
+				p.Expected, p.Actual, p.Score = int32(i), int32(j), scores[i*na+j]
 			}
 		}
 	}
@@ -851,7 +851,7 @@ func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 		// As for the out-of-order pairs: fields, not a whole struct.
 		p := &pairs[k]
 		k++
-		p.Expected, p.Actual, p.Score = i, j, scores[i*na+j]
+		p.Expected, p.Actual, p.Score = int32(i), int32(j), scores[i*na+j]
 		p.Failed = e.mustSucceed && a.Status == StatusError
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
 		if from, to := mmFrom[i*na+j], mmTo[i*na+j]; to > from {
@@ -947,7 +947,7 @@ func orderScore(pairs []Pair) float64 {
 	}
 	// pairs are in expected order; find the longest increasing subsequence
 	// of their actual indexes (patience sorting).
-	var tailsBuf [64]int
+	var tailsBuf [64]int32
 	tails := tailsBuf[:0]
 	for _, p := range pairs {
 		lo, hi := 0, len(tails)

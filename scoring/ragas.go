@@ -247,7 +247,7 @@ func (g *ragas) accuracy(pred, ref []ragasCall) Result {
 		}
 		score += s
 		if aligned {
-			res.Breakdown.Pairs = append(res.Breakdown.Pairs, Pair{Expected: mapIndex(g.refIdx, ref[i].pos), Actual: pred[i].pos, Score: s})
+			res.Breakdown.Pairs = append(res.Breakdown.Pairs, Pair{Expected: int32(mapIndex(g.refIdx, ref[i].pos)), Actual: int32(pred[i].pos), Score: s})
 		}
 	}
 	score /= float64(len(ref))

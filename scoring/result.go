@@ -57,8 +57,10 @@ func (r *Result) Passed() bool { return r.Outcome == OutcomePass }
 
 // Pair is an expected call matched with an actual call.
 type Pair struct {
-	// Expected and Actual index the expectation's calls and the actual calls.
-	Expected, Actual int
+	// Expected and Actual index the expectation's calls and the actual calls
+	// (int32: a trajectory holds at most MaxCalls calls, and 32-byte pairs
+	// are what a result allocates most).
+	Expected, Actual int32
 	// Score is the call's score in [0, 1].
 	Score float64
 	// ArgumentsUnavailable reports that the actual call's arguments were not
@@ -70,7 +72,7 @@ type Pair struct {
 	// mmStart and mmEnd delimit the pair's mismatches in its breakdown's
 	// Mismatches (see Breakdown.PairMismatches). A Pair holds no pointer,
 	// so a breakdown's pairs are one allocation the collector need not
-	// scan.
+	// scan (32 bytes a pair).
 	mmStart, mmEnd int32
 }
 
