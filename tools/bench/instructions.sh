@@ -20,7 +20,10 @@
 # again with its symbols, which ocb strips) under callgrind, sends SPANS
 # spans with `toolscore load` as tools/bench/e2e.sh does, and dumps the
 # counts; an idle run (no spans) is subtracted as the start-up's cost. Takes
-# about a minute a round at the defaults.
+# about a minute a round at the defaults. Now and then a run spends far more
+# in the Go scheduler (threads spinning under valgrind, which runs one at a
+# time): the script says so, and that run is to be repeated. KEEP=1 keeps
+# the callgrind files and says where.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 for tool in valgrind callgrind_annotate callgrind_control; do
@@ -40,7 +43,7 @@ if [ ! -x "$exe" ] || [ -n "$(find _build/bench -maxdepth 1 -name '*.go' -newer 
 fi
 tmp=$(mktemp -d)
 collector=
-trap '[ -z "$collector" ] || kill "$collector" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+trap '[ -z "$collector" ] || kill "$collector" 2>/dev/null; if [ -n "${KEEP:-}" ]; then echo "callgrind files kept in $tmp" >&2; else rm -rf "$tmp"; fi' EXIT
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 if port_open "$port"; then
 	echo "port $port is in use (BENCH_GRPC_PORT=... picks another)" >&2
@@ -128,8 +131,8 @@ END {
 	if (ca[o] > 2 * cb[o] || cb[o] > 2 * ca[o])
 		printf "warning: one run spent far more in the runtime than the other (a collector spinning idle under valgrind); run again\n"
 	printf "\nfunctions adding the most (instructions per span):\n"
-	n = 0
-	for (f in d) keys[++n] = f
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (d[keys[j]] > d[keys[i]]) { t = keys[i]; keys[i] = keys[j]; keys[j] = t }
-	for (i = 1; i <= n && i <= top; i++) printf "%8.1f  %s\n", d[keys[i]] / spans, substr(keys[i], 1, 140)
+	fflush()
+	order = "sort -rn | head -n " top
+	for (f in d) printf "%8.1f  %s\n", d[f] / spans, substr(f, 1, 140) | order
+	close(order)
 }' "$tmp/idle.fn" "$tmp/none.fn" "$tmp/tool_call_accuracy.fn"
