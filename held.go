@@ -243,7 +243,7 @@ func (p *tcaProcessor) finishDeferred(h *heldRun, skip error) {
 		if skip != nil {
 			res = scoring.Result{Scorer: r.Scorers[rs[1]].Name(), Outcome: scoring.OutcomeNotEvaluated, Explanation: skip.Error()}
 		} else {
-			res = scoreRun(ctx, r.Scorers[rs[1]].Scorer, calls, run.context)
+			scoring.ScoreInto(ctx, r.Scorers[rs[1]].Scorer, calls, run.context, &res)
 		}
 		run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: res, calls: calls})
 	}

@@ -306,6 +306,10 @@ type batch struct {
 	genai traceSet
 	// scratch holds the calls and evaluations of the run being scored.
 	scratch runScratch
+	// classified and part are what classify reads of the span in hand,
+	// kept here rather than in its frame (see scoreClosed).
+	classified extract.Result
+	part       extract.ContextPart
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -316,6 +320,7 @@ func (b *batch) reset() {
 	clear(b.contexts)
 	b.scratch.clear()
 	b.td = ptrace.Traces{}
+	b.classified, b.part = extract.Result{}, extract.ContextPart{}
 	b.entries, b.others, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.others[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 
@@ -372,27 +377,11 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 	var held []heldRun
 	for i := range runs {
 		run := &runs[i]
-		rs := td.ResourceSpans().At(run.ref.rs)
-		ss := rs.ScopeSpans().At(run.ref.ss)
-		span := ss.Spans().At(run.ref.sp)
-		switch {
-		case run.replay != nil:
-			run.replay.writeTo(span)
-			continue
-		case run.twin:
-			h := p.newHeldRun(run.ref, rs, ss, span)
-			h.twin = true
-			held = append(held, h)
-			continue
-		case run.hold:
-			held = append(held, p.newHeldRun(run.ref, rs, ss, span))
+		if run.replay != nil || run.twin || run.hold {
+			held = p.setAside(td, run, held)
 			continue
 		}
-		if deferred := p.score(ctx, rs, ss, span, run.agent, run.traj, counts, &b.scratch); deferred != nil {
-			h := p.newHeldRun(run.ref, rs, ss, span)
-			h.deferred = deferred
-			held = append(held, h)
-		}
+		held = p.scoreClosed(ctx, td, run, counts, &b.scratch, held)
 	}
 	if len(held) > 0 {
 		p.hold(held, td)
@@ -403,6 +392,53 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		return td, processorhelper.ErrSkipProcessingData
 	}
 	return td, nil
+}
+
+// setAside handles a closed run that is not scored now: a replay gets the
+// annotations its run got before; a twin or a run that waits is appended
+// to held. (Kept out of processTraces, whose frame is on the way down to
+// the scorers: see scoreClosed.)
+//
+//go:noinline
+func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun) []heldRun {
+	rs := td.ResourceSpans().At(run.ref.rs)
+	ss := rs.ScopeSpans().At(run.ref.ss)
+	span := ss.Spans().At(run.ref.sp)
+	if run.replay != nil {
+		run.replay.writeTo(span)
+		return held
+	}
+	h := p.newHeldRun(run.ref, rs, ss, span)
+	h.twin = run.twin
+	return append(held, h)
+}
+
+// scoreClosed scores a closed run on its span, appending it to held when
+// deferred scorers are still to run.
+//
+// The frames from processTraces down to the scorers are kept small: the
+// OTLP receivers call processTraces on a goroutine of their own whose stack
+// has about 4.4 KiB left, and a call that needs more copies the whole stack
+// to twice its size (cmd/toolscore's TestStackBudget holds the path to
+// that budget).
+func (p *tcaProcessor) scoreClosed(ctx context.Context, td ptrace.Traces, run *closedRun, counts *batchCounts, scratch *runScratch, held []heldRun) []heldRun {
+	rs := td.ResourceSpans().At(run.ref.rs)
+	ss := rs.ScopeSpans().At(run.ref.ss)
+	span := ss.Spans().At(run.ref.sp)
+	if deferred := p.score(ctx, rs, ss, span, run.agent, run.traj, counts, scratch); deferred != nil {
+		held = p.holdDeferred(run.ref, rs, ss, span, deferred, held)
+	}
+	return held
+}
+
+// holdDeferred appends the run on span, scored but for its deferred
+// scorers, to held.
+//
+//go:noinline
+func (p *tcaProcessor) holdDeferred(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, deferred *scoredRun, held []heldRun) []heldRun {
+	h := p.newHeldRun(ref, rs, ss, span)
+	h.deferred = deferred
+	return append(held, h)
 }
 
 // classify reads every span once. GenAI spans get an entry; other spans are
@@ -423,12 +459,14 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				// One pass over the attributes classifies the span and, for
 				// a model call, an agent or a GenAI root, reads its run
 				// context when a rule wants it.
-				var part extract.ContextPart
-				into := &part
+				part := &b.part
+				*part = extract.ContextPart{}
+				into := part
 				if !p.captureContext || !p.wantsContext(span.TraceID()) {
 					into = nil
 				}
-				res := extract.ClassifyWithContext(span, scope, &p.extractOpts, parentOf(span).IsEmpty(), into)
+				res := &b.classified
+				extract.ClassifyInto(span, scope, &p.extractOpts, parentOf(span).IsEmpty(), into, res)
 				if !res.GenAI {
 					// Not reached: a span that is not ordinary is GenAI.
 					if tracked {
@@ -437,25 +475,35 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					continue
 				}
 				anyGenAI = true
-				e := spanEntry(spanRef{ri, si, pi}, span)
-				e.kind, e.genai = res.Kind, true
-				e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
-				if res.Kind == extract.KindTool {
-					e.call = int32(len(b.calls))
-					b.calls = append(b.calls, res.Call)
-				}
-				if res.ModelCall {
-					e.modelStart = span.StartTimestamp()
-				}
-				if !part.Empty() {
-					b.contexts = append(b.contexts, part)
-					e.context = int32(len(b.contexts))
-				}
-				b.entries = append(b.entries, e)
+				p.addEntry(b, spanRef{ri, si, pi}, span)
 			}
 		}
 	}
 	return anyGenAI
+}
+
+// addEntry adds the entry of a GenAI span, classified in b.classified
+// (and its run context in b.part), at ref. It is not inlined: classify's
+// frame is on the way down to the extractors (see scoreClosed).
+//
+//go:noinline
+func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
+	res, part := &b.classified, &b.part
+	e := spanEntry(ref, span)
+	e.kind, e.genai = res.Kind, true
+	e.localRoot = p.cfg.LocalRoots && res.Kind != extract.KindTool && res.Kind != extract.KindAgent && hasRemoteParent(span)
+	if res.Kind == extract.KindTool {
+		e.call = int32(len(b.calls))
+		b.calls = append(b.calls, res.Call)
+	}
+	if res.ModelCall {
+		e.modelStart = span.StartTimestamp()
+	}
+	if !part.Empty() {
+		b.contexts = append(b.contexts, *part)
+		e.context = int32(len(b.contexts))
+	}
+	b.entries = append(b.entries, e)
 }
 
 // spanEntry is the entry of the span at ref with what every entry records;

@@ -21,6 +21,10 @@ type runScratch struct {
 	calls   trajectory.Scratch
 	evals   []evaluation
 	context scoring.RunContext
+	// opts and run are the run's scoring options and the run handed to
+	// finish, kept here rather than in score's frame (see scoreSelected).
+	opts trajectory.ScoringOptions
+	run  scoredRun
 }
 
 // clear drops the references the scratch holds (span strings in the calls,
@@ -30,6 +34,7 @@ func (s *runScratch) clear() {
 	clear(s.evals[:cap(s.evals)])
 	s.evals = s.evals[:0]
 	s.context = scoring.RunContext{}
+	s.opts = trajectory.ScoringOptions{}
 }
 
 // evaluation is one scorer's result for one rule on one run, with the calls
@@ -66,7 +71,7 @@ func (p *tcaProcessor) restoreCalls(run *scoredRun) {
 	if run.calls != nil || run.traj == nil {
 		return
 	}
-	run.calls = trajectory.ScoringCalls(run.traj, run.agent, run.opts)
+	run.calls = trajectory.ScoringCalls(run.traj, run.agent, &run.opts)
 	for i := range run.evals {
 		run.evals[i].calls = p.rules[run.evals[i].rule].Calls(run.calls)
 	}
@@ -117,16 +122,33 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 	if len(selected) == 0 {
 		if len(traj.Calls) > 0 {
 			counts.noRule++
-			if ce := p.logger.Check(zap.DebugLevel, "agent run not scored: no rule selects it"); ce != nil {
-				ce.Write(zap.Stringer("trace_id", span.TraceID()), zap.Stringer("span_id", span.SpanID()), zap.String("span_name", span.Name()), zap.Int("tool_calls", len(traj.Calls)))
-			}
+			p.logNoRule(span, len(traj.Calls))
 		}
 		return nil
 	}
 	if scratch == nil {
 		scratch = new(runScratch)
 	}
-	opts := trajectory.ScoringOptions{Decode: p.decodeOpts, Durations: p.keepsResults(span.TraceID()), SkipArguments: true, Documents: true, Scratch: &scratch.calls}
+	return p.scoreSelected(ctx, span, agent, traj, selected, counts, scratch)
+}
+
+// logNoRule explains at debug level why a run with calls was not scored.
+//
+//go:noinline
+func (p *tcaProcessor) logNoRule(span ptrace.Span, calls int) {
+	if ce := p.logger.Check(zap.DebugLevel, "agent run not scored: no rule selects it"); ce != nil {
+		ce.Write(zap.Stringer("trace_id", span.TraceID()), zap.Stringer("span_id", span.SpanID()), zap.String("span_name", span.Name()), zap.Int("tool_calls", calls))
+	}
+}
+
+// scoreSelected is score for a run the selected rules apply to.
+func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agent pcommon.SpanID, traj *trajectory.Trajectory, selected []int, counts *batchCounts, scratch *runScratch) *scoredRun {
+	// The options and evaluations live in the scratch, not in this frame:
+	// the OTLP receiver calls each batch on a new goroutine, whose stack
+	// grows by copying whenever a frame on the way down to the scorers is
+	// large.
+	opts := &scratch.opts
+	opts.Decode, opts.Durations, opts.SkipArguments, opts.Documents, opts.Scratch = p.decodeOpts, p.keepsResults(span.TraceID()), true, true, &scratch.calls
 	for _, ri := range selected {
 		r := p.rules[ri]
 		opts.SkipArguments = opts.SkipArguments && !r.ReadsArguments()
@@ -136,10 +158,6 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 			opts.Scratch = nil
 		}
 	}
-	// The evaluations live in the scratch, not in this frame: the OTLP
-	// receiver calls each batch on a new goroutine, whose stack grows by
-	// copying whenever a frame on the way down to the scorers is large.
-	evals := scratch.evals[:0]
 	var rc *scoring.RunContext
 	if p.captureContext && p.wantsContext(span.TraceID()) {
 		var into *scoring.RunContext
@@ -148,36 +166,45 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		}
 		rc = p.runContext(span, traj.Context, counts, into)
 	}
-	calls, evals, pending := p.evaluate(ctx, span.TraceID(), traj, agent, opts, selected, evals, rc)
-	if opts.Documents && invalidDocument(evals) {
+	trace := span.TraceID()
+	calls, pending := p.evaluate(ctx, trace, traj, agent, opts, selected, scratch, rc)
+	if opts.Documents && invalidDocument(scratch.evals) {
 		// An argument text read as a document is not JSON: score the run
 		// again from decoded arguments, as if documents were off.
 		opts.Documents = false
-		calls, evals, pending = p.evaluate(ctx, span.TraceID(), traj, agent, opts, selected, evals[:0], rc)
+		calls, pending = p.evaluate(ctx, trace, traj, agent, opts, selected, scratch, rc)
 	}
 	if len(pending) > 0 {
-		// The run waits for its judges. It keeps its raw calls, not the
-		// decoded ones (several times larger): the worker decodes them
-		// again, which gives the same calls.
-		kept := slices.Clone(evals) // the scratch is reused
-		for i := range kept {
-			kept[i].calls = nil
-		}
-		return &scoredRun{traj: traj, agent: agent, opts: opts, dropped: int(traj.Dropped), context: rc, evals: kept, pending: pending}
+		return p.waitForDeferred(traj, agent, opts, rc, scratch.evals, pending)
 	}
-	scratch.evals = evals
-	run := scoredRun{calls: calls, dropped: int(traj.Dropped), context: rc, evals: evals}
-	p.finish(span, &run, counts)
+	run := &scratch.run
+	run.calls, run.dropped, run.context, run.evals = calls, int(traj.Dropped), rc, scratch.evals
+	p.finish(span, run, counts)
+	*run = scoredRun{}
 	return nil
 }
 
+// waitForDeferred is the run that waits for its judges. It keeps its raw
+// calls, not the decoded ones (several times larger): the worker decodes
+// them again, which gives the same calls.
+//
+//go:noinline
+func (p *tcaProcessor) waitForDeferred(traj *trajectory.Trajectory, agent pcommon.SpanID, opts *trajectory.ScoringOptions, rc *scoring.RunContext, evals []evaluation, pending [][2]int) *scoredRun {
+	kept := slices.Clone(evals) // the scratch is reused
+	for i := range kept {
+		kept[i].calls = nil
+	}
+	return &scoredRun{traj: traj, agent: agent, opts: *opts, dropped: int(traj.Dropped), context: rc, evals: kept, pending: pending}
+}
+
 // evaluate decodes a run's calls and runs the selected rules' scorers,
-// appending their results to evals; the deferred scorers are listed in
-// pending instead.
-func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj *trajectory.Trajectory, agent pcommon.SpanID, opts trajectory.ScoringOptions,
-	selected []int, evals []evaluation, rc *scoring.RunContext,
-) (calls []scoring.Call, _ []evaluation, pending [][2]int) {
+// writing their results to scratch.evals; the deferred scorers are listed
+// in pending instead.
+func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj *trajectory.Trajectory, agent pcommon.SpanID, opts *trajectory.ScoringOptions,
+	selected []int, scratch *runScratch, rc *scoring.RunContext,
+) (calls []scoring.Call, pending [][2]int) {
 	calls = trajectory.ScoringCalls(traj, agent, opts)
+	evals := scratch.evals[:0]
 	for _, ri := range selected {
 		ruleCalls := p.rules[ri].CallsInto(opts.Scratch.Aligned(ri), calls)
 		for si, s := range p.rules[ri].Scorers {
@@ -187,18 +214,22 @@ func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj
 				}
 				continue
 			}
-			evals = append(evals, evaluation{rule: ri, scorer: si, result: scoreRun(ctx, s.Scorer, ruleCalls, rc), calls: ruleCalls})
+			evals = growEvals(evals)
+			ev := &evals[len(evals)-1]
+			ev.rule, ev.scorer, ev.calls = ri, si, ruleCalls
+			scoring.ScoreInto(ctx, s.Scorer, ruleCalls, rc, &ev.result)
 		}
 	}
-	return calls, evals, pending
+	scratch.evals = evals
+	return calls, pending
 }
 
-// scoreRun runs one scorer, with the run context when it reads one.
-func scoreRun(ctx context.Context, s scoring.Scorer, calls []scoring.Call, rc *scoring.RunContext) scoring.Result {
-	if cs, ok := s.(scoring.ContextScorer); ok {
-		return cs.ScoreContext(ctx, calls, rc)
-	}
-	return s.Score(ctx, calls)
+// growEvals returns evals one longer, the new evaluation zero.
+func growEvals(evals []evaluation) []evaluation {
+	evals = slices.Grow(evals, 1)
+	evals = evals[:len(evals)+1]
+	clear(evals[len(evals)-1:])
+	return evals
 }
 
 // readsContext reports whether a rule's scorer reads the run context, so

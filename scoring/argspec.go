@@ -497,8 +497,22 @@ type argTally struct {
 
 func (t *argTally) miss(n *argNode, got *Value, kind mismatchKind) {
 	if t.record {
-		t.mismatches = append(t.mismatches, ArgMismatch{Path: n.path, Want: n.want, Got: *got, kind: kind})
+		t.recordMismatch(n, got, kind)
 	}
+}
+
+// recordMismatch appends a mismatch at n to the tally's (got nil: no value
+// read). It is not inlined: eval, which records them, recurses once per
+// nesting level of the arguments, and a mismatch built in its frame would
+// make every level's frame larger (docs/performance.md, "Stack growth").
+//
+//go:noinline
+func (t *argTally) recordMismatch(n *argNode, got *Value, kind mismatchKind) {
+	m := ArgMismatch{Path: n.path, Want: n.want, kind: kind}
+	if got != nil {
+		m.Got = *got
+	}
+	t.mismatches = append(t.mismatches, m)
 }
 
 // evaluate scores actual arguments against the specification and returns the
@@ -548,7 +562,7 @@ func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
 		// The value, or part of what a leaf check reads, was not parsed
 		// (nested too deep): the checks are not evaluated.
 		if t.record {
-			t.mismatches = append(t.mismatches, ArgMismatch{Path: n.path, Want: n.want, kind: mismatchUnknown})
+			t.recordMismatch(n, nil, mismatchUnknown)
 		}
 		return
 	}
@@ -629,7 +643,7 @@ func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
 			if !n.fixedLen || len(v.items) == len(n.elems) {
 				t.passed++
 			} else if t.record {
-				t.mismatches = append(t.mismatches, ArgMismatch{Path: n.path, Want: strconv.Itoa(len(n.elems)) + " elements", Got: Int(int64(len(v.items))), kind: mismatchLength})
+				t.recordLength(n, len(v.items))
 			}
 		}
 		for i, e := range n.elems {
@@ -646,6 +660,13 @@ func (s *argSpec) eval(n *argNode, v *Value, t *argTally) {
 			s.evalEach(n.each, v, t)
 		}
 	}
+}
+
+// recordLength records that an array of fixed length n has got elements.
+//
+//go:noinline
+func (t *argTally) recordLength(n *argNode, got int) {
+	t.mismatches = append(t.mismatches, ArgMismatch{Path: n.path, Want: strconv.Itoa(len(n.elems)) + " elements", Got: Int(int64(got)), kind: mismatchLength})
 }
 
 // evalEach applies a [*] check to every element; it counts as the checks of

@@ -100,23 +100,24 @@ func (c *checks) Score(ctx context.Context, calls []Call) Result {
 }
 
 // ScoreContext runs the checks on a run's calls with its recorded context.
-func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) Result {
-	res := Result{Scorer: ChecksName, Threshold: c.threshold}
+func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) (res Result) {
+	c.scoreInto(calls, run, &res)
+	return res
+}
+
+// scoreInto is ScoreContext writing its result to res (see ScoreInto).
+func (c *checks) scoreInto(calls []Call, run *RunContext, res *Result) {
+	*res = Result{Scorer: ChecksName, Threshold: c.threshold}
 	if len(calls) == 0 {
 		res.Outcome = OutcomeNotEvaluated
 		res.Explanation = "no tool calls to check"
-		return res
+		return
 	}
 	defs := c.definitions(run)
 	var findings []Finding
 	var notes []string
 	if c.undefined && defs.known {
-		for i := range calls {
-			if !defs.has(calls[i].Name) {
-				findings = append(findings, Finding{Call: i, Check: CheckUndefinedTool, Detail: "tool " + quoteName(calls[i].Name) + " was not offered to the model"})
-				res.Breakdown.Hallucinated = append(res.Breakdown.Hallucinated, i)
-			}
-		}
+		findings = c.checkUndefined(calls, &defs, res, findings)
 	}
 	if c.schema {
 		findings, notes = c.checkSchemas(calls, &defs, findings, notes)
@@ -128,9 +129,7 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 		findings = checkUnrecovered(calls, findings)
 	}
 	if c.maxCalls > 0 {
-		for i := c.maxCalls; i < len(calls); i++ {
-			findings = append(findings, Finding{Call: i, Check: CheckOverBudget, Detail: fmt.Sprintf("call %d is over the budget of %d calls per run", i+1, c.maxCalls)})
-		}
+		findings = c.checkBudget(calls, findings)
 	}
 	slices.SortStableFunc(findings, func(a, b Finding) int { return cmp.Compare(a.Call, b.Call) })
 	res.Breakdown.Findings = findings
@@ -141,7 +140,26 @@ func (c *checks) ScoreContext(_ context.Context, calls []Call, run *RunContext) 
 		notes = append(notes, run.Notes...)
 	}
 	res.Explanation = explainChecks(calls, findings, failed, &defs, notes)
-	return res
+}
+
+// checkUndefined finds the calls of tools that were not offered, which
+// are also the result's hallucinated calls.
+func (c *checks) checkUndefined(calls []Call, defs *offered, res *Result, findings []Finding) []Finding {
+	for i := range calls {
+		if !defs.has(calls[i].Name) {
+			findings = append(findings, Finding{Call: i, Check: CheckUndefinedTool, Detail: "tool " + quoteName(calls[i].Name) + " was not offered to the model"})
+			res.Breakdown.Hallucinated = append(res.Breakdown.Hallucinated, i)
+		}
+	}
+	return findings
+}
+
+// checkBudget finds the calls over the budget of calls per run.
+func (c *checks) checkBudget(calls []Call, findings []Finding) []Finding {
+	for i := c.maxCalls; i < len(calls); i++ {
+		findings = append(findings, Finding{Call: i, Check: CheckOverBudget, Detail: fmt.Sprintf("call %d is over the budget of %d calls per run", i+1, c.maxCalls)})
+	}
+	return findings
 }
 
 // failedCalls counts the calls that have findings, findings being by call.
@@ -254,9 +272,35 @@ func (c *checks) checkRepeats(calls []Call, findings []Finding) []Finding {
 	if len(calls) > repeatScanLimit {
 		return c.countRepeats(calls, findings)
 	}
+	if !namesRepeat(calls) {
+		return findings
+	}
+	return c.compareRepeats(calls, findings)
+}
+
+// namesRepeat reports whether two calls of known arguments have the same
+// tool name, the only calls checkRepeats compares. Most runs have none,
+// and their check keeps off the stack the buffers comparing takes.
+func namesRepeat(calls []Call) bool {
+	for i := range calls {
+		if calls[i].ArgsUnknown {
+			continue
+		}
+		for j := 0; j < i; j++ {
+			if !calls[j].ArgsUnknown && calls[j].Name == calls[i].Name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// compareRepeats is checkRepeats for runs of up to repeatScanLimit calls,
+// compared pairwise.
+func (c *checks) compareRepeats(calls []Call, findings []Finding) []Finding {
 	// The canonical JSON of each call's arguments, written into one
 	// buffer when the call is first compared.
-	var stack [1024]byte
+	var stack [256]byte
 	buf := stack[:0]
 	var at [repeatScanLimit]textSpan
 	for i := range calls {
@@ -283,16 +327,16 @@ func (c *checks) checkRepeats(calls []Call, findings []Finding) []Finding {
 
 // textSpan is where a text was written in a buffer; end 0 is not yet
 // written (a canonical text is never empty).
-type textSpan struct{ start, end int }
+type textSpan struct{ start, end int32 }
 
 // writeCanonical appends the canonical JSON of the call's arguments to buf
 // unless at says it is there already, and records where.
 func writeCanonical(buf []byte, at *textSpan, call *Call) []byte {
 	if at.end == 0 {
 		args := callArgs(call)
-		at.start = len(buf)
+		at.start = int32(len(buf))
 		buf = appendCanonical(buf, &args)
-		at.end = len(buf)
+		at.end = int32(len(buf))
 	}
 	return buf
 }

@@ -322,8 +322,15 @@ func growBools(b []bool, n int) []bool {
 
 // Score implements Scorer.
 func (n *native) Score(_ context.Context, calls []Call) (res Result) {
+	n.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (n *native) scoreInto(calls []Call, _ *RunContext, res *Result) {
 	if len(calls) > MaxCalls {
-		return errorResult(NativeName, n.threshold, fmt.Errorf("%d calls exceed the maximum of %d per trajectory", len(calls), MaxCalls))
+		setError(res, NativeName, n.threshold, fmt.Errorf("%d calls exceed the maximum of %d per trajectory", len(calls), MaxCalls))
+		return
 	}
 	sc := scratchPool.Get().(*scoreScratch)
 	defer scratchPool.Put(sc)
@@ -336,10 +343,11 @@ func (n *native) Score(_ context.Context, calls []Call) (res Result) {
 	}
 	if sc.invalid {
 		sc.releaseMismatches()
-		return errorResult(NativeName, n.threshold, ErrInvalidDocument)
+		setError(res, NativeName, n.threshold, ErrInvalidDocument)
+		return
 	}
-	n.result(calls, sc, &res)
-	return res
+	*res = Result{}
+	n.result(calls, sc, res)
 }
 
 // prepare readies sc for scoring calls: it groups them by tool and marks

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -23,15 +24,16 @@ import (
 // among ordinary HTTP spans, requests of 100 spans, runs whole) through
 // the processor configured as tools/bench/pipelines.yaml configures it,
 // into a consumer that drops everything. One op is one request; ns/span
-// and B/span are what the processor adds per span, garbage collection of
-// what it allocated included. The requests are built with the timer
+// (elapsed) and cpu-ns/span (the process's CPU time, every thread's) are
+// what the processor takes per span, garbage collection of what it
+// allocated included. The requests are built with the timer
 // stopped.
 //
 // The goroutine-per-request cases consume each request on a goroutine of
-// its own, as the OTLP receiver's gRPC server does: a new goroutine starts
-// with a small stack, so what the processor's calls need beyond it is grown
-// (copied) once per request, a cost the cases on one long-lived goroutine
-// never see.
+// its own, as the OTLP receiver's gRPC server does, and as deep as it
+// calls the processor: a new goroutine starts with a small stack, so what
+// the processor's calls need beyond what is left is grown (copied) per
+// request, a cost the cases on one long-lived goroutine never see.
 func BenchmarkProcessorUnderLoad(b *testing.B) {
 	for _, bc := range []struct {
 		share     float64
@@ -71,7 +73,7 @@ func BenchmarkProcessorUnderLoad(b *testing.B) {
 			const chunk = 64
 			reqs := make([]ptrace.Traces, 0, chunk)
 			var spans int64
-			var timed time.Duration
+			var timed, cpu time.Duration
 			b.ReportAllocs()
 			b.ResetTimer()
 			b.StopTimer()
@@ -86,26 +88,42 @@ func BenchmarkProcessorUnderLoad(b *testing.B) {
 					spans += int64(rb.spans)
 				}
 				b.StartTimer()
-				start := time.Now()
+				start, startCPU := time.Now(), processCPU(b)
 				for _, td := range reqs {
 					if err := consume(ctx, proc, td, bc.goroutine); err != nil {
 						b.Fatal(err)
 					}
 				}
 				timed += time.Since(start)
+				cpu += processCPU(b) - startCPU
 				b.StopTimer()
 			}
 			b.ReportMetric(float64(timed.Nanoseconds())/float64(spans), "ns/span")
+			b.ReportMetric(float64(cpu.Nanoseconds())/float64(spans), "cpu-ns/span")
 		})
 	}
 }
 
-// consume has proc consume td, on a goroutine of its own when fresh is set.
+// processCPU is the CPU time the process has used, all its threads (the
+// garbage collector's included).
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// consume has proc consume td, on a goroutine of its own when fresh is set,
+// called as deep as the OTLP receiver calls it (see TestStackBudget).
 func consume(ctx context.Context, proc consumer.Traces, td ptrace.Traces, fresh bool) error {
 	if !fresh {
 		return proc.ConsumeTraces(ctx, td)
 	}
 	done := make(chan error, 1)
-	go func() { done <- proc.ConsumeTraces(ctx, td) }()
+	go func() {
+		var top byte
+		atDepth(&top, func() { done <- proc.ConsumeTraces(ctx, td) })
+	}()
 	return <-done
 }

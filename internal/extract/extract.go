@@ -304,6 +304,15 @@ func classifyByName(span ptrace.Span, scope pcommon.InstrumentationScope, opts *
 // attributes of an indexed family, or with more than a few context values,
 // is read again by CaptureContext).
 func ClassifyWithContext(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options, root bool, part *ContextPart) (res Result) {
+	ClassifyInto(span, scope, opts, root, part, &res)
+	return res
+}
+
+// ClassifyInto is ClassifyWithContext writing its result to res, for a
+// caller that keeps it in place (the processor: the OTLP receivers call it
+// on goroutines whose stack is copied when a call needs more than is left,
+// so the frames on its way down are kept small).
+func ClassifyInto(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Options, root bool, part *ContextPart, res *Result) {
 	var f fields
 	capture := part != nil
 	marked := false
@@ -335,21 +344,35 @@ func ClassifyWithContext(span ptrace.Span, scope pcommon.InstrumentationScope, o
 		}
 	}
 	if marked {
-		res = f.classify(span, scope)
-		f.complete(&res, span, opts)
+		f.classifyInto(res, span, scope)
+		f.complete(res, span, opts)
 	} else {
-		res = classifyByName(span, scope, opts)
+		*res = classifyByName(span, scope, opts)
 	}
 	if !capture || !(res.ModelCall || res.Kind == KindAgent || (res.GenAI && root)) {
-		return res
+		return
 	}
 	if f.rescan {
-		*part = CaptureContext(span)
+		captureInto(part, span)
 	} else {
-		*part = f.context(span)
+		f.contextInto(part, span)
 	}
-	return res
 }
+
+// classifyInto, captureInto and contextInto write what classify,
+// CaptureContext and context return in place, from frames of their own
+// (ClassifyInto's holds the span's fields, about 850 bytes).
+//
+//go:noinline
+func (f *fields) classifyInto(res *Result, span ptrace.Span, scope pcommon.InstrumentationScope) {
+	*res = f.classify(span, scope)
+}
+
+//go:noinline
+func captureInto(part *ContextPart, span ptrace.Span) { *part = CaptureContext(span) }
+
+//go:noinline
+func (f *fields) contextInto(part *ContextPart, span ptrace.Span) { *part = f.context(span) }
 
 // complete completes what classify found in a span with GenAI
 // attributes: a tool span's call, or the span as a plain GenAI span when

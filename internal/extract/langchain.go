@@ -16,8 +16,16 @@ func langChainToolMessage(out string) (name, id string, ok bool) {
 	if scoring.NestedMemberTexts(out, "kwargs", toolMessageKeys, texts[:]) {
 		return scoring.StringText(texts[0]), scoring.StringText(texts[1]), true
 	}
-	// Not an object, not JSON or nested deeper than the scanner follows:
-	// check the text, then read the parsed tree.
+	return langChainToolMessageTree(out)
+}
+
+// langChainToolMessageTree is langChainToolMessage for a text the scanner
+// did not read (not an object, not JSON or nested deeper than it follows):
+// it checks the text, then reads the parsed tree. Not inlined: its values
+// would take room in the frame of the common case.
+//
+//go:noinline
+func langChainToolMessageTree(out string) (name, id string, ok bool) {
 	if !scoring.Valid(out) {
 		return "", "", false
 	}

@@ -75,7 +75,7 @@ func TestCapturedResultsUnwrapped(t *testing.T) {
 								continue
 							}
 							traj := &Trajectory{Calls: []Call{newCall(&res.Call, sid(2), res.Call.Name)}}
-							got = &ScoringCalls(traj, sid(1), ScoringOptions{})[0]
+							got = &ScoringCalls(traj, sid(1), &ScoringOptions{})[0]
 						}
 					}
 				}

@@ -32,6 +32,8 @@ type ScoringOptions struct {
 // zero Scratch is ready to use; it is not safe for concurrent use.
 type Scratch struct {
 	calls []scoring.Call
+	// turns are the calls' turns, in scoring order.
+	turns []int
 	docs  documents
 	// slab holds the elements of the calls' decoded arguments.
 	slab scoring.Slab
@@ -68,10 +70,7 @@ func (s *Scratch) Aligned(i int) *[]scoring.Call {
 // (see [Order]) with turns, arguments parsed (or marked unknown), results
 // parsed when kept, status, tool type ("mcp" or "function") and, when asked,
 // duration.
-func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) []scoring.Call {
-	var small [16]int
-	turns := resize(small[:0], len(traj.Calls))
-	orderInto(traj.Calls, agent, traj.Models, turns)
+func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []scoring.Call {
 	scratch := opts.Scratch
 	var slab *scoring.Slab
 	if scratch == nil {
@@ -81,6 +80,9 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 		scratch.slab.Reset()
 		slab = &scratch.slab
 	}
+	turns := resize(scratch.turns, len(traj.Calls))
+	scratch.turns = turns
+	orderInto(traj.Calls, agent, traj.Models, turns)
 	out := resize(scratch.calls, len(traj.Calls))
 	scratch.calls = out
 	docs := &scratch.docs
@@ -100,20 +102,14 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 		default:
 			args, state = extract.DecodeArgumentsIn(c.Args, c.Encoding, opts.Decode, slab)
 		}
-		// Built in place: a Call is large, and copying one in costs more
-		// than filling it.
+		// Built in place, field by field: a Call is large, and one built
+		// whole would be built on the stack first and copied (this frame
+		// is on the way down to the JSON parser: see the processor's
+		// scoreClosed).
 		sc := &out[i]
-		*sc = scoring.Call{
-			Name:        c.Name,
-			Args:        args,
-			ArgsDoc:     doc,
-			ArgsUnknown: state != extract.ArgumentsKnown,
-			Position:    i,
-			Turn:        turns[i],
-			Type:        "function",
-			Status:      scoring.StatusOK,
-			StepType:    scoring.StepToolCall,
-		}
+		*sc = scoring.Call{}
+		sc.Name, sc.Args, sc.ArgsDoc, sc.ArgsUnknown = c.Name, args, doc, state != extract.ArgumentsKnown
+		sc.Position, sc.Turn, sc.Type, sc.Status, sc.StepType = i, turns[i], "function", scoring.StatusOK, scoring.StepToolCall
 		if state == extract.ArgumentsTooLarge {
 			sc.ArgsNote = opts.Decode.Reason(state)
 		}
@@ -124,14 +120,24 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts ScoringOptions) [
 			sc.Type = "mcp"
 			sc.StepType = scoring.StepMCPToolCall
 		}
-		if c.Result != "" {
-			sc.Result, _ = extract.DecodeResult(c.Result, c.ResultForm)
-		}
-		if opts.Durations && c.End > c.Start {
-			sc.Fields = map[string]scoring.Value{"durationMs": scoring.Number(float64(c.End-c.Start) / 1e6)}
+		if c.Result != "" || opts.Durations && c.End > c.Start {
+			addResult(sc, c, opts.Durations)
 		}
 	}
 	return out
+}
+
+// addResult gives sc the result and, when durations is set, the duration
+// of c. Not inlined: its values would take room in ScoringCalls' frame.
+//
+//go:noinline
+func addResult(sc *scoring.Call, c *Call, durations bool) {
+	if c.Result != "" {
+		sc.Result, _ = extract.DecodeResult(c.Result, c.ResultForm)
+	}
+	if durations && c.End > c.Start {
+		sc.Fields = map[string]scoring.Value{"durationMs": scoring.Number(float64(c.End-c.Start) / 1e6)}
+	}
 }
 
 // documents holds the argument documents of one run's calls.

@@ -19,13 +19,13 @@ func TestScoringCallsDecodesArgumentsUnlessSkipped(t *testing.T) {
 		{Name: "get_time", Args: `{"tz":"CET"`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 2},
 	}}
 
-	decoded := ScoringCalls(traj, sid(1), ScoringOptions{})
+	decoded := ScoringCalls(traj, sid(1), &ScoringOptions{})
 	require.Len(t, decoded, 2)
 	assert.Equal(t, `{"city":"Paris"}`, decoded[0].Args.JSON())
 	assert.False(t, decoded[0].ArgsUnknown)
 	assert.True(t, decoded[1].ArgsUnknown, "truncated JSON is unknown")
 
-	skipped := ScoringCalls(traj, sid(1), ScoringOptions{SkipArguments: true})
+	skipped := ScoringCalls(traj, sid(1), &ScoringOptions{SkipArguments: true})
 	require.Len(t, skipped, 2)
 	for i, c := range skipped {
 		assert.Equal(t, decoded[i].Name, c.Name)
@@ -51,8 +51,8 @@ func TestScoringCallsReusesScratch(t *testing.T) {
 	}}
 	var scratch Scratch
 	for _, traj := range []*Trajectory{long, short, long} {
-		fresh := ScoringCalls(traj, sid(1), ScoringOptions{Documents: true})
-		reused := ScoringCalls(traj, sid(1), ScoringOptions{Documents: true, Scratch: &scratch})
+		fresh := ScoringCalls(traj, sid(1), &ScoringOptions{Documents: true})
+		reused := ScoringCalls(traj, sid(1), &ScoringOptions{Documents: true, Scratch: &scratch})
 		require.Len(t, reused, len(fresh))
 		for i := range fresh {
 			assert.Equal(t, fresh[i].Name, reused[i].Name)
@@ -64,7 +64,7 @@ func TestScoringCallsReusesScratch(t *testing.T) {
 	// allocates; complete ones take nothing.
 	valid := &Trajectory{Calls: []Call{long.Calls[0], long.Calls[2]}}
 	allocs := testing.AllocsPerRun(20, func() {
-		ScoringCalls(valid, sid(1), ScoringOptions{Documents: true, Scratch: &scratch})
+		ScoringCalls(valid, sid(1), &ScoringOptions{Documents: true, Scratch: &scratch})
 	})
 	assert.Zero(t, allocs)
 	scratch.Clear()
@@ -108,8 +108,8 @@ func TestScoringCallsDecodesIntoScratch(t *testing.T) {
 	}}
 	var scratch Scratch
 	for _, traj := range []*Trajectory{long, short, long, short} {
-		fresh := ScoringCalls(traj, sid(1), ScoringOptions{})
-		reused := ScoringCalls(traj, sid(1), ScoringOptions{Scratch: &scratch})
+		fresh := ScoringCalls(traj, sid(1), &ScoringOptions{})
+		reused := ScoringCalls(traj, sid(1), &ScoringOptions{Scratch: &scratch})
 		require.Len(t, reused, len(fresh))
 		for i := range fresh {
 			assert.Equal(t, fresh[i].ArgsUnknown, reused[i].ArgsUnknown)
@@ -118,7 +118,7 @@ func TestScoringCallsDecodesIntoScratch(t *testing.T) {
 	}
 	plain := &Trajectory{Calls: []Call{long.Calls[0], long.Calls[2]}}
 	allocs := testing.AllocsPerRun(20, func() {
-		ScoringCalls(plain, sid(1), ScoringOptions{Scratch: &scratch})
+		ScoringCalls(plain, sid(1), &ScoringOptions{Scratch: &scratch})
 	})
 	assert.Zero(t, allocs)
 }

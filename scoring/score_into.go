@@ -1,0 +1,49 @@
+package scoring
+
+import "context"
+
+// ScoreInto runs s on calls, with run when s is a [ContextScorer], and
+// writes the result to res: what s.Score or s.ScoreContext would return.
+//
+// The native and checks scorers write their result in place; the others'
+// result is copied. A caller that keeps its results in place, as the
+// collector processor does, then holds no Result on its stack on the way
+// to those scorers: a Result is 336 bytes, and each copy on the way makes
+// the call deeper (a goroutine's stack is copied to twice its size when a
+// call needs more than is left).
+func ScoreInto(ctx context.Context, s Scorer, calls []Call, run *RunContext, res *Result) {
+	switch s := s.(type) {
+	case inPlaceScorer:
+		s.scoreInto(calls, run, res)
+	case ContextScorer:
+		scoreContextCopy(ctx, s, calls, run, res)
+	default:
+		scoreCopy(ctx, s, calls, res)
+	}
+}
+
+// inPlaceScorer is a scorer that writes its result in place (see
+// ScoreInto). scoreInto overwrites all of *res.
+type inPlaceScorer interface {
+	scoreInto(calls []Call, run *RunContext, res *Result)
+}
+
+// scoreContextCopy and scoreCopy are ScoreInto for the other scorers, in
+// functions of their own so that ScoreInto's frame holds no Result.
+//
+//go:noinline
+func scoreContextCopy(ctx context.Context, s ContextScorer, calls []Call, run *RunContext, res *Result) {
+	*res = s.ScoreContext(ctx, calls, run)
+}
+
+//go:noinline
+func scoreCopy(ctx context.Context, s Scorer, calls []Call, res *Result) {
+	*res = s.Score(ctx, calls)
+}
+
+// setError makes *res the error result of scorer name.
+//
+//go:noinline
+func setError(res *Result, name string, threshold float64, err error) {
+	*res = Result{Scorer: name, Threshold: threshold, Outcome: OutcomeError, Err: err, Explanation: err.Error()}
+}
