@@ -79,7 +79,10 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 				judge = judgeFor(i)
 			}
 		}
-		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge})
+		// The processor writes scores, outcomes, breakdowns and
+		// explanations, never the peers' native result fields: the peer
+		// profiles need not build them.
+		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
 			continue

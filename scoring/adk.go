@@ -100,14 +100,16 @@ type adk struct {
 	matchType  int
 	ignoreArgs bool
 	threshold  float64
-	expected   []ExpectedCall
+	// omitDetails: Settings.OmitDetails.
+	omitDetails bool
+	expected    []ExpectedCall
 }
 
 var _ Scorer = (*adk)(nil)
 
 func newADK(s Settings) (Scorer, error) {
 	r := newOptionReader(ADKName, s.Options)
-	a := &adk{}
+	a := &adk{omitDetails: s.OmitDetails}
 	a.metric = r.String("metric", ADKTrajectoryAvgScore, ADKTrajectoryAvgScore, ADKToolParameterMatch)
 	a.threshold = r.Float("threshold", s.Threshold, 0, 1)
 	mt, hasMatch := r.Raw("match_type")
@@ -251,10 +253,11 @@ func (a *adk) status(x float64) string {
 	return adkStatusFailed
 }
 
-func (a *adk) result(scores []float64) Result {
+// details are ADK's per-invocation scores and statuses, the overall ones
+// not evaluated (result sets them when they are).
+func (a *adk) details(scores []float64) map[string]any {
 	perScores := make([]any, len(scores))
 	perStatus := make([]any, len(scores))
-	var evaluated []float64
 	for i, s := range scores {
 		if math.IsNaN(s) {
 			perScores[i] = nil
@@ -263,15 +266,26 @@ func (a *adk) result(scores []float64) Result {
 		}
 		perScores[i] = s
 		perStatus[i] = a.status(s)
-		evaluated = append(evaluated, s)
 	}
-	details := map[string]any{
+	return map[string]any{
 		"per_invocation_scores":   perScores,
 		"per_invocation_statuses": perStatus,
 		"overall_score":           nil,
 		"overall_eval_status":     adkStatusNotEvaluated,
 	}
-	res := Result{Scorer: ADKName, Threshold: a.threshold, Details: details}
+}
+
+func (a *adk) result(scores []float64) Result {
+	var evaluated []float64
+	for _, s := range scores {
+		if !math.IsNaN(s) {
+			evaluated = append(evaluated, s)
+		}
+	}
+	res := Result{Scorer: ADKName, Threshold: a.threshold}
+	if !a.omitDetails {
+		res.Details = a.details(scores)
+	}
 	if len(evaluated) == 0 {
 		res.Outcome = OutcomeNotEvaluated
 		res.Explanation = "not evaluated: no invocation had expected tool calls to compare"
@@ -290,8 +304,11 @@ func (a *adk) result(scores []float64) Result {
 	} else {
 		overall = pySum(evaluated) / float64(len(evaluated))
 	}
-	details["overall_score"] = overall
-	details["overall_eval_status"] = a.status(overall)
+	status := a.status(overall)
+	if res.Details != nil {
+		res.Details["overall_score"] = overall
+		res.Details["overall_eval_status"] = status
+	}
 	res.Score = overall
 	res.decide()
 	if overall >= a.threshold {
@@ -302,7 +319,7 @@ func (a *adk) result(scores []float64) Result {
 	var sb strings.Builder
 	writeScore(&sb, overall)
 	sb.WriteString(": ")
-	sb.WriteString(details["overall_eval_status"].(string))
+	sb.WriteString(status)
 	if a.metric == ADKTrajectoryAvgScore {
 		sb.WriteString(" (")
 		sb.WriteString(adkMatchNames[a.matchType])

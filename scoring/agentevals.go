@@ -153,7 +153,9 @@ type agentevals struct {
 	argsMode  string
 	overrides map[string]*aeMatcher // nil: option not given
 	threshold float64
-	expected  []ExpectedCall
+	// omitDetails: Settings.OmitDetails.
+	omitDetails bool
+	expected    []ExpectedCall
 	// refTurns and refCalls are the reference trajectory built with and
 	// without turn grouping; expectedTurns reports whether any expected
 	// call has a turn.
@@ -209,7 +211,7 @@ var aeObjectPrototype = map[string]*aeMatcher{
 
 func newAgentEvals(s Settings) (Scorer, error) {
 	r := newOptionReader(AgentEvalsName, s.Options)
-	a := &agentevals{threshold: s.Threshold}
+	a := &agentevals{threshold: s.Threshold, omitDetails: s.OmitDetails}
 	_, hasMode := r.opts["trajectory_match_mode"]
 	a.mode = r.String("trajectory_match_mode", "strict")
 	a.argsMode = r.String("tool_args_match_mode", "exact")
@@ -559,7 +561,10 @@ func (a *agentevals) Score(_ context.Context, calls []Call) Result {
 		return errorResult(AgentEvalsName, a.threshold, fmt.Errorf("agentevals: %w", err))
 	}
 	key := "trajectory_" + a.mode + "_match"
-	res := Result{Scorer: AgentEvalsName, Threshold: a.threshold, Details: map[string]any{"key": key, "score": ok}}
+	res := Result{Scorer: AgentEvalsName, Threshold: a.threshold}
+	if !a.omitDetails {
+		res.Details = map[string]any{"key": key, "score": ok}
+	}
 	if ok {
 		res.Score = 1
 	}

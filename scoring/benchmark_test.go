@@ -165,24 +165,26 @@ var benchProfiles = []struct {
 
 // BenchmarkProfiles measures every peer profile on the typical 10 × 10
 // trajectory with nested arguments, and on the reversed one (named
-// "reversed/<profile>").
+// "reversed/<profile>"); then on the reversed one built as the processor
+// builds them, with OmitDetails ("omit_details/reversed/<profile>").
 func BenchmarkProfiles(b *testing.B) {
-	for _, shape := range []string{"typical", "reversed"} {
+	for _, shape := range []string{"typical", "reversed", "omit_details/reversed"} {
 		exp, calls := typicalTrajectory()
 		prefix := ""
-		if shape == "reversed" {
+		if shape != "typical" {
 			exp, calls = reversedTrajectory()
-			prefix = "reversed/"
+			prefix = shape + "/"
 		}
 		for _, p := range benchProfiles {
-			benchmarkProfile(b, prefix+p.name, p.profile, p.options, exp, calls)
+			settings := Settings{Expectation: Expectation{Calls: exp}, Threshold: 0.5, Options: p.options, OmitDetails: shape == "omit_details/reversed"}
+			benchmarkProfile(b, prefix+p.name, p.profile, settings, calls)
 		}
 	}
 }
 
-func benchmarkProfile(b *testing.B, name, profile string, options map[string]any, exp []ExpectedCall, calls []Call) {
+func benchmarkProfile(b *testing.B, name, profile string, settings Settings, calls []Call) {
 	b.Run(name, func(b *testing.B) {
-		s, err := New(profile, Settings{Expectation: Expectation{Calls: exp}, Threshold: 0.5, Options: options})
+		s, err := New(profile, settings)
 		if err != nil {
 			b.Fatal(err)
 		}

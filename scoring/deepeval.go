@@ -100,6 +100,8 @@ type deepeval struct {
 	threshold               float64
 	// noThreshold: threshold given as None, so DeepEval's success is None.
 	noThreshold bool
+	// omitDetails: Settings.OmitDetails.
+	omitDetails bool
 	expected    []deCall
 	expIdx      []int
 }
@@ -118,7 +120,7 @@ var _ Scorer = (*deepeval)(nil)
 
 func newDeepEval(s Settings) (Scorer, error) {
 	r := newOptionReader(DeepEvalName, s.Options)
-	d := &deepeval{}
+	d := &deepeval{omitDetails: s.OmitDetails}
 	d.threshold = r.Float("threshold", s.Threshold, 0, 1)
 	if v, given := r.opts["threshold"]; given && v == nil {
 		d.noThreshold = true
@@ -286,6 +288,11 @@ func (d *deepeval) score(calls []Call) (Result, string) {
 		success, threshold = nil, nil
 	}
 	reason := d.reason(called, score, lcs)
+	if d.omitDetails {
+		res.decide()
+		res.Explanation = formatScore(score) + ": " + reason
+		return res, reason
+	}
 	res.Details = map[string]any{
 		"success":   success,
 		"threshold": threshold,

@@ -12,9 +12,15 @@ import (
 // that calls and expectations collide often.
 var fuzzTools = []string{"search", "get_weather", "lookup_stock", "find"}
 
+// fuzzScorer is a scorer and the same scorer built with OmitDetails.
+type fuzzScorer struct {
+	Scorer
+	lean Scorer
+}
+
 // fuzzExpectations are built once: every scorer over a few expectation
 // shapes (plain, ordered, exact, with matchers, optional and forbidden).
-func fuzzScorers(t testing.TB) []Scorer {
+func fuzzScorers(t testing.TB) []fuzzScorer {
 	exps := []Expectation{
 		{Calls: []ExpectedCall{{Name: "search", Args: MustValueOf(map[string]any{"q": "go", "n": 3})}, {Name: "get_weather"}}},
 		{Order: OrderInOrder, ExtraCalls: ExtraPenalize, Calls: []ExpectedCall{{Name: "find"}, {Name: "search"}, {Name: "find", Args: MustValueOf(map[string]any{"filter": map[string]any{"a": 1}})}}},
@@ -23,14 +29,18 @@ func fuzzScorers(t testing.TB) []Scorer {
 		{CoerceStrings: true, Calls: []ExpectedCall{{Name: "find", Args: MustValueOf(map[string]any{"tags": []any{"a", 1.5, true, nil}, "k": "v"})}}},
 		{Calls: []ExpectedCall{{Name: "lookup_stock", Args: MustValueOf(map[string]any{"id": int64(9007199254740993), "n": -0.0})}}},
 	}
-	var out []Scorer
+	var out []fuzzScorer
 	for _, name := range ScorerNames() {
 		for _, e := range exps {
 			s, err := New(name, Settings{Expectation: e, Threshold: 0.5})
 			if err != nil {
 				continue // a profile that cannot express this expectation
 			}
-			out = append(out, s)
+			lean, err := New(name, Settings{Expectation: e, Threshold: 0.5, OmitDetails: true})
+			if err != nil {
+				t.Fatalf("%s: built without OmitDetails, not with it: %v", name, err)
+			}
+			out = append(out, fuzzScorer{s, lean})
 		}
 	}
 	if len(out) < len(ScorerNames()) {
@@ -42,7 +52,8 @@ func fuzzScorers(t testing.TB) []Scorer {
 // FuzzScore decodes random bytes into a list of calls (names from a small
 // vocabulary, JSON arguments cut from the input) and runs every scorer: no
 // panic, every score in [0, 1], and the same result when the arguments are
-// given as documents, indexed or deferred.
+// given as documents, indexed or deferred, and when built with OmitDetails
+// (but for Details).
 func FuzzScore(f *testing.F) {
 	f.Add([]byte(`{"q":"go","n":3}|{"q":"gone"}|{"symbol":"ZZZZ"}`), uint8(3), uint8(7))
 	f.Add([]byte(`{"filter":{"a":1.0,"b":[1,2]}}|[1,"x",null]|"plain"|{"tags":["a",1]}`), uint8(9), uint8(200))
@@ -100,6 +111,15 @@ func FuzzScore(f *testing.F) {
 			}
 			if got := s.Score(context.Background(), deferred); !reflect.DeepEqual(res, got) {
 				t.Fatalf("%s: deferred documents scored %+v, trees %+v", s.Name(), got, res)
+			}
+			lean := s.lean.Score(context.Background(), calls)
+			if lean.Details != nil {
+				t.Fatalf("%s: details built with OmitDetails: %v", s.Name(), lean.Details)
+			}
+			full := res
+			full.Details = nil
+			if !reflect.DeepEqual(full, lean) {
+				t.Fatalf("%s: with OmitDetails %+v, without %+v", s.Name(), lean, full)
 			}
 			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
 				t.Fatalf("%s: score %v outside [0, 1] for %d calls", s.Name(), res.Score, len(calls))

@@ -91,13 +91,15 @@ type mastraToolCall struct {
 	strict       bool
 	version      string
 	threshold    float64
+	// omitDetails: Settings.OmitDetails.
+	omitDetails bool
 }
 
 var _ Scorer = (*mastraToolCall)(nil)
 
 func newMastraToolCall(s Settings) (Scorer, error) {
 	r := newOptionReader(MastraToolCallName, s.Options)
-	m := &mastraToolCall{threshold: s.Threshold}
+	m := &mastraToolCall{threshold: s.Threshold, omitDetails: s.OmitDetails}
 	m.expectedTool = r.String("expected_tool", "")
 	_, hasOrder := r.opts["expected_tool_order"]
 	m.order = r.Strings("expected_tool_order")
@@ -363,6 +365,29 @@ func (m *mastraToolCall) checkOrder(actual []string) bool {
 	return true
 }
 
+// details are Mastra's preprocessStepResult fields of a scored run.
+func (m *mastraToolCall) details(actual []string, correctTool bool, infos []MastraToolCallInfo, correctOrder any) map[string]any {
+	details := map[string]any{
+		"actualTools":        actual,
+		"strictMode":         m.strict,
+		"hasToolCalls":       len(actual) > 0,
+		"correctToolCalled":  correctTool,
+		"toolCallInfos":      infos,
+		"correctOrderCalled": correctOrder,
+	}
+	if m.expectedTool != "" {
+		details["expectedTool"] = m.expectedTool
+	} else {
+		details["expectedTool"] = nil
+	}
+	if m.order != nil {
+		details["expectedToolOrder"] = m.order
+	} else {
+		details["expectedToolOrder"] = nil
+	}
+	return details
+}
+
 func (m *mastraToolCall) score(actual []string, infos []MastraToolCallInfo) Result {
 	if actual == nil {
 		actual = []string{}
@@ -398,25 +423,10 @@ func (m *mastraToolCall) score(actual []string, infos []MastraToolCallInfo) Resu
 	case correctTool:
 		score = 1
 	}
-	details := map[string]any{
-		"actualTools":        actual,
-		"strictMode":         m.strict,
-		"hasToolCalls":       len(actual) > 0,
-		"correctToolCalled":  correctTool,
-		"toolCallInfos":      infos,
-		"correctOrderCalled": correctOrder,
+	res := Result{Scorer: MastraToolCallName, Threshold: m.threshold, Score: score}
+	if !m.omitDetails {
+		res.Details = m.details(actual, correctTool, infos, correctOrder)
 	}
-	if m.expectedTool != "" {
-		details["expectedTool"] = m.expectedTool
-	} else {
-		details["expectedTool"] = nil
-	}
-	if m.order != nil {
-		details["expectedToolOrder"] = m.order
-	} else {
-		details["expectedToolOrder"] = nil
-	}
-	res := Result{Scorer: MastraToolCallName, Threshold: m.threshold, Score: score, Details: details}
 	res.decide()
 	var sb strings.Builder
 	writeScore(&sb, score)

@@ -129,6 +129,8 @@ type mastraTrajectory struct {
 	ordering  string               // from comparison_options or the expectation; "" = relaxed
 	allowRep  optBool
 	threshold float64
+	// omitDetails: Settings.OmitDetails.
+	omitDetails bool
 }
 
 var _ Scorer = (*mastraTrajectory)(nil)
@@ -147,7 +149,7 @@ type MastraRun struct {
 
 func newMastraTrajectory(s Settings) (Scorer, error) {
 	r := newOptionReader(MastraTrajectoryName, s.Options)
-	m := &mastraTrajectory{threshold: s.Threshold}
+	m := &mastraTrajectory{threshold: s.Threshold, omitDetails: s.OmitDetails}
 	m.version = r.String("version", MastraVersion1102, MastraVersion1102, MastraVersion120)
 	raw, hasStatic := r.Raw("expected_trajectory")
 	if sub, ok := optionSub(r, "comparison_options"); ok {
@@ -215,11 +217,14 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 	}
 	if resolved == nil || (m.version == MastraVersion120 && len(resolved) == 0) {
 		msg := "No expected trajectory provided (pass via options or dataset item expectedTrajectory)"
-		res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Details: map[string]any{
-			"error":             msg,
-			"actualStepNames":   mastraNameList(mastraActualNames(steps, nil)),
-			"expectedStepNames": []string{},
-		}}
+		res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold}
+		if !m.omitDetails {
+			res.Details = map[string]any{
+				"error":             msg,
+				"actualStepNames":   mastraNameList(mastraActualNames(steps, nil)),
+				"expectedStepNames": []string{},
+			}
+		}
 		res.decide()
 		res.Explanation = "0: " + msg
 		return res
@@ -235,12 +240,13 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 	if err := cmp.compare(steps, resolved, names, ordering, allowRep, true); err != nil {
 		return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
 	}
-	actualNames := cmp.stepNames[:len(steps):len(steps)]
-	expectedNames := cmp.stepNames[len(steps):]
-	details := cmp.detailsSized(2)
-	details["actualStepNames"] = mastraNameList(actualNames)
-	details["expectedStepNames"] = expectedNames
-	res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score, Details: details}
+	res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score}
+	if !m.omitDetails {
+		details := cmp.detailsSized(2)
+		details["actualStepNames"] = mastraNameList(cmp.stepNames[:len(steps):len(steps)])
+		details["expectedStepNames"] = cmp.stepNames[len(steps):]
+		res.Details = details
+	}
 	res.Breakdown = cmp.breakdown(len(steps))
 	res.decide()
 	res.Explanation = cmp.explain(ordering)

@@ -116,6 +116,8 @@ type mastraTrajectoryFull struct {
 	base      mastraExpectation
 	w         mastraWeights
 	threshold float64
+	// omitDetails: Settings.OmitDetails.
+	omitDetails bool
 }
 
 type mastraWeights struct{ accuracy, efficiency, toolFailures, blacklist float64 }
@@ -124,7 +126,7 @@ var _ Scorer = (*mastraTrajectoryFull)(nil)
 
 func newMastraTrajectoryFull(s Settings) (Scorer, error) {
 	r := newOptionReader(MastraTrajectoryFullName, s.Options)
-	m := &mastraTrajectoryFull{threshold: s.Threshold}
+	m := &mastraTrajectoryFull{threshold: s.Threshold, omitDetails: s.OmitDetails}
 	m.version = r.String("version", MastraVersion1102, MastraVersion1102, MastraVersion120)
 	var defaults *mastraExpectation
 	if x, ok := r.Raw("defaults"); ok {
@@ -212,12 +214,15 @@ func (m *mastraTrajectoryFull) ScoreRun(_ context.Context, run MastraRun) Result
 		}
 	}
 	score := lv.combine(nested, m.version, true)
-	details := lv.details()
-	details["score"] = score
-	if len(nested) > 0 {
-		details["nested"] = mastraNodesDetails(nested)
+	res := Result{Scorer: MastraTrajectoryFullName, Threshold: m.threshold, Score: score}
+	if !m.omitDetails {
+		details := lv.details()
+		details["score"] = score
+		if len(nested) > 0 {
+			details["nested"] = mastraNodesDetails(nested)
+		}
+		res.Details = details
 	}
-	res := Result{Scorer: MastraTrajectoryFullName, Threshold: m.threshold, Score: score, Details: details}
 	if lv.accuracy != nil {
 		res.Breakdown = lv.accuracy.breakdown(len(steps))
 	}

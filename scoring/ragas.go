@@ -85,6 +85,8 @@ type ragas struct {
 	metric      string
 	strictOrder bool
 	threshold   float64
+	// omitDetails: Settings.OmitDetails.
+	omitDetails bool
 	reference   []ExpectedCall
 	refIdx      []int
 }
@@ -93,7 +95,7 @@ var _ Scorer = (*ragas)(nil)
 
 func newRagas(s Settings) (Scorer, error) {
 	r := newOptionReader(RagasName, s.Options)
-	g := &ragas{threshold: s.Threshold}
+	g := &ragas{threshold: s.Threshold, omitDetails: s.OmitDetails}
 	g.metric = r.String("metric", RagasToolCallAccuracy, RagasToolCallAccuracy, RagasToolCallF1)
 	_, hasStrict := r.opts["strict_order"]
 	g.strictOrder = r.Bool("strict_order", true)
@@ -187,7 +189,9 @@ func (g *ragas) accuracy(pred, ref []ragasCall) Result {
 	warnings := []string{}
 	finish := func(score float64, why string) Result {
 		res.Score = score
-		res.Details = map[string]any{"warnings": warnings}
+		if !g.omitDetails {
+			res.Details = map[string]any{"warnings": warnings}
+		}
 		res.decide()
 		res.Explanation = formatScore(score) + ": " + why
 		return res
@@ -401,7 +405,10 @@ func (g *ragas) f1(pred, ref []ragasCall) Result {
 		f1 = 2 * p * r / (p + r)
 	}
 	score := pyRound4(f1)
-	res := Result{Scorer: RagasName, Threshold: g.threshold, Score: score, Details: map[string]any{"tp": tp, "fp": fp, "fn": fn}}
+	res := Result{Scorer: RagasName, Threshold: g.threshold, Score: score}
+	if !g.omitDetails {
+		res.Details = map[string]any{"tp": tp, "fp": fp, "fn": fn}
+	}
 	res.decide()
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s: F1 of tool calls (%d matched, %d unexpected, %d missing)", formatScore(score), tp, fp, fn)

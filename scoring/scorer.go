@@ -47,6 +47,12 @@ type Settings struct {
 	// snake_case (MongoDB has none; Mastra's expectedToolOrder is
 	// expected_tool_order).
 	Options map[string]any
+	// OmitDetails tells the scorer that its caller never reads
+	// Result.Details (the collector processor writes the score, outcome,
+	// breakdown and explanation, not the peers' native fields): the peer
+	// profiles then leave Details nil instead of building it, which is up
+	// to half of their work. Everything else in the Result is the same.
+	OmitDetails bool
 }
 
 // Factory builds a scorer from settings, validating its options.

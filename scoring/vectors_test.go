@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -660,6 +661,25 @@ func build(name string, s Settings) (Scorer, error) {
 	return New(name, s)
 }
 
+// checkOmitDetails checks that the scorer built with OmitDetails gives res
+// but for its Details, which it leaves nil.
+func checkOmitDetails(t *testing.T, name string, s Settings, run func(Scorer) Result, res Result) {
+	t.Helper()
+	s.OmitDetails = true
+	lean, err := build(name, s)
+	if err != nil {
+		t.Fatalf("%s: built without OmitDetails, not with it: %v", name, err)
+	}
+	got := run(lean)
+	if got.Details != nil {
+		t.Errorf("%s: details built with OmitDetails: %v", name, got.Details)
+	}
+	res.Details = nil
+	if !reflect.DeepEqual(res, got) {
+		t.Errorf("%s: with OmitDetails\n%+v\nwithout\n%+v", name, got, res)
+	}
+}
+
 // exec runs the case once; version, when set, selects a Mastra version.
 func (c *vectorCase) exec(t *testing.T, version string) runOutcome {
 	ctx := context.Background()
@@ -675,7 +695,9 @@ func (c *vectorCase) exec(t *testing.T, version string) runOutcome {
 		if err != nil {
 			return runOutcome{err: err}
 		}
-		return fromResult(run(sc))
+		res := run(sc)
+		checkOmitDetails(t, name, s, run, res)
+		return fromResult(res)
 	}
 	plain := func(sc Scorer) Result { return sc.Score(ctx, c.plainCalls()) }
 	switch c.Algorithm {
