@@ -614,50 +614,79 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			tools--
 			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
 		case e.kind == extract.KindAgent:
-			if seen := p.store.Seen(e.trace, e.span); seen != trajectory.SeenNot {
-				// A retried batch or a duplicate span id: the run was
-				// scored (or is held) already.
-				runs = p.again(runs, e, seen)
-				continue
-			}
-			if e.context > 0 {
-				p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
-			}
-			hold := p.cfg.Wait > 0
-			traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
-			if traj != nil || hold {
-				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold})
-			}
+			runs = p.applyAgent(b, e, runs, now)
 		default:
-			if e.context > 0 && e.modelStart == 0 {
-				// A GenAI root's context is its run's, like an agent's.
-				p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
-			}
-			var traj *trajectory.Trajectory
-			if e.localRoot {
-				traj = p.store.LocalRoot(e.trace, e.span, e.genai, now)
-			} else {
-				traj = p.store.Link(e.trace, e.span, e.parent, e.genai, now)
-			}
-			if traj != nil {
-				runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
-			} else if (e.parent.IsEmpty() || e.localRoot) && p.replays.len() > 0 {
-				if a := p.replays.get(runKey{e.trace, e.span}); a != nil {
-					runs = append(runs, closedRun{ref: e.ref, agent: e.span, replay: a}) // a retried root run
-				}
-			}
-			if e.modelStart != 0 {
-				p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
-			}
-			if e.context > 0 && e.modelStart != 0 {
-				p.store.AttachContext(e.trace, e.parent, &b.contexts[e.context-1], false, now)
-			}
+			runs = p.applyOther(b, e, runs, now)
 		}
 	}
-	counts.store = p.store.TakeStats()
-	p.publishSizes()
+	p.takeStats(counts)
 	b.runs = runs
 	return runs
+}
+
+// applyAgent applies an agent span to the store, appending the run it
+// closes (or holds) to runs. apply's branches are functions of their own
+// so that apply's frame, which the deepest calls below it (a tool span's
+// arguments decoded when a duplicate record is merged) sit under, stays
+// small (see scoreClosed). Called with p.mu held.
+//
+//go:noinline
+func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int64) []closedRun {
+	if seen := p.store.Seen(e.trace, e.span); seen != trajectory.SeenNot {
+		// A retried batch or a duplicate span id: the run was scored (or
+		// is held) already.
+		return p.again(runs, e, seen)
+	}
+	if e.context > 0 {
+		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
+	}
+	hold := p.cfg.Wait > 0
+	traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
+	if traj != nil || hold {
+		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold})
+	}
+	return runs
+}
+
+// applyOther applies a span that is neither tool nor agent span (a model
+// call, a step, a GenAI root, an ordinary span kept as a link), appending
+// the run it closes, if any, to runs. Called with p.mu held.
+//
+//go:noinline
+func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int64) []closedRun {
+	if e.context > 0 && e.modelStart == 0 {
+		// A GenAI root's context is its run's, like an agent's.
+		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
+	}
+	var traj *trajectory.Trajectory
+	if e.localRoot {
+		traj = p.store.LocalRoot(e.trace, e.span, e.genai, now)
+	} else {
+		traj = p.store.Link(e.trace, e.span, e.parent, e.genai, now)
+	}
+	if traj != nil {
+		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
+	} else if (e.parent.IsEmpty() || e.localRoot) && p.replays.len() > 0 {
+		if a := p.replays.get(runKey{e.trace, e.span}); a != nil {
+			runs = append(runs, closedRun{ref: e.ref, agent: e.span, replay: a}) // a retried root run
+		}
+	}
+	if e.modelStart != 0 {
+		p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
+	}
+	if e.context > 0 && e.modelStart != 0 {
+		p.store.AttachContext(e.trace, e.parent, &b.contexts[e.context-1], false, now)
+	}
+	return runs
+}
+
+// takeStats moves the store's counters into the batch's counts and
+// publishes its sizes. Called with p.mu held.
+//
+//go:noinline
+func (p *tcaProcessor) takeStats(counts *batchCounts) {
+	counts.store = p.store.TakeStats()
+	p.publishSizes()
 }
 
 // keepLinks moves to b.entries the spans of b.others that may link a tool

@@ -199,11 +199,21 @@ func (p *tcaProcessor) waitForDeferred(traj *trajectory.Trajectory, agent pcommo
 
 // evaluate decodes a run's calls and runs the selected rules' scorers,
 // writing their results to scratch.evals; the deferred scorers are listed
-// in pending instead.
+// in pending instead. Decoding and scoring are functions of their own, so
+// that neither's frame is on the stack below the other (see scoreClosed).
 func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj *trajectory.Trajectory, agent pcommon.SpanID, opts *trajectory.ScoringOptions,
 	selected []int, scratch *runScratch, rc *scoring.RunContext,
 ) (calls []scoring.Call, pending [][2]int) {
 	calls = trajectory.ScoringCalls(traj, agent, opts)
+	return calls, p.runScorers(ctx, trace, calls, opts, selected, scratch, rc)
+}
+
+// runScorers runs the selected rules' scorers on calls (see evaluate).
+//
+//go:noinline
+func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, calls []scoring.Call, opts *trajectory.ScoringOptions,
+	selected []int, scratch *runScratch, rc *scoring.RunContext,
+) (pending [][2]int) {
 	evals := scratch.evals[:0]
 	for _, ri := range selected {
 		ruleCalls := p.rules[ri].CallsInto(opts.Scratch.Aligned(ri), calls)
@@ -221,7 +231,7 @@ func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj
 		}
 	}
 	scratch.evals = evals
-	return calls, pending
+	return pending
 }
 
 // growEvals returns evals one longer, the new evaluation zero.

@@ -348,6 +348,9 @@ func (n *native) scoreInto(calls []Call, _ *RunContext, res *Result) {
 	}
 	*res = Result{}
 	n.result(calls, sc, res)
+	// Explained here rather than in result, whose frame is large: the
+	// explanation's calls go deepest (see ScoreInto).
+	res.Explanation = n.explain(res, calls, len(n.calls), sc)
 }
 
 // prepare readies sc for scoring calls: it groups them by tool and marks
@@ -898,7 +901,6 @@ func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 		res.Score = n.exp.ExtraCallCap
 	}
 	res.decide()
-	res.Explanation = n.explain(res, calls, ne, sc)
 }
 
 // The index lists result gathers in scoreScratch.lists.

@@ -123,7 +123,7 @@ func consume(ctx context.Context, proc consumer.Traces, td ptrace.Traces, fresh 
 	done := make(chan error, 1)
 	go func() {
 		var top byte
-		atDepth(&top, func() { done <- proc.ConsumeTraces(ctx, td) })
+		atDepth(&top, receiverDepth, func() { done <- proc.ConsumeTraces(ctx, td) })
 	}()
 	return <-done
 }

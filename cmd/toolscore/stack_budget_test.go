@@ -28,11 +28,17 @@ import (
 // bytes) that is one more copy per request, tens of thousands of
 // instructions (docs/performance.md, "Stack growth").
 const (
-	// receiverDepth is how deep atDepth pads the stack: processTraces is
-	// then entered 2,768 bytes deep, a little deeper than the receiver's
-	// 2,744 (processorhelper's wrappers take 352 bytes above it; checked on
+	// receiverDepth is how deep atDepth pads the stack so that
+	// processTraces is entered where the receiver calls it: 2,768 bytes
+	// deep (processorhelper's wrappers take 352 bytes above it; checked on
 	// the traceback of an overflow).
 	receiverDepth = 2210
+	// budgetDepth is receiverDepth and a margin: the test calls the
+	// processor 96 bytes deeper than the receiver does, so that a change
+	// that eats the margin fails here first. (A processor before this one
+	// in the pipeline, memory_limiter, takes about 450 bytes more; the
+	// paths have about 400 to spare.)
+	budgetDepth = receiverDepth + 96
 	// receiverStack is the receiver goroutine's stack when it calls the
 	// processor.
 	receiverStack = 8 << 10
@@ -106,7 +112,7 @@ func stackBudgetChild(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				var top byte
-				atDepth(&top, func() { done <- proc.ConsumeTraces(ctx, rb.td) })
+				atDepth(&top, budgetDepth, func() { done <- proc.ConsumeTraces(ctx, rb.td) })
 			}()
 			if err := <-done; err != nil {
 				t.Fatal(err)
@@ -120,17 +126,17 @@ func stackBudgetChild(t *testing.T) {
 	t.Log("stack budget held")
 }
 
-// atDepth calls f once the stack is receiverDepth bytes below top. (top
-// is a pointer, not an address: the stack may move while it grows.)
+// atDepth calls f once the stack is depth bytes below top. (top is a
+// pointer, not an address: the stack may move while it grows.)
 //
 //go:noinline
-func atDepth(top *byte, f func()) {
+func atDepth(top *byte, depth uintptr, f func()) {
 	var here [64]byte
-	if uintptr(unsafe.Pointer(top))-uintptr(unsafe.Pointer(&here[0])) >= receiverDepth {
+	if uintptr(unsafe.Pointer(top))-uintptr(unsafe.Pointer(&here[0])) >= depth {
 		f()
 		return
 	}
-	atDepth(top, f)
+	atDepth(top, depth, f)
 	here[0]++ // keeps here on the stack
 }
 

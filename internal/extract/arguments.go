@@ -412,7 +412,11 @@ func decodeJSON(s string, python bool, sl *scoring.Slab) (scoring.Value, Argumen
 // unwrapTraceloop). The record OpenLLMetry JS writes for a tool called with
 // one argument, {"args":["<JSON text>"]}, is read without building it.
 func decodeTraceloop(s string, sl *scoring.Slab) (scoring.Value, ArgumentState) {
-	if arg, ok := soleTraceloopArgument(s); ok {
+	if elem, ok := soleTraceloopElement(s); ok {
+		arg, ok := jsonStringValue(elem)
+		if !ok {
+			return decodeTraceloopTree(s)
+		}
 		// What unwrapTraceloop makes of the record: the argument's JSON
 		// text when it holds an object, else a positional argument.
 		if v, _ := decodeJSON(arg, false, sl); v.Kind() == scoring.KindObject {
@@ -437,10 +441,13 @@ func decodeTraceloopTree(s string) (scoring.Value, ArgumentState) {
 	return v, ArgumentsKnown
 }
 
-// soleTraceloopArgument returns the string s holds when s is exactly
-// {"args":["..."]}, with JSON white space anywhere between the tokens and
-// the key written without escapes; ok is false for any other text.
-func soleTraceloopArgument(s string) (arg string, ok bool) {
+// soleTraceloopElement returns the text of the string s holds when s is
+// exactly {"args":["..."]}, with JSON white space anywhere between the
+// tokens and the key written without escapes; ok is false for any other
+// text. The caller decodes it (jsonStringValue): in a frame of its own,
+// beside this one rather than below it, since decoding it is the deepest
+// call of a tool span's scoring (see the processor's scoreClosed).
+func soleTraceloopElement(s string) (elem string, ok bool) {
 	rest, ok := strings.CutPrefix(s, "{")
 	if !ok {
 		return "", false
@@ -456,11 +463,16 @@ func soleTraceloopArgument(s string) (arg string, ok bool) {
 		}
 	}
 	// What is left is the array's only element when it parses as one
-	// string, and nothing else parses as one.
-	elem := trimJSONSpace(rest)
-	if !strings.HasPrefix(elem, `"`) {
-		return "", false
-	}
+	// string (jsonStringValue), and nothing else parses as one.
+	elem = trimJSONSpace(rest)
+	return elem, strings.HasPrefix(elem, `"`)
+}
+
+// jsonStringValue returns the string the JSON text elem holds, or false
+// when elem is not exactly one JSON string.
+//
+//go:noinline
+func jsonStringValue(elem string) (string, bool) {
 	v, err := scoring.Parse(elem)
 	if err != nil {
 		return "", false
