@@ -45,20 +45,7 @@ func BenchmarkProcessorUnderLoad(b *testing.B) {
 		}
 		share := bc.share
 		b.Run(name, func(b *testing.B) {
-			b.Setenv("BENCH_GRPC_PORT", "14317")
-			_, cfg, err := loadProcessorConfig([]string{"../../tools/bench/pipelines.yaml"}, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			docs, err := otlpjson.ReadFiles(demoTraces(b)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			groups := []spanGroup{ordinaryGroup()}
-			templates, err := readTemplates(docs, &groups)
-			if err != nil {
-				b.Fatal(err)
-			}
+			cfg, templates, groups := benchTraffic(b)
 			ctx := context.Background()
 			set := processortest.NewNopSettings(metadata.Type)
 			proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, set, cfg, consumertest.NewNop())
@@ -102,6 +89,27 @@ func BenchmarkProcessorUnderLoad(b *testing.B) {
 			b.ReportMetric(float64(cpu.Nanoseconds())/float64(spans), "cpu-ns/span")
 		})
 	}
+}
+
+// benchTraffic is the end-to-end benchmark's processor configuration
+// (tools/bench/pipelines.yaml) and its traffic's templates: the demo
+// captures among ordinary HTTP spans.
+func benchTraffic(tb testing.TB) (*toolcallaccuracyprocessor.Config, []*loadTemplate, []spanGroup) {
+	tb.Setenv("BENCH_GRPC_PORT", "14317")
+	_, cfg, err := loadProcessorConfig([]string{"../../tools/bench/pipelines.yaml"}, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	docs, err := otlpjson.ReadFiles(demoTraces(tb)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	groups := []spanGroup{ordinaryGroup()}
+	templates, err := readTemplates(docs, &groups)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cfg, templates, groups
 }
 
 // processCPU is the CPU time the process has used, all its threads (the

@@ -17,7 +17,6 @@ import (
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
 // The OTLP/gRPC receiver consumes each request on a goroutine of its own,
@@ -74,20 +73,7 @@ func TestStackBudget(t *testing.T) {
 }
 
 func stackBudgetChild(t *testing.T) {
-	t.Setenv("BENCH_GRPC_PORT", "14317")
-	_, cfg, err := loadProcessorConfig([]string{"../../tools/bench/pipelines.yaml"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := otlpjson.ReadFiles(demoTraces(t)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	groups := []spanGroup{ordinaryGroup()}
-	templates, err := readTemplates(docs, &groups)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, templates, groups := benchTraffic(t)
 	ctx := context.Background()
 	for _, share := range []float64{0.1, 1} {
 		proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
