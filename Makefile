@@ -83,6 +83,8 @@ test: unit build alerts-test e2e e2e-scaleout
 unit:
 	$(call say,'go test -race ./... (about 1.5 min on empty caches)')
 	$(GO) test -race ./...
+	$(call say,'stack budget on the production build (without -race)')
+	$(GO) test -count=1 -run '^TestStackBudget$$' ./cmd/toolscore/
 
 alerts-test: $(PROMTOOL)
 	$(call say,'promtool rule tests (alerts/)')

@@ -1,0 +1,7 @@
+//go:build race
+
+package main
+
+// raceEnabled reports a test binary built with -race, whose frames are
+// not the production build's (see TestStackBudget).
+const raceEnabled = true
