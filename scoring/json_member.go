@@ -16,6 +16,24 @@ func StringText(v string) string {
 	return s.StringValue()
 }
 
+// UnquoteString returns the string s holds when s is exactly one JSON
+// string (white space around it allowed): what [Parse] returns for it, and
+// false where Parse fails or returns another kind of value. It builds no
+// Value, and its frame is a fraction of Parse's.
+func UnquoteString(s string) (string, bool) {
+	p := parser{s: s}
+	i := skipSpace(s, 0)
+	if i >= len(s) || s[i] != '"' {
+		return "", false
+	}
+	end, err := p.checkStr(i)
+	if err != nil || skipSpace(s, end) != len(s) {
+		return "", false
+	}
+	v, _, err := p.str(i)
+	return v, err == nil
+}
+
 // NestedMemberTexts reads s, an object, in one pass, checking it as [Valid]
 // does, and stores in texts[k] the text of the member named keys[k] of the
 // object that is the value of s's member named outer: a repeated key's last

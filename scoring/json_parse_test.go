@@ -127,10 +127,15 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2,{"b":null}],"c":"\u00e9"}`, `[1e400]`, `"x`, `{"a":1,"a":2}`, `-0.0`, `[[[[]]]]`} {
 		f.Add(s)
 	}
+	f.Add(`  "a\"b\u00e9\n" `)
+	f.Add(`"x" "y"`)
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := Parse(s)
 		if Valid(s) != (err == nil) {
 			t.Fatalf("Valid(%q) = %v, Parse error %v", s, Valid(s), err)
+		}
+		if str, ok := UnquoteString(s); ok != (err == nil && v.Kind() == KindString) || ok && str != v.StringValue() {
+			t.Fatalf("UnquoteString(%q) = %q, %v; Parse %v, %v", s, str, ok, v, err)
 		}
 		var std any
 		stdErr := json.Unmarshal([]byte(s), &std)

@@ -413,7 +413,7 @@ func decodeJSON(s string, python bool, sl *scoring.Slab) (scoring.Value, Argumen
 // one argument, {"args":["<JSON text>"]}, is read without building it.
 func decodeTraceloop(s string, sl *scoring.Slab) (scoring.Value, ArgumentState) {
 	if elem, ok := soleTraceloopElement(s); ok {
-		arg, ok := jsonStringValue(elem)
+		arg, ok := scoring.UnquoteString(elem)
 		if !ok {
 			return decodeTraceloopTree(s)
 		}
@@ -444,9 +444,9 @@ func decodeTraceloopTree(s string) (scoring.Value, ArgumentState) {
 // soleTraceloopElement returns the text of the string s holds when s is
 // exactly {"args":["..."]}, with JSON white space anywhere between the
 // tokens and the key written without escapes; ok is false for any other
-// text. The caller decodes it (jsonStringValue): in a frame of its own,
-// beside this one rather than below it, since decoding it is the deepest
-// call of a tool span's scoring (see the processor's scoreClosed).
+// text. The caller decodes it (scoring.UnquoteString) beside this frame
+// rather than below it: decoding it is the deepest call of a tool span's
+// scoring (see the processor's scoreClosed).
 func soleTraceloopElement(s string) (elem string, ok bool) {
 	rest, ok := strings.CutPrefix(s, "{")
 	if !ok {
@@ -463,21 +463,9 @@ func soleTraceloopElement(s string) (elem string, ok bool) {
 		}
 	}
 	// What is left is the array's only element when it parses as one
-	// string (jsonStringValue), and nothing else parses as one.
+	// string (scoring.UnquoteString), and nothing else parses as one.
 	elem = trimJSONSpace(rest)
 	return elem, strings.HasPrefix(elem, `"`)
-}
-
-// jsonStringValue returns the string the JSON text elem holds, or false
-// when elem is not exactly one JSON string.
-//
-//go:noinline
-func jsonStringValue(elem string) (string, bool) {
-	v, err := scoring.Parse(elem)
-	if err != nil {
-		return "", false
-	}
-	return v.StringValue(), true
 }
 
 // isJSONSpace reports whether c is white space JSON allows between tokens.
