@@ -118,6 +118,9 @@ func newDeepEvalLLM(s Settings) (Scorer, error) {
 		}
 	}
 	s.Options = opts
+	// The judge's details combine the deterministic metric's: it builds
+	// them whatever OmitDetails says (a judge's cost is its model's).
+	s.OmitDetails = false
 	det, err := newDeepEval(s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", DeepEvalLLMName, err)

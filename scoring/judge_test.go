@@ -181,7 +181,8 @@ func checkGolden(t *testing.T, name, got string) {
 }
 
 // TestJudgeGoldenPrompts renders every profile's prompt from the capture's
-// run and compares it byte for byte with its golden file.
+// run and compares it byte for byte with its golden file; built with
+// OmitDetails, each profile gives the same result.
 func TestJudgeGoldenPrompts(t *testing.T) {
 	cases := []struct {
 		name     string
@@ -211,6 +212,12 @@ func TestJudgeGoldenPrompts(t *testing.T) {
 			assert.Equal(t, 100*len(tc.answers), res.Details["input_tokens"])
 			assert.Equal(t, "fake-judge-1", res.Details["judge_model"])
 			checkGolden(t, tc.name, renderRequests(judge.requests))
+			// Judges ignore OmitDetails: the same result, Details included.
+			lean := tc.settings
+			lean.OmitDetails, lean.Judge = true, answers(tc.answers...)
+			ls, err := New(tc.name, lean)
+			require.NoError(t, err)
+			assert.Equal(t, res, ls.(ContextScorer).ScoreContext(context.Background(), calls, run), "built with OmitDetails")
 		})
 	}
 }

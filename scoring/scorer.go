@@ -52,6 +52,7 @@ type Settings struct {
 	// breakdown and explanation, not the peers' native fields): the peer
 	// profiles then leave Details nil instead of building it, which is up
 	// to half of their work. Everything else in the Result is the same.
+	// LLM judges ignore it (they record their token usage there).
 	OmitDetails bool
 }
 

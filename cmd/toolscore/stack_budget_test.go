@@ -21,8 +21,8 @@ import (
 
 // The OTLP/gRPC receiver consumes each request on a goroutine of its own,
 // whose stack has grown to 8 KiB by the time the processor is called
-// (measured in the running collector: processTraces is entered about 2,744
-// bytes deep). A goroutine's stack is copied to twice its size whenever a
+// (measured in the running collector with gdb: processTraces is entered
+// 2,744 bytes deep; the test enters it at 2,768, a frame's rounding below). A goroutine's stack is copied to twice its size whenever a
 // call needs more than is left; past 8 KiB less the runtime's guard (928
 // bytes) that is one more copy per request, tens of thousands of
 // instructions (docs/performance.md, "Stack growth").
@@ -68,8 +68,11 @@ func TestStackBudget(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStackBudget$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), stackChildEnv+"=1", "GOTRACEBACK=system")
 	out, err := cmd.CombinedOutput()
+	if err != nil && !strings.Contains(string(out), "goroutine stack exceeds") {
+		t.Fatalf("the child failed, not on its stack (%v):\n%s", err, out)
+	}
 	if err != nil {
-		t.Fatalf("a path below ConsumeTraces needs more stack than the OTLP receiver leaves (%v); deepest frames first, depth and frame size in bytes:\n%s",
+		t.Fatalf("a goroutine needed more stack than the OTLP receiver leaves (%v): a path below ConsumeTraces, unless its frames say otherwise; deepest frames first, depth and frame size in bytes:\n%s",
 			err, overflowChain(string(out)))
 	}
 	if !strings.Contains(string(out), "stack budget held") {
