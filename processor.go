@@ -254,6 +254,13 @@ func (p *tcaProcessor) shutdown(ctx context.Context) error {
 // spanRef locates a span in the batch being processed.
 type spanRef struct{ rs, ss, sp int }
 
+// in returns the span ref locates in td, with its resource and scope.
+func (r spanRef) in(td ptrace.Traces) (ptrace.ResourceSpans, ptrace.ScopeSpans, ptrace.Span) {
+	rs := td.ResourceSpans().At(r.rs)
+	ss := rs.ScopeSpans().At(r.ss)
+	return rs, ss, ss.Spans().At(r.sp)
+}
+
 // entry is one span of the batch, classified. Tool calls live in the
 // batch's calls slice, so ordinary spans stay small.
 type entry struct {
@@ -401,9 +408,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 //
 //go:noinline
 func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun) []heldRun {
-	rs := td.ResourceSpans().At(run.ref.rs)
-	ss := rs.ScopeSpans().At(run.ref.ss)
-	span := ss.Spans().At(run.ref.sp)
+	rs, ss, span := run.ref.in(td)
 	if run.replay != nil {
 		run.replay.writeTo(span)
 		return held
@@ -422,9 +427,7 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 // to twice its size (cmd/toolscore's TestStackBudget holds the path to
 // that budget).
 func (p *tcaProcessor) scoreClosed(ctx context.Context, td ptrace.Traces, run *closedRun, counts *batchCounts, scratch *runScratch, held []heldRun) []heldRun {
-	rs := td.ResourceSpans().At(run.ref.rs)
-	ss := rs.ScopeSpans().At(run.ref.ss)
-	span := ss.Spans().At(run.ref.sp)
+	rs, ss, span := run.ref.in(td)
 	if deferred := p.score(ctx, rs, ss, span, run.agent, run.traj, counts, scratch); deferred != nil {
 		held = p.holdDeferred(run.ref, rs, ss, span, deferred, held)
 	}
@@ -515,7 +518,7 @@ func spanEntry(ref spanRef, span ptrace.Span) entry {
 // linkEntry is the entry of a span that is neither tool, agent nor model
 // span, at ref in td.
 func (p *tcaProcessor) linkEntry(td ptrace.Traces, ref spanRef) entry {
-	span := td.ResourceSpans().At(ref.rs).ScopeSpans().At(ref.ss).Spans().At(ref.sp)
+	_, _, span := ref.in(td)
 	e := spanEntry(ref, span)
 	e.localRoot = p.cfg.LocalRoots && hasRemoteParent(span)
 	return e

@@ -281,22 +281,19 @@ func (d *deepeval) score(calls []Call) (Result, string) {
 			b.Unexpected = append(b.Unexpected, j)
 		}
 	}
-	var success any = score >= d.threshold
-	var threshold any = d.threshold
-	if d.noThreshold {
-		// is_successful: threshold None -> success None.
-		success, threshold = nil, nil
-	}
 	reason := d.reason(called, score, lcs)
-	if d.omitDetails {
-		res.decide()
-		res.Explanation = formatScore(score) + ": " + reason
-		return res, reason
-	}
-	res.Details = map[string]any{
-		"success":   success,
-		"threshold": threshold,
-		"reason":    "[\n\t Tool Calling Reason: " + reason + "\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n",
+	if !d.omitDetails {
+		var success any = score >= d.threshold
+		var threshold any = d.threshold
+		if d.noThreshold {
+			// is_successful: threshold None -> success None.
+			success, threshold = nil, nil
+		}
+		res.Details = map[string]any{
+			"success":   success,
+			"threshold": threshold,
+			"reason":    "[\n\t Tool Calling Reason: " + reason + "\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n",
+		}
 	}
 	// DeepEval's success is exactly score >= threshold; decide adds a
 	// rounding tolerance, which the outcome keeps.
