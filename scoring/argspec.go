@@ -153,7 +153,7 @@ func newSpecBuilder(calls []ExpectedCall) *specBuilder {
 var builderPool = sync.Pool{New: func() any { return new(specBuilder) }}
 
 // A pooled builder keeps at most maxPooledSpecText bytes of text buffer and
-// maxPooledPending pending texts (32 bytes each).
+// maxPooledPending pending texts (24 bytes each).
 const (
 	maxPooledSpecText = 64 << 10
 	maxPooledPending  = 2048
