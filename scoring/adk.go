@@ -181,9 +181,15 @@ func parseADKMatchType(x any) (int, error) {
 func (a *adk) Name() string { return ADKName }
 
 // Score implements Scorer: the trajectory is one invocation.
-func (a *adk) Score(_ context.Context, calls []Call) Result {
+func (a *adk) Score(_ context.Context, calls []Call) (res Result) {
+	a.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (a *adk) scoreInto(calls []Call, _ *RunContext, res *Result) {
 	calls = withArguments(calls)
-	return a.scoreInvocations([][]Call{calls}, [][]ExpectedCall{a.expected}, true)
+	a.scoreInvocations([][]Call{calls}, [][]ExpectedCall{a.expected}, true, res)
 }
 
 // ScoreInvocations scores several invocations as ADK does: actual[i] is
@@ -191,27 +197,31 @@ func (a *adk) Score(_ context.Context, calls []Call) Result {
 // expected stands for expected_invocations=None (the trajectory metric then
 // fails, the parameter metric is not evaluated); a non-nil empty list means
 // zero expected invocations.
-func (a *adk) ScoreInvocations(_ context.Context, actual [][]Call, expected [][]ExpectedCall) Result {
-	return a.scoreInvocations(actual, expected, false)
+func (a *adk) ScoreInvocations(_ context.Context, actual [][]Call, expected [][]ExpectedCall) (res Result) {
+	a.scoreInvocations(actual, expected, false, &res)
+	return res
 }
 
-func (a *adk) scoreInvocations(actual [][]Call, expected [][]ExpectedCall, checked bool) Result {
+func (a *adk) scoreInvocations(actual [][]Call, expected [][]ExpectedCall, checked bool, res *Result) {
 	for i, exp := range expected {
 		if checked {
 			break
 		}
 		if err := checkPeerExpectation(ADKName, Expectation{Calls: exp}, peerFeatures{}); err != nil {
-			return errorResult(ADKName, a.threshold, fmt.Errorf("invocation %d: %w", i+1, err))
+			a.invocationError(res, i, err)
+			return
 		}
 	}
 	var scores []float64 // NaN: not evaluated
 	switch a.metric {
 	case ADKToolParameterMatch:
 		if expected == nil {
-			return a.result(nil)
+			a.result(nil, res)
+			return
 		}
 		if len(actual) != len(expected) {
-			return errorResult(ADKName, a.threshold, fmt.Errorf("adk: actual_invocations and expected_invocations must have the same length; got %d and %d.", len(actual), len(expected)))
+			a.lengthMismatch(res, len(actual), len(expected))
+			return
 		}
 		for i := range actual {
 			exp, _ := toolExpectations(expected[i])
@@ -221,20 +231,23 @@ func (a *adk) scoreInvocations(actual [][]Call, expected [][]ExpectedCall, check
 			}
 			s, err := a.parameterMatch(flattenToolCalls(actual[i]), exp)
 			if err != nil {
-				return errorResult(ADKName, a.threshold, err)
+				setError(res, ADKName, a.threshold, err)
+				return
 			}
 			scores = append(scores, s)
 		}
 	default:
 		if expected == nil {
-			return errorResult(ADKName, a.threshold, errors.New("adk: "+adkExpectedNoneMessage))
+			setError(res, ADKName, a.threshold, errors.New("adk: "+adkExpectedNoneMessage))
+			return
 		}
 		n := min(len(actual), len(expected))
 		for i := 0; i < n; i++ {
 			exp, _ := toolExpectations(expected[i])
 			ok, err := a.trajectoryMatch(flattenToolCalls(actual[i]), exp)
 			if err != nil {
-				return errorResult(ADKName, a.threshold, err)
+				setError(res, ADKName, a.threshold, err)
+				return
 			}
 			if ok {
 				scores = append(scores, 1)
@@ -243,7 +256,21 @@ func (a *adk) scoreInvocations(actual [][]Call, expected [][]ExpectedCall, check
 			}
 		}
 	}
-	return a.result(scores)
+	a.result(scores, res)
+}
+
+// invocationError and lengthMismatch write scoreInvocations' error
+// results, in frames of their own: fmt.Errorf inlined there made its frame
+// the deepest on a scorer's path (see ScoreInto).
+//
+//go:noinline
+func (a *adk) invocationError(res *Result, i int, err error) {
+	setError(res, ADKName, a.threshold, fmt.Errorf("invocation %d: %w", i+1, err))
+}
+
+//go:noinline
+func (a *adk) lengthMismatch(res *Result, actual, expected int) {
+	setError(res, ADKName, a.threshold, fmt.Errorf("adk: actual_invocations and expected_invocations must have the same length; got %d and %d.", actual, expected))
 }
 
 func (a *adk) status(x float64) string {
@@ -275,14 +302,14 @@ func (a *adk) details(scores []float64) map[string]any {
 	}
 }
 
-func (a *adk) result(scores []float64) Result {
+func (a *adk) result(scores []float64, res *Result) {
 	var evaluated []float64
 	for _, s := range scores {
 		if !math.IsNaN(s) {
 			evaluated = append(evaluated, s)
 		}
 	}
-	res := Result{Scorer: ADKName, Threshold: a.threshold}
+	*res = Result{Scorer: ADKName, Threshold: a.threshold}
 	if !a.omitDetails {
 		res.Details = a.details(scores)
 	}
@@ -292,7 +319,7 @@ func (a *adk) result(scores []float64) Result {
 		if a.metric == ADKTrajectoryAvgScore {
 			res.Explanation = "not evaluated: no invocations to compare"
 		}
-		return res
+		return
 	}
 	var overall float64
 	if a.metric == ADKTrajectoryAvgScore {
@@ -332,7 +359,6 @@ func (a *adk) result(scores []float64) Result {
 		fmt.Fprintf(&sb, "; mean of %d invocations", len(evaluated))
 	}
 	res.Explanation = sb.String()
-	return res
 }
 
 // pySum is CPython 3.12+'s sum() of floats (Neumaier compensation).

@@ -539,7 +539,13 @@ func (a *agentevals) build(calls []Call) (out, ref *aeTrajectory) {
 }
 
 // Score implements Scorer.
-func (a *agentevals) Score(_ context.Context, calls []Call) Result {
+func (a *agentevals) Score(_ context.Context, calls []Call) (res Result) {
+	a.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (a *agentevals) scoreInto(calls []Call, _ *RunContext, res *Result) {
 	calls = withArguments(calls)
 	out, ref := a.build(calls)
 	var ok bool
@@ -558,10 +564,11 @@ func (a *agentevals) Score(_ context.Context, calls []Call) Result {
 		}
 	}
 	if err != nil {
-		return errorResult(AgentEvalsName, a.threshold, fmt.Errorf("agentevals: %w", err))
+		setError(res, AgentEvalsName, a.threshold, fmt.Errorf("agentevals: %w", err))
+		return
 	}
 	key := "trajectory_" + a.mode + "_match"
-	res := Result{Scorer: AgentEvalsName, Threshold: a.threshold}
+	*res = Result{Scorer: AgentEvalsName, Threshold: a.threshold}
 	if !a.omitDetails {
 		res.Details = map[string]any{"key": key, "score": ok}
 	}
@@ -574,7 +581,6 @@ func (a *agentevals) Score(_ context.Context, calls []Call) Result {
 	} else {
 		res.Explanation = fmt.Sprintf("false: %s failed (%d output calls, %d reference calls)", key, len(out.calls), len(ref.calls))
 	}
-	return res
 }
 
 func (a *agentevals) strict(out, ref *aeTrajectory) (bool, error) {

@@ -218,25 +218,31 @@ func (d *deepeval) ScoreTestCase(ctx context.Context, calls []Call, calledNone, 
 }
 
 // Score implements Scorer.
-func (d *deepeval) Score(_ context.Context, calls []Call) Result {
-	res, _ := d.score(calls)
+func (d *deepeval) Score(_ context.Context, calls []Call) (res Result) {
+	d.score(calls, &res)
 	return res
 }
 
-// score is Score; it also returns the tool-calling reason (DeepEval's
-// _generate_reason), which the LLM-judged profile wraps with its own.
-func (d *deepeval) score(calls []Call) (Result, string) {
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (d *deepeval) scoreInto(calls []Call, _ *RunContext, res *Result) { d.score(calls, res) }
+
+// score is Score writing its result to res; it also returns the
+// tool-calling reason (DeepEval's _generate_reason), which the LLM-judged
+// profile wraps with its own.
+func (d *deepeval) score(calls []Call, res *Result) string {
 	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	called := make([]deCall, len(tools))
 	for j := range tools {
 		t := &tools[j]
 		if k := t.Args.Kind(); !t.ArgsUnknown && k > KindNull && k != KindObject {
-			return d.fail(fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, k)), ""
+			setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, k)))
+			return ""
 		}
 		called[j] = deCall{name: t.Name, mcp: strings.EqualFold(t.Type, "mcp"), params: t.Args, output: t.Result, unknown: t.ArgsUnknown, pos: j}
 		if t.ArgsUnknown && d.inputParams {
-			return d.fail(argsUnavailable(DeepEvalName, t, j)), ""
+			setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", argsUnavailable(DeepEvalName, t, j)))
+			return ""
 		}
 	}
 	var score float64
@@ -255,12 +261,13 @@ func (d *deepeval) score(calls []Call) (Result, string) {
 		score, pairs, err = d.defaultScore(called)
 	}
 	if err != nil {
-		return d.fail(err), ""
+		setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", err))
+		return ""
 	}
 	if d.strict && score < d.threshold {
 		score = 0
 	}
-	res := Result{Scorer: DeepEvalName, Threshold: d.threshold, Score: score}
+	*res = Result{Scorer: DeepEvalName, Threshold: d.threshold, Score: score}
 	b := &res.Breakdown
 	pe := make([]bool, len(d.expected))
 	pc := make([]bool, len(called))
@@ -299,7 +306,7 @@ func (d *deepeval) score(calls []Call) (Result, string) {
 	// rounding tolerance, which the outcome keeps.
 	res.decide()
 	res.Explanation = formatScore(score) + ": " + reason
-	return res, reason
+	return reason
 }
 
 func (d *deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }

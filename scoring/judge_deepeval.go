@@ -232,7 +232,8 @@ func (d *deepevalLLM) ScoreContext(ctx context.Context, calls []Call, run *RunCo
 	if run == nil || strings.TrimSpace(run.Request) == "" {
 		return errorResult(DeepEvalLLMName, th, fmt.Errorf("%s: 'input' cannot be None for the 'Tool Correctness' metric (MissingTestCaseParamsError): no request was recorded for the run", DeepEvalLLMName))
 	}
-	det, callingReason := d.det.score(calls)
+	var det Result
+	callingReason := d.det.score(calls, &det)
 	if det.Outcome == OutcomeError {
 		det.Scorer = DeepEvalLLMName
 		return det

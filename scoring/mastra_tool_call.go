@@ -144,7 +144,13 @@ type MastraAgentRun struct {
 }
 
 // Score implements Scorer.
-func (m *mastraToolCall) Score(_ context.Context, calls []Call) Result {
+func (m *mastraToolCall) Score(_ context.Context, calls []Call) (res Result) {
+	m.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (m *mastraToolCall) scoreInto(calls []Call, _ *RunContext, res *Result) {
 	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	names := make([]string, 0, len(tools))
@@ -167,7 +173,7 @@ func (m *mastraToolCall) Score(_ context.Context, calls []Call) Result {
 		names = append(names, tools[i].Name)
 		infos = append(infos, MastraToolCallInfo{ToolName: tools[i].Name, ToolCallID: id, InvocationIndex: i})
 	}
-	return m.score(names, infos)
+	m.score(names, infos, res)
 }
 
 func (m *mastraToolCall) stateCounts(state string) bool {
@@ -212,7 +218,9 @@ func (m *mastraToolCall) ScoreAgentRun(_ context.Context, run MastraAgentRun) Re
 			infos = append(infos, MastraToolCallInfo{ToolName: nameStr, ToolCallID: id, MessageIndex: mi, InvocationIndex: ii})
 		}
 	}
-	return m.score(names, infos)
+	var res Result
+	m.score(names, infos, &res)
+	return res
 }
 
 // mastraToolInvocations returns a message's tool invocations as the given
@@ -388,7 +396,7 @@ func (m *mastraToolCall) details(actual []string, correctTool bool, infos []Mast
 	return details
 }
 
-func (m *mastraToolCall) score(actual []string, infos []MastraToolCallInfo) Result {
+func (m *mastraToolCall) score(actual []string, infos []MastraToolCallInfo, res *Result) {
 	if actual == nil {
 		actual = []string{}
 	}
@@ -423,7 +431,7 @@ func (m *mastraToolCall) score(actual []string, infos []MastraToolCallInfo) Resu
 	case correctTool:
 		score = 1
 	}
-	res := Result{Scorer: MastraToolCallName, Threshold: m.threshold, Score: score}
+	*res = Result{Scorer: MastraToolCallName, Threshold: m.threshold, Score: score}
 	if !m.omitDetails {
 		res.Details = m.details(actual, correctTool, infos, correctOrder)
 	}
@@ -456,5 +464,4 @@ func (m *mastraToolCall) score(actual []string, infos []MastraToolCallInfo) Resu
 		sb.WriteString(joinNames(actual, 5))
 	}
 	res.Explanation = sb.String()
-	return res
 }

@@ -192,21 +192,33 @@ func newMastraTrajectory(s Settings) (Scorer, error) {
 func (m *mastraTrajectory) Name() string { return MastraTrajectoryName }
 
 // Score implements Scorer.
-func (m *mastraTrajectory) Score(ctx context.Context, calls []Call) Result {
-	calls = withArguments(calls)
-	return m.ScoreRun(ctx, MastraRun{Steps: calls})
+func (m *mastraTrajectory) Score(_ context.Context, calls []Call) (res Result) {
+	m.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (m *mastraTrajectory) scoreInto(calls []Call, _ *RunContext, res *Result) {
+	m.scoreRun(&MastraRun{Steps: withArguments(calls)}, res)
 }
 
 // ScoreRun scores a run in Mastra's shape, with the dataset item's
 // expectation when given.
-func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
+func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) (res Result) {
+	m.scoreRun(&run, &res)
+	return res
+}
+
+// scoreRun is ScoreRun writing its result to res.
+func (m *mastraTrajectory) scoreRun(run *MastraRun, res *Result) {
 	steps := mastraSteps(run.Steps)
 	var item *mastraExpectation
 	if run.ExpectedTrajectory != nil {
 		var err error
 		item, err = parseMastraExpectation(run.ExpectedTrajectory, "expected_trajectory")
 		if err != nil {
-			return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: run expectation: %w", err))
+			setError(res, MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: run expectation: %w", err))
+			return
 		}
 	}
 	resolved, names := m.static, m.names
@@ -217,7 +229,7 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 	}
 	if resolved == nil || (m.version == MastraVersion120 && len(resolved) == 0) {
 		msg := "No expected trajectory provided (pass via options or dataset item expectedTrajectory)"
-		res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold}
+		*res = Result{Scorer: MastraTrajectoryName, Threshold: m.threshold}
 		if !m.omitDetails {
 			res.Details = map[string]any{
 				"error":             msg,
@@ -227,7 +239,7 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 		}
 		res.decide()
 		res.Explanation = "0: " + msg
-		return res
+		return
 	}
 	ordering, allowRep := m.ordering, m.allowRep.or(true)
 	if item != nil && item.ordering != "" {
@@ -238,9 +250,10 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 	}
 	var cmp mastraComparison
 	if err := cmp.compare(steps, resolved, names, ordering, allowRep, true); err != nil {
-		return errorResult(MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
+		setError(res, MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
+		return
 	}
-	res := Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score}
+	*res = Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score}
 	if !m.omitDetails {
 		details := cmp.detailsSized(2)
 		details["actualStepNames"] = mastraNameList(cmp.stepNames[:len(steps):len(steps)])
@@ -250,7 +263,6 @@ func (m *mastraTrajectory) ScoreRun(_ context.Context, run MastraRun) Result {
 	res.Breakdown = cmp.breakdown(len(steps))
 	res.decide()
 	res.Explanation = cmp.explain(ordering)
-	return res
 }
 
 // mastraStepNameList writes the actual then the expected steps' names into

@@ -185,36 +185,50 @@ func newMastraTrajectoryFull(s Settings) (Scorer, error) {
 func (m *mastraTrajectoryFull) Name() string { return MastraTrajectoryFullName }
 
 // Score implements Scorer.
-func (m *mastraTrajectoryFull) Score(ctx context.Context, calls []Call) Result {
-	calls = withArguments(calls)
-	return m.ScoreRun(ctx, MastraRun{Steps: calls})
+func (m *mastraTrajectoryFull) Score(_ context.Context, calls []Call) (res Result) {
+	m.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (m *mastraTrajectoryFull) scoreInto(calls []Call, _ *RunContext, res *Result) {
+	m.scoreRun(&MastraRun{Steps: withArguments(calls)}, res)
 }
 
 // ScoreRun scores a run in Mastra's shape, with the dataset item's
 // expectation (merged over the defaults) when given.
-func (m *mastraTrajectoryFull) ScoreRun(_ context.Context, run MastraRun) Result {
+func (m *mastraTrajectoryFull) ScoreRun(_ context.Context, run MastraRun) (res Result) {
+	m.scoreRun(&run, &res)
+	return res
+}
+
+// scoreRun is ScoreRun writing its result to res.
+func (m *mastraTrajectoryFull) scoreRun(run *MastraRun, res *Result) {
 	cfg := m.base
 	if run.ExpectedTrajectory != nil {
 		item, err := parseMastraExpectation(run.ExpectedTrajectory, "expected_trajectory")
 		if err != nil {
-			return errorResult(MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: run expectation: %w", err))
+			setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: run expectation: %w", err))
+			return
 		}
 		cfg = cfg.merge(item)
 	}
 	steps := mastraSteps(run.Steps)
 	lv, err := mastraEvaluateLevel(steps, run.TotalDurationMs, &cfg, m.w, m.version)
 	if err != nil {
-		return errorResult(MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: %w", err))
+		setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: %w", err))
+		return
 	}
 	var nested []mastraNode
 	if cfg.steps.set && len(cfg.steps.v) > 0 {
 		nested, err = mastraEvaluateNested(cfg.steps.v, steps, m.w, m.version)
 		if err != nil {
-			return errorResult(MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: %w", err))
+			setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: %w", err))
+			return
 		}
 	}
 	score := lv.combine(nested, m.version, true)
-	res := Result{Scorer: MastraTrajectoryFullName, Threshold: m.threshold, Score: score}
+	*res = Result{Scorer: MastraTrajectoryFullName, Threshold: m.threshold, Score: score}
 	if !m.omitDetails {
 		details := lv.details()
 		details["score"] = score
@@ -228,7 +242,6 @@ func (m *mastraTrajectoryFull) ScoreRun(_ context.Context, run MastraRun) Result
 	}
 	res.decide()
 	res.Explanation = lv.reason(score, nested, m.version)
-	return res
 }
 
 // mastraLevel holds one level's dimensions.

@@ -127,12 +127,19 @@ func newMongoDB(s Settings) (Scorer, error) {
 func (m *mongodb) Name() string { return MongoDBName }
 
 // Score implements Scorer.
-func (m *mongodb) Score(_ context.Context, calls []Call) Result {
+func (m *mongodb) Score(_ context.Context, calls []Call) (res Result) {
+	m.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (m *mongodb) scoreInto(calls []Call, _ *RunContext, res *Result) {
 	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	exp := m.exp.Calls
 	if len(tools) > MaxCalls {
-		return errorResult(MongoDBName, m.threshold, fmt.Errorf("mongodb: %d calls exceed the maximum of %d per trajectory", len(tools), MaxCalls))
+		setError(res, MongoDBName, m.threshold, fmt.Errorf("mongodb: %d calls exceed the maximum of %d per trajectory", len(tools), MaxCalls))
+		return
 	}
 	for j := range tools {
 		if !tools[j].ArgsUnknown {
@@ -140,11 +147,12 @@ func (m *mongodb) Score(_ context.Context, calls []Call) Result {
 		}
 		for i := range exp {
 			if exp[i].Name == tools[j].Name && m.trees[i] != nil {
-				return errorResult(MongoDBName, m.threshold, argsUnavailable(MongoDBName, &tools[j], j))
+				setError(res, MongoDBName, m.threshold, argsUnavailable(MongoDBName, &tools[j], j))
+				return
 			}
 		}
 	}
-	res := Result{Scorer: MongoDBName, Threshold: m.threshold}
+	*res = Result{Scorer: MongoDBName, Threshold: m.threshold}
 	b := &res.Breakdown
 	b.OrderScore = 1
 	if len(exp) == 0 {
@@ -154,8 +162,8 @@ func (m *mongodb) Score(_ context.Context, calls []Call) Result {
 			b.Unexpected = seq(len(tools))
 		}
 		res.decide()
-		res.Explanation = m.explain(&res, tools, "")
-		return res
+		res.Explanation = m.explain(res, tools, "")
+		return
 	}
 	score := 1.0
 	if len(tools) > len(exp) {
@@ -216,8 +224,7 @@ func (m *mongodb) Score(_ context.Context, calls []Call) Result {
 	res.Score = score
 	b.OrderScore = orderScore(b.Pairs)
 	res.decide()
-	res.Explanation = m.explain(&res, tools, failed)
-	return res
+	res.Explanation = m.explain(res, tools, failed)
 }
 
 func seq(n int) []int {

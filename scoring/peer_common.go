@@ -101,7 +101,11 @@ func flattenToolCalls(calls []Call) []Call {
 }
 
 // toolExpectations returns the expected calls that are tool calls (message
-// steps are dropped), with their indexes in the expectation.
+// steps are dropped), with their indexes in the expectation. Not inlined:
+// appending an ExpectedCall copies it through a temporary in the frame,
+// which made each caller's frame that much deeper (see ScoreInto).
+//
+//go:noinline
 func toolExpectations(calls []ExpectedCall) ([]ExpectedCall, []int) {
 	flat := true
 	for i := range calls {

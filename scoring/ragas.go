@@ -155,7 +155,13 @@ type ragasCall struct {
 var emptyObject = Object()
 
 // Score implements Scorer.
-func (g *ragas) Score(_ context.Context, calls []Call) Result {
+func (g *ragas) Score(_ context.Context, calls []Call) (res Result) {
+	g.scoreInto(calls, nil, &res)
+	return res
+}
+
+// scoreInto is Score writing its result to res (see ScoreInto).
+func (g *ragas) scoreInto(calls []Call, _ *RunContext, res *Result) {
 	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
 	pred := make([]ragasCall, len(tools))
@@ -167,7 +173,8 @@ func (g *ragas) Score(_ context.Context, calls []Call) Result {
 		case t.Args.Kind() == KindUndefined:
 			rc.args = emptyObject
 		case t.Args.Kind() != KindObject:
-			return errorResult(RagasName, g.threshold, fmt.Errorf("ragas: call %d (%s): ToolCall.args must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, t.Args.Kind()))
+			setError(res, RagasName, g.threshold, fmt.Errorf("ragas: call %d (%s): ToolCall.args must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, t.Args.Kind()))
+			return
 		}
 		pred[j] = rc
 	}
@@ -179,38 +186,42 @@ func (g *ragas) Score(_ context.Context, calls []Call) Result {
 		}
 	}
 	if g.metric == RagasToolCallF1 {
-		return g.f1(pred, ref)
+		g.f1(pred, ref, res)
+		return
 	}
-	return g.accuracy(pred, ref)
+	g.accuracy(pred, ref, res)
 }
 
-func (g *ragas) accuracy(pred, ref []ragasCall) Result {
-	res := Result{Scorer: RagasName, Threshold: g.threshold}
+func (g *ragas) accuracy(pred, ref []ragasCall, res *Result) {
+	*res = Result{Scorer: RagasName, Threshold: g.threshold}
 	warnings := []string{}
-	finish := func(score float64, why string) Result {
+	finish := func(score float64, why string) {
 		res.Score = score
 		if !g.omitDetails {
 			res.Details = map[string]any{"warnings": warnings}
 		}
 		res.decide()
 		res.Explanation = formatScore(score) + ": " + why
-		return res
 	}
 	switch {
 	case len(pred) == 0 && len(ref) == 0:
-		return finish(1, "no tool calls expected and none made")
+		finish(1, "no tool calls expected and none made")
+		return
 	case len(pred) == 0:
 		warnings = append(warnings, "No tool calls found in the user input")
-		return finish(0, "no tool calls found in the user input")
+		finish(0, "no tool calls found in the user input")
+		return
 	case len(ref) == 0:
 		warnings = append(warnings, "Reference tool calls are empty but predictions exist")
-		return finish(0, "reference tool calls are empty but predictions exist")
+		finish(0, "reference tool calls are empty but predictions exist")
+		return
 	}
 	if !g.strictOrder {
 		for _, list := range [][]ragasCall{pred, ref} {
 			for i := range list {
 				if list[i].unknown {
-					return errorResult(RagasName, g.threshold, fmt.Errorf("ragas: arguments unavailable for call %d (%s); Ragas sorts calls by their arguments when strict_order is false", list[i].pos+1, list[i].name))
+					setError(res, RagasName, g.threshold, fmt.Errorf("ragas: arguments unavailable for call %d (%s); Ragas sorts calls by their arguments when strict_order is false", list[i].pos+1, list[i].name))
+					return
 				}
 			}
 		}
@@ -247,7 +258,8 @@ func (g *ragas) accuracy(pred, ref []ragasCall) Result {
 		}
 		s, err := g.argScore(&pred[i], &ref[i])
 		if err != nil {
-			return errorResult(RagasName, g.threshold, err)
+			setError(res, RagasName, g.threshold, err)
+			return
 		}
 		score += s
 		if aligned {
@@ -260,9 +272,11 @@ func (g *ragas) accuracy(pred, ref []ragasCall) Result {
 	}
 	if !aligned {
 		score = 0
-		return finish(0, "the called tools do not match the reference sequence")
+		finish(0, "the called tools do not match the reference sequence")
+		return
 	}
-	return finish(score, fmt.Sprintf("tool names aligned, mean argument score %s", formatScore(score)))
+	finish(score, fmt.Sprintf("tool names aligned, mean argument score %s", formatScore(score)))
+	return
 }
 
 // argScore is _get_arg_score(preds, refs) with ExactMatch on str().
@@ -372,15 +386,17 @@ func ragasSet(calls []ragasCall) []ragasCall {
 	return out
 }
 
-func (g *ragas) f1(pred, ref []ragasCall) Result {
+func (g *ragas) f1(pred, ref []ragasCall, res *Result) {
 	for i := range ref {
 		if err := ragasHashable(&ref[i]); err != nil {
-			return errorResult(RagasName, g.threshold, err)
+			setError(res, RagasName, g.threshold, err)
+			return
 		}
 	}
 	for i := range pred {
 		if err := ragasHashable(&pred[i]); err != nil {
-			return errorResult(RagasName, g.threshold, err)
+			setError(res, RagasName, g.threshold, err)
+			return
 		}
 	}
 	e, a := ragasSet(ref), ragasSet(pred)
@@ -405,7 +421,7 @@ func (g *ragas) f1(pred, ref []ragasCall) Result {
 		f1 = 2 * p * r / (p + r)
 	}
 	score := pyRound4(f1)
-	res := Result{Scorer: RagasName, Threshold: g.threshold, Score: score}
+	*res = Result{Scorer: RagasName, Threshold: g.threshold, Score: score}
 	if !g.omitDetails {
 		res.Details = map[string]any{"tp": tp, "fp": fp, "fn": fn}
 	}
@@ -413,5 +429,4 @@ func (g *ragas) f1(pred, ref []ragasCall) Result {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s: F1 of tool calls (%d matched, %d unexpected, %d missing)", formatScore(score), tp, fp, fn)
 	res.Explanation = sb.String()
-	return res
 }

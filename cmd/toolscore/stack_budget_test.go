@@ -81,43 +81,57 @@ func TestStackBudget(t *testing.T) {
 }
 
 func stackBudgetChild(t *testing.T) {
-	cfg, templates, groups := benchTraffic(t)
-	ctx := context.Background()
-	for _, share := range []float64{0.1, 1} {
-		proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := proc.Start(ctx, componenttest.NewNopHost()); err != nil {
-			t.Fatal(err)
-		}
-		tr := newTraffic(trafficConfig{batch: 100, share: share}, templates, groups, 1)
-		// The first requests fill the caches (tool definitions read once
-		// per text); the budget is for the steady state after them.
-		var old int
-		for i := range 2100 {
-			if i == warmRequests {
-				old = debug.SetMaxStack(receiverStack)
-			}
-			rb, state := tr.next(0, 0)
-			if state != nextRequest {
-				t.Fatalf("traffic stopped: %v", state)
-			}
-			done := make(chan error, 1)
-			go func() {
-				var top byte
-				atDepth(&top, budgetDepth, func() { done <- proc.ConsumeTraces(ctx, rb.td) })
-			}()
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-		}
-		debug.SetMaxStack(old)
-		if err := proc.Shutdown(ctx); err != nil {
-			t.Fatal(err)
+	benchCfg, templates, groups := benchTraffic(t)
+	_, peersCfg, err := loadProcessorConfig([]string{"testdata/stack-budget-peers.yaml"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range []*toolcallaccuracyprocessor.Config{benchCfg, peersCfg} {
+		for _, share := range []float64{0.1, 1} {
+			sendAtReceiverDepth(t, cfg, templates, groups, share)
 		}
 	}
 	t.Log("stack budget held")
+}
+
+// sendAtReceiverDepth sends 2,100 requests of the benchmark's traffic with
+// share of GenAI spans through a processor made from cfg, each on a new
+// goroutine called at budgetDepth, the process's stacks limited to
+// receiverStack after the first warmRequests.
+func sendAtReceiverDepth(t *testing.T, cfg *toolcallaccuracyprocessor.Config, templates []*loadTemplate, groups []spanGroup, share float64) {
+	ctx := context.Background()
+	proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := proc.Start(ctx, componenttest.NewNopHost()); err != nil {
+		t.Fatal(err)
+	}
+	tr := newTraffic(trafficConfig{batch: 100, share: share}, templates, groups, 1)
+	// The first requests fill the caches (tool definitions read once
+	// per text); the budget is for the steady state after them.
+	var old int
+	for i := range 2100 {
+		if i == warmRequests {
+			old = debug.SetMaxStack(receiverStack)
+		}
+		rb, state := tr.next(0, 0)
+		if state != nextRequest {
+			t.Fatalf("traffic stopped: %v", state)
+		}
+		done := make(chan error, 1)
+		go func() {
+			var top byte
+			atDepth(&top, budgetDepth, func() { done <- proc.ConsumeTraces(ctx, rb.td) })
+		}()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	debug.SetMaxStack(old)
+	if err := proc.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // atDepth calls f once the stack is depth bytes below top. (top is a

@@ -71,6 +71,22 @@ func (s *Scratch) Aligned(i int) *[]scoring.Call {
 // parsed when kept, status, tool type ("mcp" or "function") and, when asked,
 // duration.
 func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []scoring.Call {
+	out := scoringCalls(traj, agent, opts)
+	// Results are decoded from here, beside the arguments' pass rather
+	// than under its frame: they are JSON of any depth, and the parser's
+	// frames add up (see the processor's scoreClosed).
+	for i := range traj.Calls {
+		if c := &traj.Calls[i]; c.Result != "" || opts.Durations && c.End > c.Start {
+			addResult(&out[i], c, opts.Durations)
+		}
+	}
+	return out
+}
+
+// scoringCalls is ScoringCalls but for the results and durations.
+//
+//go:noinline
+func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []scoring.Call {
 	scratch := opts.Scratch
 	var slab *scoring.Slab
 	if scratch == nil {
@@ -119,9 +135,6 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 		if c.MCP {
 			sc.Type = "mcp"
 			sc.StepType = scoring.StepMCPToolCall
-		}
-		if c.Result != "" || opts.Durations && c.End > c.Start {
-			addResult(sc, c, opts.Durations)
 		}
 	}
 	return out
