@@ -230,24 +230,47 @@ func (d *deepeval) scoreInto(calls []Call, _ *RunContext, res *Result) { d.score
 // tool-calling reason (DeepEval's _generate_reason), which the LLM-judged
 // profile wraps with its own.
 func (d *deepeval) score(calls []Call, res *Result) string {
+	called, score, lcs, ok := d.compare(calls, res)
+	if !ok {
+		return ""
+	}
+	reason := d.reason(called, score, lcs)
+	if !d.omitDetails {
+		d.addDetails(res, score, reason)
+	}
+	// DeepEval's success is exactly score >= threshold; decide adds a
+	// rounding tolerance, which the outcome keeps.
+	res.decide()
+	res.Explanation = formatScore(score) + ": " + reason
+	return reason
+}
+
+// compare scores the calls against the expected tools and writes the result
+// but for its Details, outcome and explanation; ok is false when it wrote
+// an error result. (Apart from score, whose frame is on the way down to
+// reason's string building: see ScoreInto.)
+//
+//go:noinline
+func (d *deepeval) compare(calls []Call, res *Result) (called []deCall, score float64, lcs []int, ok bool) {
 	calls = withArguments(calls)
 	tools := flattenToolCalls(calls)
-	called := make([]deCall, len(tools))
+	called = make([]deCall, len(tools))
 	for j := range tools {
 		t := &tools[j]
 		if k := t.Args.Kind(); !t.ArgsUnknown && k > KindNull && k != KindObject {
-			setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, t.Name, k)))
-			return ""
+			d.notADict(res, j, t.Name, k)
+			return nil, 0, nil, false
 		}
-		called[j] = deCall{name: t.Name, mcp: strings.EqualFold(t.Type, "mcp"), params: t.Args, output: t.Result, unknown: t.ArgsUnknown, pos: j}
+		// Field by field: a deCall built whole is built in the frame
+		// first (see ScoreInto).
+		c := &called[j]
+		c.name, c.mcp, c.params, c.output, c.unknown, c.pos = t.Name, strings.EqualFold(t.Type, "mcp"), t.Args, t.Result, t.ArgsUnknown, j
 		if t.ArgsUnknown && d.inputParams {
-			setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", argsUnavailable(DeepEvalName, t, j)))
-			return ""
+			d.failInto(res, argsUnavailable(DeepEvalName, t, j))
+			return nil, 0, nil, false
 		}
 	}
-	var score float64
 	var pairs []Pair
-	var lcs []int
 	var err error
 	switch {
 	case d.exact:
@@ -261,8 +284,8 @@ func (d *deepeval) score(calls []Call, res *Result) string {
 		score, pairs, err = d.defaultScore(called)
 	}
 	if err != nil {
-		setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", err))
-		return ""
+		d.failInto(res, err)
+		return nil, 0, nil, false
 	}
 	if d.strict && score < d.threshold {
 		score = 0
@@ -288,25 +311,39 @@ func (d *deepeval) score(calls []Call, res *Result) string {
 			b.Unexpected = append(b.Unexpected, j)
 		}
 	}
-	reason := d.reason(called, score, lcs)
-	if !d.omitDetails {
-		var success any = score >= d.threshold
-		var threshold any = d.threshold
-		if d.noThreshold {
-			// is_successful: threshold None -> success None.
-			success, threshold = nil, nil
-		}
-		res.Details = map[string]any{
-			"success":   success,
-			"threshold": threshold,
-			"reason":    "[\n\t Tool Calling Reason: " + reason + "\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n",
-		}
+	return called, score, lcs, true
+}
+
+// addDetails sets the result's Details (DeepEval's success, threshold and
+// reason), in a frame of its own (see ScoreInto).
+//
+//go:noinline
+func (d *deepeval) addDetails(res *Result, score float64, reason string) {
+	var success any = score >= d.threshold
+	var threshold any = d.threshold
+	if d.noThreshold {
+		// is_successful: threshold None -> success None.
+		success, threshold = nil, nil
 	}
-	// DeepEval's success is exactly score >= threshold; decide adds a
-	// rounding tolerance, which the outcome keeps.
-	res.decide()
-	res.Explanation = formatScore(score) + ": " + reason
-	return reason
+	res.Details = map[string]any{
+		"success":   success,
+		"threshold": threshold,
+		"reason":    "[\n\t Tool Calling Reason: " + reason + "\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n",
+	}
+}
+
+// failInto writes the error result of err; notADict that of call j
+// (name), whose arguments are a k and not an object. In frames of their
+// own (see ScoreInto).
+//
+//go:noinline
+func (d *deepeval) failInto(res *Result, err error) {
+	setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", err))
+}
+
+//go:noinline
+func (d *deepeval) notADict(res *Result, j int, name string, k Kind) {
+	d.failInto(res, fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, name, k))
 }
 
 func (d *deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }
@@ -517,6 +554,24 @@ func (d *deepeval) reason(called []deCall, score float64, lcs []int) string {
 	for i := range called {
 		cn[i] = called[i].name
 	}
+	mismatches := d.typeMismatches(called)
+	el, cl := pyListRepr(en), pyListRepr(cn)
+	// Each form in a frame of its own: their string building takes room,
+	// and this frame is on the OTLP receiver's stack (see ScoreInto).
+	switch {
+	case d.exact:
+		return exactReason(score, el, cl, mismatches)
+	case d.ordering:
+		return d.orderedReason(score, en, cn, el, cl, lcs, mismatches)
+	}
+	return d.unorderedReason(called, score, el, cl, mismatches)
+}
+
+// typeMismatches names the expected tools called with another type (MCP or
+// function).
+//
+//go:noinline
+func (d *deepeval) typeMismatches(called []deCall) []string {
 	var mismatches []string
 	for i := range d.expected {
 		for j := range called {
@@ -526,55 +581,91 @@ func (d *deepeval) reason(called []deCall, score float64, lcs []int) string {
 			}
 		}
 	}
-	has := func(list []string, n string) bool {
-		for _, x := range list {
-			if x == n {
-				return true
-			}
+	return mismatches
+}
+
+// hasName reports whether list holds n.
+func hasName(list []string, n string) bool {
+	for _, x := range list {
+		if x == n {
+			return true
 		}
-		return false
 	}
-	diff := func(a, b []string) []string {
-		var out []string
-		for _, x := range a {
-			if !has(b, x) && !has(out, x) {
-				out = append(out, x)
-			}
+	return false
+}
+
+// namesNotIn returns the names of a not in b, once each, in a's order.
+func namesNotIn(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !hasName(b, x) && !hasName(out, x) {
+			out = append(out, x)
 		}
-		return out
 	}
-	el, cl := pyListRepr(en), pyListRepr(cn)
-	switch {
-	case d.exact:
-		s := "Not an exact match"
-		if score > 0 {
-			s = "Exact match"
-		}
-		s += ": expected " + el + ", called " + cl + "."
-		if len(mismatches) > 0 {
-			s += " Tool type mismatches: " + pyListRepr(mismatches) + "."
-		}
-		return s + " See details above."
-	case d.ordering:
-		if score == 1 {
-			return "Correct ordering: all expected tools " + el + " were called in the correct order."
-		}
-		var lcsNames []string
-		for _, i := range lcs {
-			lcsNames = append(lcsNames, d.expected[i].name)
-		}
-		var issues []string
-		if m := diff(en, cn); len(m) > 0 {
-			issues = append(issues, "missing tools "+pyListRepr(m))
-		}
-		if o := diff(en, lcsNames); len(o) > 0 {
-			issues = append(issues, "out-of-order tools "+pyListRepr(o))
-		}
-		if len(mismatches) > 0 {
-			issues = append(issues, "tool type mismatches "+pyListRepr(mismatches))
-		}
-		return "Incorrect tool usage: " + strings.Join(issues, " and ") + "; expected " + el + ", called " + cl + ". See more details above."
+	return out
+}
+
+//go:noinline
+func exactReason(score float64, el, cl string, mismatches []string) string {
+	s := "Not an exact match"
+	if score > 0 {
+		s = "Exact match"
 	}
+	s += ": expected " + el + ", called " + cl + "."
+	if len(mismatches) > 0 {
+		s += " Tool type mismatches: " + pyListRepr(mismatches) + "."
+	}
+	return s + " See details above."
+}
+
+//go:noinline
+func (d *deepeval) orderedReason(score float64, en, cn []string, el, cl string, lcs []int, mismatches []string) string {
+	if score == 1 {
+		return "Correct ordering: all expected tools " + el + " were called in the correct order."
+	}
+	var lcsNames []string
+	for _, i := range lcs {
+		lcsNames = append(lcsNames, d.expected[i].name)
+	}
+	var issues []string
+	if m := namesNotIn(en, cn); len(m) > 0 {
+		issues = append(issues, "missing tools "+pyListRepr(m))
+	}
+	if o := namesNotIn(en, lcsNames); len(o) > 0 {
+		issues = append(issues, "out-of-order tools "+pyListRepr(o))
+	}
+	if len(mismatches) > 0 {
+		issues = append(issues, "tool type mismatches "+pyListRepr(mismatches))
+	}
+	return usageReason("Incorrect tool usage: ", issues, " and ", el, cl)
+}
+
+// usageReason writes head, the issues joined by sep, and the expected and
+// called lists: the reason of an incomplete or incorrect usage. (One
+// builder rather than a concatenation of seven strings, whose operands
+// would take room in the caller's frame: see ScoreInto.)
+//
+//go:noinline
+func usageReason(head string, issues []string, sep, el, cl string) string {
+	var b strings.Builder
+	b.Grow(len(head) + 64 + len(el) + len(cl))
+	b.WriteString(head)
+	for k, is := range issues {
+		if k > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(is)
+	}
+	b.WriteString("; expected ")
+	b.WriteString(el)
+	b.WriteString(", called ")
+	b.WriteString(cl)
+	b.WriteString(". See more details above.")
+	return b.String()
+}
+
+//go:noinline
+func (d *deepeval) unorderedReason(called []deCall, score float64, el, cl string, mismatches []string) string {
 	if score == 1 {
 		return "All expected tools " + el + " were called (order not considered)."
 	}
@@ -587,7 +678,7 @@ func (d *deepeval) reason(called []deCall, score float64, lcs []int) string {
 				break
 			}
 		}
-		if !found && !has(missing, d.expected[i].name) {
+		if !found && !hasName(missing, d.expected[i].name) {
 			missing = append(missing, d.expected[i].name)
 		}
 	}
@@ -598,5 +689,5 @@ func (d *deepeval) reason(called []deCall, score float64, lcs []int) string {
 	if len(mismatches) > 0 {
 		issues = append(issues, "tool type mismatches "+pyListRepr(mismatches))
 	}
-	return "Incomplete tool usage: " + strings.Join(issues, "; ") + "; expected " + el + ", called " + cl + ". See more details above."
+	return usageReason("Incomplete tool usage: ", issues, "; ", el, cl)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -344,7 +345,8 @@ func (p *parser) value(i int, dst *Value, depth int) (int, error) {
 		// Too deep to build: checked, and unknown.
 		j, err := p.check(i, depth)
 		if err == nil {
-			*dst = Value{unknown: true}
+			*dst = Value{}
+			dst.unknown = true
 		}
 		return j, err
 	}
@@ -358,7 +360,8 @@ func (p *parser) value(i int, dst *Value, depth int) (int, error) {
 		if err != nil {
 			return j, err
 		}
-		*dst = Value{kind: KindString, str: str}
+		*dst = Value{}
+		dst.kind, dst.str = KindString, str
 		return j, nil
 	case c == '{':
 		return p.object(i, dst, depth)
@@ -367,21 +370,34 @@ func (p *parser) value(i int, dst *Value, depth int) (int, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number(i, dst)
 	case c == 't':
-		return p.literal(i, "true", Bool(true), dst)
+		return p.literal(i, "true", KindBool, true, dst)
 	case c == 'f':
-		return p.literal(i, "false", Bool(false), dst)
+		return p.literal(i, "false", KindBool, false, dst)
 	case c == 'n':
-		return p.literal(i, "null", Null(), dst)
+		return p.literal(i, "null", KindNull, false, dst)
 	}
-	return i, p.errAt(i, "unexpected character "+strconv.QuoteRune(rune(s[i])))
+	return i, p.unexpected(i)
 }
 
-func (p *parser) literal(i int, word string, v Value, dst *Value) (int, error) {
+// unexpected is the error of an unexpected character at i, made in a frame
+// of its own. The parser's frames are on the stack once per nesting level,
+// so value and object write their results field by field, not through a
+// Value built in the frame and copied.
+//
+//go:noinline
+func (p *parser) unexpected(i int) error {
+	return p.errAt(i, "unexpected character "+strconv.QuoteRune(rune(p.s[i])))
+}
+
+// literal reads word at i into dst as a value of kind (with b, for a
+// boolean).
+func (p *parser) literal(i int, word string, kind Kind, b bool, dst *Value) (int, error) {
 	end, err := p.literalEnd(i, word)
 	if err != nil {
 		return end, err
 	}
-	*dst = v
+	*dst = Value{}
+	dst.kind, dst.b = kind, b
 	return end, nil
 }
 
@@ -472,6 +488,18 @@ func numberValue(lit string, isInt bool) (Value, bool) {
 		// Up to 15 digits an integer is exact in a float64.
 		return Value{kind: KindNumber, num: smallInt(lit), isInt: true, str: lit}, true
 	}
+	if f, ok := smallDecimal(lit); ok {
+		return Value{kind: KindNumber, num: f, str: lit}, true
+	}
+	return parsedNumber(lit, isInt)
+}
+
+// parsedNumber is numberValue by strconv.ParseFloat, whose frames (its
+// slow path's decimal takes 800 bytes) are not on the stack of the
+// numbers smallInt and smallDecimal convert.
+//
+//go:noinline
+func parsedNumber(lit string, isInt bool) (Value, bool) {
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
 		// Out of range: JSON.parse and Python both give ±Infinity; keep the
@@ -494,6 +522,42 @@ func digitsEnd(s string, i int) (end int, ok bool) {
 		i++
 	}
 	return i, true
+}
+
+// pow10 holds the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// smallDecimal converts a validated literal with a fraction and no
+// exponent whose digits, all together, are at most 15: its digits as an
+// integer are exact in a float64, as is the power of ten it is divided by,
+// and the division is correctly rounded, so the result is ParseFloat's (the
+// fast path strconv takes first). ok is false for other literals.
+func smallDecimal(lit string) (f float64, ok bool) {
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	var m uint64
+	digits, frac := 0, -1
+	for i := 0; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && frac < 0:
+			frac = len(lit) - i - 1
+		default:
+			return 0, false // an exponent
+		}
+	}
+	if frac < 0 || digits > 15 {
+		return 0, false
+	}
+	f = float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
 }
 
 // smallInt converts a validated integer literal of at most 15 digits.
@@ -696,7 +760,8 @@ func (p *parser) array(i int, dst *Value, depth int) (int, error) {
 		partial = partial || items[len(items)-1].unread()
 		done := false
 		if i, done, err = p.separator(i, ']'); err != nil || done {
-			*dst = Value{kind: KindArray, items: items[:len(items):len(items)], partial: partial}
+			*dst = Value{}
+			dst.kind, dst.items, dst.partial = KindArray, items[:len(items):len(items)], partial
 			return i, err
 		}
 	}
@@ -774,8 +839,15 @@ func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 		if i, err = p.colon(j); err != nil {
 			return i, err
 		}
+		// The member's key and an empty value, written in place (see
+		// unexpected).
 		at := len(items)
-		items = append(items, Value{kind: KindString, str: key}, Value{})
+		if cap(items)-at < 2 {
+			items = slices.Grow(items, 2)
+		}
+		items = items[:at+2]
+		clear(items[at:])
+		items[at].kind, items[at].str = KindString, key
 		if i, err = p.value(i, &items[at+1], depth+1); err != nil {
 			return i, err
 		}
@@ -786,12 +858,13 @@ func (p *parser) object(i int, dst *Value, depth int) (int, error) {
 		// A repeated key keeps its first position and its last value.
 		if prev := findKey(items, at, key, &index); prev >= 0 {
 			items[prev+1] = items[at+1]
-			items[at], items[at+1] = Value{}, Value{}
+			clear(items[at : at+2])
 			items = items[:at]
 		}
 		done := false
 		if i, done, err = p.separator(i, '}'); err != nil || done {
-			*dst = Value{kind: KindObject, items: items[:len(items):len(items)], partial: partial}
+			*dst = Value{}
+			dst.kind, dst.items, dst.partial = KindObject, items[:len(items):len(items)], partial
 			return i, err
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -226,5 +228,50 @@ func TestParseEscapedStrings(t *testing.T) {
 	assert.Equal(t, "x\ny", a.StringValue())
 	if n := testing.AllocsPerRun(100, func() { _, _ = Parse(doc) }); n != 2 {
 		t.Errorf("Parse allocates %v times, want 2", n)
+	}
+}
+
+// TestSmallDecimalIsParseFloat checks the parser's fast path for short
+// decimals against strconv.ParseFloat, bit for bit, on literals of every
+// length it takes and the lengths around them.
+func TestSmallDecimalIsParseFloat(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	fast := 0
+	for n := 0; n < 200_000; n++ {
+		intDigits, fracDigits := 1+rng.IntN(9), 1+rng.IntN(10)
+		var b []byte
+		if rng.IntN(2) == 0 {
+			b = append(b, '-')
+		}
+		for i := range intDigits {
+			d := byte('0' + rng.IntN(10))
+			if i == 0 && intDigits > 1 && d == '0' {
+				d = '1' // JSON has no leading zeros
+			}
+			b = append(b, d)
+		}
+		b = append(b, '.')
+		for range fracDigits {
+			b = append(b, byte('0'+rng.IntN(10)))
+		}
+		lit := string(b)
+		v, ok := numberValue(lit, false)
+		want, err := strconv.ParseFloat(lit, 64)
+		if !ok || err != nil || math.Float64bits(v.num) != math.Float64bits(want) {
+			t.Fatalf("%s: got %v (%v), ParseFloat %v (%v)", lit, v.num, ok, want, err)
+		}
+		if _, took := smallDecimal(lit); took {
+			fast++
+		}
+	}
+	for _, lit := range []string{"-0.0", "0.0", "0.000000000000001", "999999999999999.0", "1.5e3", "123456789012345.6", "0.1", "-2.5"} {
+		v, ok := numberValue(lit, false)
+		want, _ := strconv.ParseFloat(lit, 64)
+		if !ok || math.Float64bits(v.num) != math.Float64bits(want) {
+			t.Errorf("%s: got %v, ParseFloat %v", lit, v.num, want)
+		}
+	}
+	if fast == 0 {
+		t.Fatal("the fast path took no literal")
 	}
 }

@@ -217,7 +217,7 @@ func (m *mastraTrajectory) scoreRun(run *MastraRun, res *Result) {
 		var err error
 		item, err = parseMastraExpectation(run.ExpectedTrajectory, "expected_trajectory")
 		if err != nil {
-			setError(res, MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: run expectation: %w", err))
+			m.failed(res, "mastra_trajectory: run expectation: %w", err)
 			return
 		}
 	}
@@ -228,17 +228,7 @@ func (m *mastraTrajectory) scoreRun(run *MastraRun, res *Result) {
 		}
 	}
 	if resolved == nil || (m.version == MastraVersion120 && len(resolved) == 0) {
-		msg := "No expected trajectory provided (pass via options or dataset item expectedTrajectory)"
-		*res = Result{Scorer: MastraTrajectoryName, Threshold: m.threshold}
-		if !m.omitDetails {
-			res.Details = map[string]any{
-				"error":             msg,
-				"actualStepNames":   mastraNameList(mastraActualNames(steps, nil)),
-				"expectedStepNames": []string{},
-			}
-		}
-		res.decide()
-		res.Explanation = "0: " + msg
+		m.noExpectation(res, steps)
 		return
 	}
 	ordering, allowRep := m.ordering, m.allowRep.or(true)
@@ -248,21 +238,67 @@ func (m *mastraTrajectory) scoreRun(run *MastraRun, res *Result) {
 	if item != nil && item.allowRepeated.set {
 		allowRep = item.allowRepeated.v
 	}
+	m.compareInto(res, steps, resolved, names, ordering, allowRep)
+}
+
+// compareInto compares the steps with the expected ones and writes the
+// result. scoreRun's rare branches (noExpectation, failed) and the details
+// (addDetails) are in frames of their own: this one is on the way down to
+// the comparison, on the OTLP receiver's stack in the collector (see
+// ScoreInto).
+//
+//go:noinline
+func (m *mastraTrajectory) compareInto(res *Result, steps []Call, resolved []mastraExpectedStep, names *mastraStepNames, ordering string, allowRep bool) {
+	if names == nil && len(resolved) > 0 {
+		names = newMastraStepNames(resolved) // the run's own steps
+	}
 	var cmp mastraComparison
 	if err := cmp.compare(steps, resolved, names, ordering, allowRep, true); err != nil {
-		setError(res, MastraTrajectoryName, m.threshold, fmt.Errorf("mastra_trajectory: %w", err))
+		m.failed(res, "mastra_trajectory: %w", err)
 		return
 	}
 	*res = Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score}
 	if !m.omitDetails {
-		details := cmp.detailsSized(2)
-		details["actualStepNames"] = mastraNameList(cmp.stepNames[:len(steps):len(steps)])
-		details["expectedStepNames"] = cmp.stepNames[len(steps):]
-		res.Details = details
+		addDetails(res, &cmp, len(steps))
 	}
-	res.Breakdown = cmp.breakdown(len(steps))
+	cmp.breakdownInto(&res.Breakdown, len(steps))
 	res.decide()
 	res.Explanation = cmp.explain(ordering)
+}
+
+// addDetails sets the result's Details from the comparison of n actual
+// steps.
+//
+//go:noinline
+func addDetails(res *Result, cmp *mastraComparison, n int) {
+	details := cmp.detailsSized(2)
+	details["actualStepNames"] = mastraNameList(cmp.stepNames[:n:n])
+	details["expectedStepNames"] = cmp.stepNames[n:]
+	res.Details = details
+}
+
+// noExpectation is the result of a run with no expected trajectory.
+//
+//go:noinline
+func (m *mastraTrajectory) noExpectation(res *Result, steps []Call) {
+	msg := "No expected trajectory provided (pass via options or dataset item expectedTrajectory)"
+	*res = Result{Scorer: MastraTrajectoryName, Threshold: m.threshold}
+	if !m.omitDetails {
+		res.Details = map[string]any{
+			"error":             msg,
+			"actualStepNames":   mastraNameList(mastraActualNames(steps, nil)),
+			"expectedStepNames": []string{},
+		}
+	}
+	res.decide()
+	res.Explanation = "0: " + msg
+}
+
+// failed writes the error result format (with err) gives.
+//
+//go:noinline
+func (m *mastraTrajectory) failed(res *Result, format string, err error) {
+	setError(res, MastraTrajectoryName, m.threshold, fmt.Errorf(format, err))
 }
 
 // mastraStepNameList writes the actual then the expected steps' names into
@@ -811,6 +847,10 @@ func mastraExpectedNames(steps []mastraExpectedStep) []string {
 }
 
 // mastraSteps drops message steps, which Mastra trajectories do not have.
+// Not inlined: appending a Call copies it through a temporary in the frame
+// (see toolExpectations).
+//
+//go:noinline
 func mastraSteps(calls []Call) []Call {
 	for i := range calls {
 		if calls[i].StepType == StepMessage {
@@ -1004,16 +1044,17 @@ func boxNames(names []string) any {
 	return names
 }
 
-// breakdown lists the pairs, the expected steps no pair took (Missing) and
-// the actual steps no pair took (Unexpected), the two lists in one
-// allocation. A step is in at most one pair (compare pairs each expected
+// breakdownInto writes to b the pairs, the expected steps no pair took
+// (Missing) and the actual steps no pair took (Unexpected), the two lists
+// in one allocation. A step is in at most one pair (compare pairs each expected
 // and each actual step once at most), so the lists' lengths are known from
 // the number of pairs and each is filled in one pass.
-func (c *mastraComparison) breakdown(nActual int) Breakdown {
-	b := Breakdown{Pairs: c.pairs, OrderScore: orderScore(c.pairs)}
+func (c *mastraComparison) breakdownInto(b *Breakdown, nActual int) {
+	*b = Breakdown{}
+	b.Pairs, b.OrderScore = c.pairs, orderScore(c.pairs)
 	missing, unexpected := c.totalExpected-len(c.pairs), nActual-len(c.pairs)
 	if missing+unexpected == 0 {
-		return b
+		return
 	}
 	var buf [128]bool
 	var used []bool
@@ -1047,7 +1088,6 @@ func (c *mastraComparison) breakdown(nActual int) Breakdown {
 	if unexpected > 0 {
 		b.Unexpected = ints[missing:]
 	}
-	return b
 }
 
 // explain writes the comparison's explanation into a stack buffer, so the
@@ -1090,7 +1130,13 @@ func appendMastraNames(t []byte, label string, names []string) []byte {
 // compareTrajectories is Mastra's compareTrajectories.
 func compareTrajectories(actual []Call, expected []mastraExpectedStep, ordering string, allowRepeated bool) (*mastraComparison, error) {
 	c := new(mastraComparison)
-	if err := c.compare(actual, expected, nil, ordering, allowRepeated, false); err != nil {
+	// The names are indexed here rather than in compare, whose frame is
+	// large (see ScoreInto).
+	var names *mastraStepNames
+	if len(expected) > 0 {
+		names = newMastraStepNames(expected)
+	}
+	if err := c.compare(actual, expected, names, ordering, allowRepeated, false); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -1106,28 +1152,40 @@ type mastraStepNames struct {
 
 // newMastraStepNames indexes the names of steps.
 func newMastraStepNames(steps []mastraExpectedStep) *mastraStepNames {
+	if len(steps) > 64 {
+		return newMastraStepNamesIndexed(steps)
+	}
 	n := &mastraStepNames{id: make([]int, len(steps))}
 	distinct := make([]string, 0, len(steps))
-	var seen map[string]int
-	if len(steps) > 64 {
-		seen = make(map[string]int, len(steps))
-	}
 	for i := range steps {
 		name := steps[i].name
-		k := -1
-		if seen != nil {
-			if at, ok := seen[name]; ok {
-				k = at
-			}
-		} else {
-			k = slices.Index(distinct, name)
-		}
+		k := slices.Index(distinct, name)
 		if k < 0 {
 			k = len(distinct)
 			distinct = append(distinct, name)
-			if seen != nil {
-				seen[name] = k
-			}
+		}
+		n.id[i] = k
+	}
+	n.table = newNameTable(distinct)
+	return n
+}
+
+// newMastraStepNamesIndexed is newMastraStepNames for many steps, with a map of
+// the names seen. (Apart: the map would be made in the frame, which is on
+// the way down to the comparison: see ScoreInto.)
+//
+//go:noinline
+func newMastraStepNamesIndexed(steps []mastraExpectedStep) *mastraStepNames {
+	n := &mastraStepNames{id: make([]int, len(steps))}
+	distinct := make([]string, 0, len(steps))
+	seen := make(map[string]int, len(steps))
+	for i := range steps {
+		name := steps[i].name
+		k, ok := seen[name]
+		if !ok {
+			k = len(distinct)
+			distinct = append(distinct, name)
+			seen[name] = k
 		}
 		n.id[i] = k
 	}

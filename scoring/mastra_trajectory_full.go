@@ -204,41 +204,39 @@ func (m *mastraTrajectoryFull) ScoreRun(_ context.Context, run MastraRun) (res R
 
 // scoreRun is ScoreRun writing its result to res.
 func (m *mastraTrajectoryFull) scoreRun(run *MastraRun, res *Result) {
-	cfg := m.base
+	// The configuration is read, never written: the scorer's own, or the
+	// run's merged over it (a copy of either would take room in this
+	// frame, which is on the way down to the comparison: see ScoreInto).
+	cfg := &m.base
 	if run.ExpectedTrajectory != nil {
-		item, err := parseMastraExpectation(run.ExpectedTrajectory, "expected_trajectory")
+		merged, err := m.runExpectation(run)
 		if err != nil {
-			setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: run expectation: %w", err))
+			m.failed(res, "mastra_trajectory_full: run expectation: %w", err)
 			return
 		}
-		cfg = cfg.merge(item)
+		cfg = merged
 	}
 	steps := mastraSteps(run.Steps)
-	lv, err := mastraEvaluateLevel(steps, run.TotalDurationMs, &cfg, m.w, m.version)
+	lv, err := mastraEvaluateLevel(steps, run.TotalDurationMs, cfg, m.w, m.version)
 	if err != nil {
-		setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: %w", err))
+		m.failed(res, "mastra_trajectory_full: %w", err)
 		return
 	}
 	var nested []mastraNode
 	if cfg.steps.set && len(cfg.steps.v) > 0 {
 		nested, err = mastraEvaluateNested(cfg.steps.v, steps, m.w, m.version)
 		if err != nil {
-			setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf("mastra_trajectory_full: %w", err))
+			m.failed(res, "mastra_trajectory_full: %w", err)
 			return
 		}
 	}
 	score := lv.combine(nested, m.version, true)
 	*res = Result{Scorer: MastraTrajectoryFullName, Threshold: m.threshold, Score: score}
 	if !m.omitDetails {
-		details := lv.details()
-		details["score"] = score
-		if len(nested) > 0 {
-			details["nested"] = mastraNodesDetails(nested)
-		}
-		res.Details = details
+		lv.addDetails(res, score, nested)
 	}
 	if lv.accuracy != nil {
-		res.Breakdown = lv.accuracy.breakdown(len(steps))
+		lv.accuracy.breakdownInto(&res.Breakdown, len(steps))
 	}
 	res.decide()
 	res.Explanation = lv.reason(score, nested, m.version)
@@ -251,6 +249,26 @@ type mastraLevel struct {
 	blacklist    *mastraBlacklistResult
 	toolFailures *mastraFailureResult
 	w            mastraWeights
+}
+
+// runExpectation is the scorer's configuration with the run's expectation
+// merged over it.
+//
+//go:noinline
+func (m *mastraTrajectoryFull) runExpectation(run *MastraRun) (*mastraExpectation, error) {
+	item, err := parseMastraExpectation(run.ExpectedTrajectory, "expected_trajectory")
+	if err != nil {
+		return nil, err
+	}
+	merged := m.base.merge(item)
+	return &merged, nil
+}
+
+// failed writes the error result format (with err) gives.
+//
+//go:noinline
+func (m *mastraTrajectoryFull) failed(res *Result, format string, err error) {
+	setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf(format, err))
 }
 
 func mastraEvaluateLevel(steps []Call, totalDuration Value, cfg *mastraExpectation, w mastraWeights, version string) (*mastraLevel, error) {
@@ -367,89 +385,134 @@ func (lv *mastraLevel) details() map[string]any {
 	return d
 }
 
+// addDetails sets the result's Details: the level's, its score and the
+// nested steps'. (In a frame of its own: see ScoreInto.)
+//
+//go:noinline
+func (lv *mastraLevel) addDetails(res *Result, score float64, nested []mastraNode) {
+	details := lv.details()
+	details["score"] = score
+	if len(nested) > 0 {
+		details["nested"] = mastraNodesDetails(nested)
+	}
+	res.Details = details
+}
+
 // reason is generateReason.
 func (lv *mastraLevel) reason(score float64, nested []mastraNode, version string) string {
+	// Each part is written in a function of its own: their string building
+	// takes room, and this frame is on the OTLP receiver's stack (see
+	// ScoreInto).
 	parts := []string{"Score: " + formatJSNumber(score)}
 	if bl := lv.blacklist; bl != nil && bl.score == 0 {
-		var v []string
-		if len(bl.violatedTools) > 0 {
-			v = append(v, "forbidden tools used: "+strings.Join(bl.violatedTools, ", "))
-		}
-		if len(bl.violatedSequences) > 0 {
-			seqs := make([]string, len(bl.violatedSequences))
-			for i, s := range bl.violatedSequences {
-				seqs[i] = strings.Join(s, " → ")
-			}
-			v = append(v, "forbidden sequences: "+strings.Join(seqs, "; "))
-		}
-		parts = append(parts, "Blacklist violation: "+strings.Join(v, ". ")+".")
+		parts = append(parts, blacklistReason(bl))
 		return strings.Join(parts, "\n")
 	}
 	if len(nested) > 0 && mastraBlacklistViolation(nested, version) {
-		var names []string
-		for i := range nested {
-			if mastraBlacklistViolation(nested[i:i+1], version) {
-				names = append(names, nested[i].stepName)
-			}
-		}
-		parts = append(parts, "Nested blacklist violation in: "+strings.Join(names, ", ")+".")
+		parts = append(parts, nestedBlacklistReason(nested, version))
 		return strings.Join(parts, "\n")
 	}
 	if a := lv.accuracy; a != nil {
-		d := []string{fmt.Sprintf("%d/%d expected steps matched", a.matched, a.totalExpected)}
-		if len(a.missing) > 0 {
-			d = append(d, "missing: "+strings.Join(a.missing, ", "))
-		}
-		if len(a.extra) > 0 {
-			d = append(d, "extra: "+strings.Join(a.extra, ", "))
-		}
-		if len(a.outOfOrder) > 0 {
-			d = append(d, "out of order: "+strings.Join(a.outOfOrder, ", "))
-		}
-		parts = append(parts, "Accuracy ("+formatJSNumber(a.score)+"): "+strings.Join(d, ". ")+".")
+		parts = append(parts, accuracyReason(a))
 	}
 	if e := lv.efficiency; e != nil {
-		var d []string
-		if e.overStepBudget {
-			d = append(d, fmt.Sprintf("over step budget (%d steps)", e.totalSteps))
-		}
-		if e.overTokenBudget {
-			d = append(d, "over token budget ("+formatJSNumber(e.totalTokens)+" tokens)")
-		}
-		if e.overDurationBudget {
-			d = append(d, "over duration budget ("+formatJSNumber(e.totalDurationMs)+"ms)")
-		}
-		if len(e.redundant) > 0 {
-			names := make([]string, len(e.redundant))
-			for i, r := range e.redundant {
-				names[i] = r.name
-			}
-			d = append(d, "redundant calls: "+strings.Join(names, ", "))
-		}
-		if len(d) > 0 {
-			parts = append(parts, "Efficiency ("+formatJSNumber(e.score)+"): "+strings.Join(d, ". ")+".")
-		} else {
-			parts = append(parts, "Efficiency ("+formatJSNumber(e.score)+"): all budgets met, no redundant calls.")
-		}
+		parts = append(parts, efficiencyReason(e))
 	}
 	if f := lv.toolFailures; f != nil && len(f.patterns) > 0 {
-		var d []string
-		if f.totalRetries > 0 {
-			d = append(d, fmt.Sprintf("%d total retries", f.totalRetries))
-		}
-		if len(f.excessive) > 0 {
-			d = append(d, "excessive retries: "+strings.Join(f.excessive, ", "))
-		}
-		parts = append(parts, "Tool failures ("+formatJSNumber(f.score)+"): "+strings.Join(d, ". ")+".")
+		parts = append(parts, failuresReason(f))
 	}
 	if len(nested) > 0 {
-		s := make([]string, len(nested))
-		for i, r := range nested {
-			s[i] = r.stepName + ": " + formatJSNumber(r.score)
-		}
-		parts = append(parts, "Nested scores: "+strings.Join(s, ", ")+".")
+		parts = append(parts, nestedReason(nested))
 	}
 	return strings.Join(parts, "\n")
+}
+
+//go:noinline
+func blacklistReason(bl *mastraBlacklistResult) string {
+	var v []string
+	if len(bl.violatedTools) > 0 {
+		v = append(v, "forbidden tools used: "+strings.Join(bl.violatedTools, ", "))
+	}
+	if len(bl.violatedSequences) > 0 {
+		seqs := make([]string, len(bl.violatedSequences))
+		for i, s := range bl.violatedSequences {
+			seqs[i] = strings.Join(s, " → ")
+		}
+		v = append(v, "forbidden sequences: "+strings.Join(seqs, "; "))
+	}
+	return "Blacklist violation: " + strings.Join(v, ". ") + "."
+}
+
+//go:noinline
+func nestedBlacklistReason(nested []mastraNode, version string) string {
+	var names []string
+	for i := range nested {
+		if mastraBlacklistViolation(nested[i:i+1], version) {
+			names = append(names, nested[i].stepName)
+		}
+	}
+	return "Nested blacklist violation in: " + strings.Join(names, ", ") + "."
+}
+
+//go:noinline
+func accuracyReason(a *mastraComparison) string {
+	d := []string{fmt.Sprintf("%d/%d expected steps matched", a.matched, a.totalExpected)}
+	if len(a.missing) > 0 {
+		d = append(d, "missing: "+strings.Join(a.missing, ", "))
+	}
+	if len(a.extra) > 0 {
+		d = append(d, "extra: "+strings.Join(a.extra, ", "))
+	}
+	if len(a.outOfOrder) > 0 {
+		d = append(d, "out of order: "+strings.Join(a.outOfOrder, ", "))
+	}
+	return "Accuracy (" + formatJSNumber(a.score) + "): " + strings.Join(d, ". ") + "."
+}
+
+//go:noinline
+func efficiencyReason(e *mastraEfficiencyResult) string {
+	var d []string
+	if e.overStepBudget {
+		d = append(d, fmt.Sprintf("over step budget (%d steps)", e.totalSteps))
+	}
+	if e.overTokenBudget {
+		d = append(d, "over token budget ("+formatJSNumber(e.totalTokens)+" tokens)")
+	}
+	if e.overDurationBudget {
+		d = append(d, "over duration budget ("+formatJSNumber(e.totalDurationMs)+"ms)")
+	}
+	if len(e.redundant) > 0 {
+		names := make([]string, len(e.redundant))
+		for i, r := range e.redundant {
+			names[i] = r.name
+		}
+		d = append(d, "redundant calls: "+strings.Join(names, ", "))
+	}
+	if len(d) > 0 {
+		return "Efficiency (" + formatJSNumber(e.score) + "): " + strings.Join(d, ". ") + "."
+	}
+	return "Efficiency (" + formatJSNumber(e.score) + "): all budgets met, no redundant calls."
+}
+
+//go:noinline
+func failuresReason(f *mastraFailureResult) string {
+	var d []string
+	if f.totalRetries > 0 {
+		d = append(d, fmt.Sprintf("%d total retries", f.totalRetries))
+	}
+	if len(f.excessive) > 0 {
+		d = append(d, "excessive retries: "+strings.Join(f.excessive, ", "))
+	}
+	return "Tool failures (" + formatJSNumber(f.score) + "): " + strings.Join(d, ". ") + "."
+}
+
+//go:noinline
+func nestedReason(nested []mastraNode) string {
+	s := make([]string, len(nested))
+	for i, r := range nested {
+		s[i] = r.stepName + ": " + formatJSNumber(r.score)
+	}
+	return "Nested scores: " + strings.Join(s, ", ") + "."
 }
 
 // mastraNode is NestedEvaluationResult.

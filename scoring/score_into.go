@@ -5,8 +5,8 @@ import "context"
 // ScoreInto runs s on calls, with run when s is a [ContextScorer], and
 // writes the result to res: what s.Score or s.ScoreContext would return.
 //
-// The native and checks scorers write their result in place; the others'
-// result is copied. A caller that keeps its results in place, as the
+// The native, checks and peer-profile scorers write their result in place;
+// the judges' result is copied (they run on goroutines of their own). A caller that keeps its results in place, as the
 // collector processor does, then holds no Result on its stack on the way
 // to those scorers: a Result is 336 bytes, and each copy on the way makes
 // the call deeper (a goroutine's stack is copied to twice its size when a

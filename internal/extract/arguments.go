@@ -628,31 +628,40 @@ func DecodeResult(raw string, form ResultForm) (scoring.Value, bool) {
 		return scoring.String(raw), true
 	}
 	if form != ResultPlain {
-		v = unwrapResult(v, form)
+		// Text taken out of a wrapper is decoded here rather than under
+		// unwrapResult's frames: the processor decodes results on the
+		// OTLP receiver's stack, and the parser's frames add up (see its
+		// scoreClosed).
+		var text bool
+		if v, text = unwrapResult(v, form); text {
+			v = unwrapped(v)
+		}
 	}
 	return v, true
 }
 
 // unwrapResult removes the wrapper form names from a decoded result; a
-// value of another shape is returned as it is.
-func unwrapResult(v scoring.Value, form ResultForm) scoring.Value {
+// value of another shape is returned as it is. text reports a value taken
+// out of a wrapper that is to be decoded as a raw result is (see unwrapped),
+// when it is text.
+func unwrapResult(v scoring.Value, form ResultForm) (_ scoring.Value, text bool) {
 	switch form {
 	case ResultADK:
 		if x, ok := soleMember(v, "result"); ok {
-			return unwrapped(x)
+			return x, true
 		}
 	case ResultGenkitV2:
 		if x, ok := soleMember(v, "output"); ok {
-			return unwrapped(x)
+			return x, true
 		}
 	case ResultStrands:
 		if v.Kind() == scoring.KindArray && v.Len() == 1 {
 			block := v.Index(0)
 			if x, ok := soleMember(block, "text"); ok && x.Kind() == scoring.KindString {
-				return unwrapped(x)
+				return x, true
 			}
 			if x, ok := soleMember(block, "json"); ok {
-				return x
+				return x, false
 			}
 		}
 	case ResultOpenLLMetry:
@@ -660,22 +669,22 @@ func unwrapResult(v scoring.Value, form ResultForm) scoring.Value {
 			out, hasOut := v.Get("output")
 			if _, hasKW := v.Get("kwargs"); hasOut && hasKW {
 				if c, ok := toolMessageContent(out); ok {
-					return c
+					return c, true
 				}
-				return unwrapped(out)
+				return out, true
 			}
 		}
 		if c, ok := toolMessageContent(v); ok {
-			return c
+			return c, true
 		}
 	case ResultOpenInference:
 		if x, ok := soleMember(v, "output"); ok {
 			if c, ok := toolMessageContent(x); ok {
-				return c
+				return c, true
 			}
 		}
 	}
-	return v
+	return v, false
 }
 
 // soleMember returns the member key of v when v is an object with no other
@@ -691,7 +700,8 @@ func soleMember(v scoring.Value, key string) (scoring.Value, bool) {
 // ToolMessage: its constructor form ({"lc":1,"type":"constructor",
 // "id":[…,"ToolMessage"],"kwargs":{"content":…}}) or the instance
 // JSON.stringify writes ({"lc_serializable":true,"type":"tool",
-// "content":…}). Text content is decoded as a raw result is.
+// "content":…}), as it is (text content is for the caller to decode, as
+// unwrapResult's is).
 func toolMessageContent(v scoring.Value) (scoring.Value, bool) {
 	if v.Kind() != scoring.KindObject {
 		return scoring.Value{}, false
@@ -711,7 +721,7 @@ func toolMessageContent(v scoring.Value) (scoring.Value, bool) {
 	if !ok {
 		return scoring.Value{}, false
 	}
-	return unwrapped(content), true
+	return content, true
 }
 
 // unwrapped returns a value taken out of a wrapper: text is decoded as
