@@ -343,7 +343,7 @@ func (d *deepeval) failInto(res *Result, err error) {
 
 //go:noinline
 func (d *deepeval) notADict(res *Result, j int, name string, k Kind) {
-	d.failInto(res, fmt.Errorf("call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, name, k))
+	setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, name, k))
 }
 
 func (d *deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }
