@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -338,12 +339,13 @@ func (d *deepeval) addDetails(res *Result, score float64, reason string) {
 //
 //go:noinline
 func (d *deepeval) failInto(res *Result, err error) {
-	setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", err))
+	setError(res, DeepEvalName, d.threshold, prefixError("deepeval: ", err))
 }
 
 //go:noinline
 func (d *deepeval) notADict(res *Result, j int, name string, k Kind) {
-	setError(res, DeepEvalName, d.threshold, fmt.Errorf("deepeval: call %d (%s): ToolCall input_parameters must be a dict, got %s (pydantic ValidationError)", j+1, name, k))
+	// Without fmt, as argsUnavailable.
+	setError(res, DeepEvalName, d.threshold, errors.New("deepeval: call "+strconv.Itoa(j+1)+" ("+name+"): ToolCall input_parameters must be a dict, got "+k.String()+" (pydantic ValidationError)"))
 }
 
 func (d *deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }

@@ -136,10 +136,29 @@ func mapIndex(idx []int, i int) int {
 	return idx[i]
 }
 
+// prefixedError is fmt.Errorf(prefix+"%w", err) made without fmt (see
+// argsUnavailable): its text is the prefix and err's, and it wraps err.
+type prefixedError struct {
+	msg string
+	err error
+}
+
+func (e *prefixedError) Error() string { return e.msg }
+func (e *prefixedError) Unwrap() error { return e.err }
+
+// prefixError returns err with prefix before its text, wrapping it.
+func prefixError(prefix string, err error) error {
+	return &prefixedError{msg: prefix + err.Error(), err: err}
+}
+
 // argsUnavailable is the error of a profile whose verdict depends on the
 // arguments of a call whose arguments were not recorded.
+//
+// Written without fmt, whose frames take over a kilobyte: the error is
+// made on the scorer's path, on the OTLP receiver's stack in the collector
+// (see ScoreInto).
 func argsUnavailable(profile string, c *Call, pos int) error {
-	return fmt.Errorf("%s: arguments unavailable for call %d (%s); %s judges arguments in this configuration", profile, pos+1, c.Name, profile)
+	return errors.New(profile + ": arguments unavailable for call " + strconv.Itoa(pos+1) + " (" + c.Name + "); " + profile + " judges arguments in this configuration")
 }
 
 // ---------------------------------------------------------------------------
