@@ -564,7 +564,7 @@ func (a *agentevals) scoreInto(calls []Call, _ *RunContext, res *Result) {
 		}
 	}
 	if err != nil {
-		setError(res, AgentEvalsName, a.threshold, fmt.Errorf("agentevals: %w", err))
+		setError(res, AgentEvalsName, a.threshold, prefixError("agentevals: ", err))
 		return
 	}
 	key := "trajectory_" + a.mode + "_match"

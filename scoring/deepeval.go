@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -196,8 +197,9 @@ func newDeepEval(s Settings) (Scorer, error) {
 
 func (d *deepeval) Name() string { return DeepEvalName }
 
-func (d *deepeval) fail(err error) Result {
-	return errorResult(DeepEvalName, d.threshold, fmt.Errorf("deepeval: %w", err))
+func (d *deepeval) fail(err error) (res Result) {
+	d.failInto(&res, err)
+	return res
 }
 
 // ScoreTestCase scores an LLMTestCase whose tools_called or expected_tools
@@ -586,21 +588,11 @@ func (d *deepeval) typeMismatches(called []deCall) []string {
 	return mismatches
 }
 
-// hasName reports whether list holds n.
-func hasName(list []string, n string) bool {
-	for _, x := range list {
-		if x == n {
-			return true
-		}
-	}
-	return false
-}
-
 // namesNotIn returns the names of a not in b, once each, in a's order.
 func namesNotIn(a, b []string) []string {
 	var out []string
 	for _, x := range a {
-		if !hasName(b, x) && !hasName(out, x) {
+		if !slices.Contains(b, x) && !slices.Contains(out, x) {
 			out = append(out, x)
 		}
 	}
@@ -680,7 +672,7 @@ func (d *deepeval) unorderedReason(called []deCall, score float64, el, cl string
 				break
 			}
 		}
-		if !found && !hasName(missing, d.expected[i].name) {
+		if !found && !slices.Contains(missing, d.expected[i].name) {
 			missing = append(missing, d.expected[i].name)
 		}
 	}

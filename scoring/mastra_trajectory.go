@@ -217,7 +217,7 @@ func (m *mastraTrajectory) scoreRun(run *MastraRun, res *Result) {
 		var err error
 		item, err = parseMastraExpectation(run.ExpectedTrajectory, "expected_trajectory")
 		if err != nil {
-			m.failed(res, "mastra_trajectory: run expectation: %w", err)
+			setError(res, MastraTrajectoryName, m.threshold, prefixError("mastra_trajectory: run expectation: ", err))
 			return
 		}
 	}
@@ -242,7 +242,7 @@ func (m *mastraTrajectory) scoreRun(run *MastraRun, res *Result) {
 }
 
 // compareInto compares the steps with the expected ones and writes the
-// result. scoreRun's rare branches (noExpectation, failed) and the details
+// result. scoreRun's rare branch (noExpectation) and the details
 // (addDetails) are in frames of their own: this one is on the way down to
 // the comparison, on the OTLP receiver's stack in the collector (see
 // ScoreInto).
@@ -254,7 +254,7 @@ func (m *mastraTrajectory) compareInto(res *Result, steps []Call, resolved []mas
 	}
 	var cmp mastraComparison
 	if err := cmp.compare(steps, resolved, names, ordering, allowRep, true); err != nil {
-		m.failed(res, "mastra_trajectory: %w", err)
+		setError(res, MastraTrajectoryName, m.threshold, prefixError("mastra_trajectory: ", err))
 		return
 	}
 	*res = Result{Scorer: MastraTrajectoryName, Threshold: m.threshold, Score: cmp.score}
@@ -292,13 +292,6 @@ func (m *mastraTrajectory) noExpectation(res *Result, steps []Call) {
 	}
 	res.decide()
 	res.Explanation = "0: " + msg
-}
-
-// failed writes the error result format (with err) gives.
-//
-//go:noinline
-func (m *mastraTrajectory) failed(res *Result, format string, err error) {
-	setError(res, MastraTrajectoryName, m.threshold, fmt.Errorf(format, err))
 }
 
 // mastraStepNameList writes the actual then the expected steps' names into
@@ -1224,7 +1217,9 @@ var mastraPool = sync.Pool{New: func() any { return new(mastraScratch) }}
 const maxPooledMastra = 4 * MaxCalls
 
 // compare fills c with Mastra's comparison of actual with expected. names
-// indexes expected's names; nil when they are indexed here.
+// indexes expected's names (newMastraStepNames; its callers index them, as
+// compare's frame is large: see ScoreInto); it is not read when expected is
+// empty.
 //
 // Names are compared by id: an expected name's id is its index among the
 // distinct expected names (names.table); an actual name no expected step
@@ -1245,9 +1240,6 @@ func (c *mastraComparison) compare(actual []Call, expected []mastraExpectedStep,
 			c.stepNames = mastraStepNameList(actual, expected, make([]string, len(actual)))
 		}
 		return nil
-	}
-	if names == nil {
-		names = newMastraStepNames(expected)
 	}
 	sc := mastraPool.Get().(*mastraScratch)
 	defer mastraPool.Put(sc)

@@ -211,7 +211,7 @@ func (m *mastraTrajectoryFull) scoreRun(run *MastraRun, res *Result) {
 	if run.ExpectedTrajectory != nil {
 		merged, err := m.runExpectation(run)
 		if err != nil {
-			m.failed(res, "mastra_trajectory_full: run expectation: %w", err)
+			setError(res, MastraTrajectoryFullName, m.threshold, prefixError("mastra_trajectory_full: run expectation: ", err))
 			return
 		}
 		cfg = merged
@@ -219,14 +219,14 @@ func (m *mastraTrajectoryFull) scoreRun(run *MastraRun, res *Result) {
 	steps := mastraSteps(run.Steps)
 	lv, err := mastraEvaluateLevel(steps, run.TotalDurationMs, cfg, m.w, m.version)
 	if err != nil {
-		m.failed(res, "mastra_trajectory_full: %w", err)
+		setError(res, MastraTrajectoryFullName, m.threshold, prefixError("mastra_trajectory_full: ", err))
 		return
 	}
 	var nested []mastraNode
 	if cfg.steps.set && len(cfg.steps.v) > 0 {
 		nested, err = mastraEvaluateNested(cfg.steps.v, steps, m.w, m.version)
 		if err != nil {
-			m.failed(res, "mastra_trajectory_full: %w", err)
+			setError(res, MastraTrajectoryFullName, m.threshold, prefixError("mastra_trajectory_full: ", err))
 			return
 		}
 	}
@@ -262,13 +262,6 @@ func (m *mastraTrajectoryFull) runExpectation(run *MastraRun) (*mastraExpectatio
 	}
 	merged := m.base.merge(item)
 	return &merged, nil
-}
-
-// failed writes the error result format (with err) gives.
-//
-//go:noinline
-func (m *mastraTrajectoryFull) failed(res *Result, format string, err error) {
-	setError(res, MastraTrajectoryFullName, m.threshold, fmt.Errorf(format, err))
 }
 
 func mastraEvaluateLevel(steps []Call, totalDuration Value, cfg *mastraExpectation, w mastraWeights, version string) (*mastraLevel, error) {

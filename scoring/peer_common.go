@@ -146,7 +146,11 @@ type prefixedError struct {
 func (e *prefixedError) Error() string { return e.msg }
 func (e *prefixedError) Unwrap() error { return e.err }
 
-// prefixError returns err with prefix before its text, wrapping it.
+// prefixError returns err with prefix before its text, wrapping it. Not
+// inlined: the scorers call it on their error paths, whose frames are on
+// the OTLP receiver's stack (see ScoreInto).
+//
+//go:noinline
 func prefixError(prefix string, err error) error {
 	return &prefixedError{msg: prefix + err.Error(), err: err}
 }

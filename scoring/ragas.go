@@ -276,7 +276,6 @@ func (g *ragas) accuracy(pred, ref []ragasCall, res *Result) {
 		return
 	}
 	finish(score, fmt.Sprintf("tool names aligned, mean argument score %s", formatScore(score)))
-	return
 }
 
 // argScore is _get_arg_score(preds, refs) with ExactMatch on str().

@@ -147,9 +147,10 @@ func (b *Breakdown) ForbiddenTools(calls []Call) []string {
 	return namesAt(b.Forbidden, calls, func(c *Call) string { return c.Name })
 }
 
-// errorResult builds an error result for scorer name.
-func errorResult(name string, threshold float64, err error) Result {
-	return Result{Scorer: name, Threshold: threshold, Outcome: OutcomeError, Err: err, Explanation: err.Error()}
+// errorResult builds an error result for scorer name (see setError).
+func errorResult(name string, threshold float64, err error) (res Result) {
+	setError(&res, name, threshold, err)
+	return res
 }
 
 // decide fills Outcome from Score and Threshold. Scores are clamped to [0, 1]

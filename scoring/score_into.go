@@ -6,11 +6,12 @@ import "context"
 // writes the result to res: what s.Score or s.ScoreContext would return.
 //
 // The native, checks and peer-profile scorers write their result in place;
-// the judges' result is copied (they run on goroutines of their own). A caller that keeps its results in place, as the
-// collector processor does, then holds no Result on its stack on the way
-// to those scorers: a Result is 336 bytes, and each copy on the way makes
-// the call deeper (a goroutine's stack is copied to twice its size when a
-// call needs more than is left).
+// the judges' result is copied (they run on goroutines of their own). A
+// caller that keeps its results in place, as the collector processor does,
+// then holds no Result on its stack on the way to those scorers: a Result
+// is 336 bytes, and each copy on the way makes the call deeper (a
+// goroutine's stack is copied to twice its size when a call needs more than
+// is left).
 func ScoreInto(ctx context.Context, s Scorer, calls []Call, run *RunContext, res *Result) {
 	switch s := s.(type) {
 	case inPlaceScorer:
