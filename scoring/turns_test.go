@@ -94,7 +94,8 @@ func TestTurnCallsToOneTool(t *testing.T) {
 			var cities []string
 			for i, c := range aligned {
 				assert.Equal(t, i, c.Position)
-				cities = append(cities, get(c.Args, "location").StringValue())
+				location, _ := c.Args.Get("location")
+				cities = append(cities, location.StringValue())
 			}
 			assert.Equal(t, tt.aligned, cities)
 			// The native scorer judges aligned calls the same.
