@@ -105,10 +105,10 @@ soak:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzConsumeTraces$$' -fuzztime $(FUZZ_TIME) .
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_TIME) ./scoring/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZ_TIME) ./internal/jsonv/
 	$(GO) test -run '^$$' -fuzz '^FuzzScore$$' -fuzztime $(FUZZ_TIME) ./scoring/
-	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParse$$' -fuzztime $(FUZZ_TIME) ./scoring/
-	$(GO) test -run '^$$' -fuzz '^FuzzSkipValue$$' -fuzztime $(FUZZ_TIME) ./scoring/
+	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParse$$' -fuzztime $(FUZZ_TIME) ./internal/jsonv/
+	$(GO) test -run '^$$' -fuzz '^FuzzSkipValue$$' -fuzztime $(FUZZ_TIME) ./internal/jsonv/
 	$(GO) test -run '^$$' -fuzz '^FuzzFieldTable$$' -fuzztime $(FUZZ_TIME) ./internal/extract/
 
 bench-e2e: $(BENCH_COLLECTOR) $(TOOLSCORE)

@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // Attribute names written on agent spans.
@@ -104,7 +104,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		names.AppendEmpty().SetStr(o.name)
 		attrs.PutStr(o.scorer, o.labels[0])
 		attrs.PutStr(o.outcome, res.Outcome.String())
-		attrs.PutBool(o.passed, res.Outcome == scoring.OutcomePass)
+		attrs.PutBool(o.passed, res.Outcome == toolcall.OutcomePass)
 		if hasScore(res.Outcome) {
 			attrs.PutDouble(o.score, res.Score)
 			minScore = min(minScore, res.Score)
@@ -174,14 +174,14 @@ func attributeCount(run *scoredRun, cfg *OutputConfig) int {
 }
 
 // hasScore reports whether an outcome carries a score.
-func hasScore(o scoring.Outcome) bool {
-	return o == scoring.OutcomePass || o == scoring.OutcomeFail
+func hasScore(o toolcall.Outcome) bool {
+	return o == toolcall.OutcomePass || o == toolcall.OutcomeFail
 }
 
 // failsRun reports whether an outcome makes tool_call_accuracy.passed false
 // (a fail or an error; a run no scorer evaluated does not fail).
-func failsRun(o scoring.Outcome) bool {
-	return o != scoring.OutcomePass && o != scoring.OutcomeNotEvaluated
+func failsRun(o toolcall.Outcome) bool {
+	return o != toolcall.OutcomePass && o != toolcall.OutcomeNotEvaluated
 }
 
 // listsToolCalls reports whether tool_call_accuracy.tool_calls is written
@@ -234,9 +234,9 @@ func putNames[T any](attrs pcommon.Map, key string, items []T, name func(*T) str
 	}
 }
 
-func expectedName(c *scoring.ExpectedCall) string { return c.Name }
+func expectedName(c *toolcall.ExpectedCall) string { return c.Name }
 
-func callName(c *scoring.Call) string { return c.Name }
+func callName(c *toolcall.Call) string { return c.Name }
 
 // validText returns s with every byte sequence that is not UTF-8 replaced
 // by U+FFFD. Tool names, and the explanations that quote them and their
@@ -263,12 +263,12 @@ func annotateEvent(span ptrace.Span, ev *evaluation, run *scoredRun, outs []rule
 	attrs.PutStr(attrEventRule, o.name)
 	attrs.PutStr(attrEventScorer, o.labels[ev.scorer])
 	switch res.Outcome {
-	case scoring.OutcomePass, scoring.OutcomeFail:
+	case toolcall.OutcomePass, toolcall.OutcomeFail:
 		attrs.PutDouble(attrEvalScore, res.Score)
 		attrs.PutStr(attrEvalLabel, res.Outcome.String())
-	case scoring.OutcomeError:
+	case toolcall.OutcomeError:
 		attrs.PutStr(attrErrorType, errorTypeScoring)
-	case scoring.OutcomeNotEvaluated:
+	case toolcall.OutcomeNotEvaluated:
 		attrs.PutStr(attrEvalLabel, res.Outcome.String())
 	}
 	attrs.PutStr(attrEvalExplain, ev.explanation(run.dropped, maxLen))
@@ -285,7 +285,7 @@ func (ev *evaluation) explanation(dropped, maxLen int) string {
 
 // explanation returns the result's explanation as valid UTF-8, noting an
 // incomplete run, truncated to maxLen bytes.
-func explanation(res *scoring.Result, dropped, maxLen int) string {
+func explanation(res *toolcall.Result, dropped, maxLen int) string {
 	s := validText(res.Explanation)
 	if dropped > 0 {
 		s += incompleteWarning

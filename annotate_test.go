@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // TestToolCallsOutput checks when the run's tool names are listed: the
@@ -66,30 +66,30 @@ func TestAttributeCount(t *testing.T) {
 	cfg := parisConfig(t) // paris_trip, then stock_must_succeed
 	p, err := newProcessor(processortest.NewNopSettings(NewFactory().Type()), cfg, consumertest.NewNop())
 	require.NoError(t, err)
-	calls := []scoring.Call{{Name: "get_weather"}, {Name: "lookup_stock"}, {Name: "search"}}
-	eval := func(rule, scorer int, outcome scoring.Outcome, b scoring.Breakdown) evaluation {
-		res := scoring.Result{Outcome: outcome, Score: 0.5, Breakdown: b, Explanation: "x"}
-		if outcome == scoring.OutcomeError {
+	calls := []toolcall.Call{{Name: "get_weather"}, {Name: "lookup_stock"}, {Name: "search"}}
+	eval := func(rule, scorer int, outcome toolcall.Outcome, b toolcall.Breakdown) evaluation {
+		res := toolcall.Result{Outcome: outcome, Score: 0.5, Breakdown: b, Explanation: "x"}
+		if outcome == toolcall.OutcomeError {
 			res.Err = errors.New("boom")
 		}
 		return evaluation{rule: rule, scorer: scorer, result: res, calls: calls}
 	}
-	full := scoring.Breakdown{Missing: []int{0}, Unexpected: []int{2}}
+	full := toolcall.Breakdown{Missing: []int{0}, Unexpected: []int{2}}
 	tests := []struct {
 		name   string
 		passed bool
 		evals  []evaluation
 	}{
-		{"one rule passes", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{})}},
-		{"one rule fails with lists", false, []evaluation{eval(0, 0, scoring.OutcomeFail, full)}},
-		{"only forbidden and hallucinated calls", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{Forbidden: []int{1}, Hallucinated: []int{2}})}},
-		{"an error", false, []evaluation{eval(0, 0, scoring.OutcomeError, scoring.Breakdown{})}},
+		{"one rule passes", true, []evaluation{eval(0, 0, toolcall.OutcomePass, toolcall.Breakdown{})}},
+		{"one rule fails with lists", false, []evaluation{eval(0, 0, toolcall.OutcomeFail, full)}},
+		{"only forbidden and hallucinated calls", true, []evaluation{eval(0, 0, toolcall.OutcomePass, toolcall.Breakdown{Forbidden: []int{1}, Hallucinated: []int{2}})}},
+		{"an error", false, []evaluation{eval(0, 0, toolcall.OutcomeError, toolcall.Breakdown{})}},
 		// A run no scorer evaluated does not fail.
-		{"not evaluated", true, []evaluation{eval(0, 0, scoring.OutcomeNotEvaluated, scoring.Breakdown{})}},
-		{"two rules, one fails", false, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(1, 0, scoring.OutcomeFail, full)}},
-		{"two rules fail", false, []evaluation{eval(0, 0, scoring.OutcomeFail, full), eval(1, 0, scoring.OutcomeError, scoring.Breakdown{})}},
+		{"not evaluated", true, []evaluation{eval(0, 0, toolcall.OutcomeNotEvaluated, toolcall.Breakdown{})}},
+		{"two rules, one fails", false, []evaluation{eval(0, 0, toolcall.OutcomePass, toolcall.Breakdown{}), eval(1, 0, toolcall.OutcomeFail, full)}},
+		{"two rules fail", false, []evaluation{eval(0, 0, toolcall.OutcomeFail, full), eval(1, 0, toolcall.OutcomeError, toolcall.Breakdown{})}},
 		// Only the primary scorer decides the attributes.
-		{"a second scorer writes no attributes", true, []evaluation{eval(0, 0, scoring.OutcomePass, scoring.Breakdown{}), eval(0, 1, scoring.OutcomeFail, full)}},
+		{"a second scorer writes no attributes", true, []evaluation{eval(0, 0, toolcall.OutcomePass, toolcall.Breakdown{}), eval(0, 1, toolcall.OutcomeFail, full)}},
 	}
 	for _, tt := range tests {
 		for _, mode := range []string{ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever} {
@@ -132,10 +132,10 @@ func BenchmarkAnnotate(b *testing.B) {
 	cfg := loadConfig(b, filepath.Join("testdata", "golden", "config.yaml"), "paris")
 	p, err := newProcessor(processortest.NewNopSettings(NewFactory().Type()), cfg, consumertest.NewNop())
 	require.NoError(b, err)
-	calls := []scoring.Call{{Name: "get_weather"}, {Name: "lookup_stock"}, {Name: "search"}}
-	fail := scoring.Result{Outcome: scoring.OutcomeFail, Score: 0.5, Explanation: "score 0.50: 1 of 2 expected calls matched",
-		Breakdown: scoring.Breakdown{Missing: []int{1}, Unexpected: []int{2}}}
-	pass := scoring.Result{Outcome: scoring.OutcomePass, Score: 1, Explanation: "score 1: 1 of 1 expected calls matched"}
+	calls := []toolcall.Call{{Name: "get_weather"}, {Name: "lookup_stock"}, {Name: "search"}}
+	fail := toolcall.Result{Outcome: toolcall.OutcomeFail, Score: 0.5, Explanation: "score 0.50: 1 of 2 expected calls matched",
+		Breakdown: toolcall.Breakdown{Missing: []int{1}, Unexpected: []int{2}}}
+	pass := toolcall.Result{Outcome: toolcall.OutcomePass, Score: 1, Explanation: "score 1: 1 of 1 expected calls matched"}
 	evals := []evaluation{{rule: 0, result: fail, calls: calls}, {rule: 1, result: pass, calls: calls}}
 	template := ptrace.NewSpan()
 	template.SetName("invoke_agent")
@@ -168,7 +168,7 @@ func BenchmarkAnnotate(b *testing.B) {
 // names in list order, indexes out of range skipped, invalid UTF-8
 // replaced, and no attribute when nothing is left to list.
 func TestPutNames(t *testing.T) {
-	calls := []scoring.Call{{Name: "a"}, {Name: "b"}, {Name: "c\xff"}}
+	calls := []toolcall.Call{{Name: "a"}, {Name: "b"}, {Name: "c\xff"}}
 	tests := []struct {
 		name  string
 		lists [][]int

@@ -10,8 +10,12 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.uber.org/zap"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	// The peer profiles and judges register their scorers with toolcall
+	// (judges imports peers): rules name them.
+	_ "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judges"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // nopTelemetry is used to compile rules during validation, before the
@@ -27,7 +31,7 @@ func nopTelemetry() component.TelemetrySettings {
 //
 // judgeFor gives each judge scorer (by scorer index) the Completer it sends
 // requests with; nil (validation) gives one that sends nothing.
-func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(scorer int) scoring.Completer) (*rules.Rule, error) {
+func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(scorer int) toolcall.Completer) (*rules.Rule, error) {
 	exp, err := buildExpectation(&r.Expect)
 	if err != nil {
 		return nil, err
@@ -53,7 +57,7 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	}
 	scorerCfgs := r.Scorers
 	if len(scorerCfgs) == 0 {
-		scorerCfgs = []ScorerConfig{{Name: scoring.NativeName}}
+		scorerCfgs = []ScorerConfig{{Name: toolcall.NativeName}}
 	}
 	var errs []error
 	scorers := make([]rules.Scorer, 0, len(scorerCfgs))
@@ -72,7 +76,7 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 			continue
 		}
 		labels[label] = i
-		var judge scoring.Completer
+		var judge toolcall.Completer
 		if r.Judge != nil {
 			judge = unsentJudge{}
 			if judgeFor != nil {
@@ -82,12 +86,12 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		// The processor writes scores, outcomes, breakdowns and
 		// explanations, never the peers' native result fields: the peer
 		// profiles need not build them.
-		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
+		s, err := toolcall.New(sc.Name, toolcall.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
 			continue
 		}
-		_, deferred := s.(scoring.Deferred)
+		_, deferred := s.(toolcall.Deferred)
 		scorers = append(scorers, rules.Scorer{Label: label, Scorer: s, Deferred: deferred})
 	}
 	if len(errs) > 0 {
@@ -100,16 +104,16 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 // validated: nothing is sent.
 type unsentJudge struct{}
 
-func (unsentJudge) Complete(context.Context, scoring.ChatRequest) (scoring.ChatResponse, error) {
-	return scoring.ChatResponse{}, errJudgeNotStarted
+func (unsentJudge) Complete(context.Context, toolcall.ChatRequest) (toolcall.ChatResponse, error) {
+	return toolcall.ChatResponse{}, errJudgeNotStarted
 }
 
 // buildTools converts a rule's tool definitions, compiling each schema so
 // that a bad one fails at startup naming the tool.
-func buildTools(cfgs []ToolConfig) ([]scoring.ToolDefinition, error) {
+func buildTools(cfgs []ToolConfig) ([]toolcall.ToolDefinition, error) {
 	var errs []error
 	seen := map[string]int{}
-	defs := make([]scoring.ToolDefinition, 0, len(cfgs))
+	defs := make([]toolcall.ToolDefinition, 0, len(cfgs))
 	for i, tc := range cfgs {
 		field := fmt.Sprintf("tools[%d]", i)
 		if tc.Name == "" {
@@ -121,14 +125,14 @@ func buildTools(cfgs []ToolConfig) ([]scoring.ToolDefinition, error) {
 			continue
 		}
 		seen[tc.Name] = i
-		d := scoring.ToolDefinition{Name: tc.Name, Description: tc.Description}
+		d := toolcall.ToolDefinition{Name: tc.Name, Description: tc.Description}
 		if tc.Parameters != nil {
-			v, err := scoring.ValueOf(tc.Parameters)
+			v, err := jsonv.ValueOf(tc.Parameters)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s.parameters: %w", field, err))
 				continue
 			}
-			if _, err := scoring.CompileArgumentSchema(v); err != nil {
+			if _, err := toolcall.CompileArgumentSchema(v); err != nil {
 				errs = append(errs, fmt.Errorf("%s.parameters: %w", field, err))
 				continue
 			}
@@ -140,32 +144,32 @@ func buildTools(cfgs []ToolConfig) ([]scoring.ToolDefinition, error) {
 }
 
 // buildExpectation converts the expect section into a scoring expectation.
-func buildExpectation(c *ExpectConfig) (scoring.Expectation, error) {
-	exp := scoring.Expectation{
-		Order:              scoring.OrderMode(c.Order),
-		ExtraCalls:         scoring.ExtraPolicy(c.ExtraCalls),
+func buildExpectation(c *ExpectConfig) (toolcall.Expectation, error) {
+	exp := toolcall.Expectation{
+		Order:              toolcall.OrderMode(c.Order),
+		ExtraCalls:         toolcall.ExtraPolicy(c.ExtraCalls),
 		ExtraCallCap:       c.ExtraCallCap,
-		ExtraArgs:          scoring.ExtraPolicy(c.ExtraArgs),
-		Credit:             scoring.CreditMode(c.ArgumentCredit),
+		ExtraArgs:          toolcall.ExtraPolicy(c.ExtraArgs),
+		Credit:             toolcall.CreditMode(c.ArgumentCredit),
 		CoerceStrings:      c.CoerceStrings,
 		ForbiddenTools:     c.ForbiddenTools,
 		ForbiddenSequences: c.ForbiddenSequences,
 		AvailableTools:     c.AvailableTools,
 	}
-	opts := scoring.MatcherOptions{CoerceStrings: c.CoerceStrings}
+	opts := toolcall.MatcherOptions{CoerceStrings: c.CoerceStrings}
 	var errs []error
 	for i, cc := range c.Calls {
 		field := fmt.Sprintf("expect.calls[%d]", i)
-		call := scoring.ExpectedCall{Name: cc.Tool, Optional: cc.Optional, MustSucceed: cc.MustSucceed, Type: cc.Type}
+		call := toolcall.ExpectedCall{Name: cc.Tool, Optional: cc.Optional, MustSucceed: cc.MustSucceed, Type: cc.Type}
 		if cc.Args != nil {
-			v, err := scoring.ValueOf(cc.Args)
+			v, err := jsonv.ValueOf(cc.Args)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s.args: %w", field, err))
 			}
 			call.Args = v
 		}
 		if cc.Result != nil {
-			v, err := scoring.ValueOf(cc.Result)
+			v, err := jsonv.ValueOf(cc.Result)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s.result: %w", field, err))
 			}
@@ -177,16 +181,16 @@ func buildExpectation(c *ExpectConfig) (scoring.Expectation, error) {
 		}
 		sort.Strings(paths)
 		for _, p := range paths {
-			if _, err := scoring.ParsePath(p); err != nil {
+			if _, err := jsonv.ParsePath(p); err != nil {
 				errs = append(errs, fmt.Errorf("%s.match: %w", field, err))
 				continue
 			}
-			m, err := scoring.ParseMatcher(cc.Match[p], opts)
+			m, err := toolcall.ParseMatcher(cc.Match[p], opts)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s.match[%q]: %w", field, p, err))
 				continue
 			}
-			call.Matchers = append(call.Matchers, scoring.PathMatcher{Path: p, Matcher: m})
+			call.Matchers = append(call.Matchers, toolcall.PathMatcher{Path: p, Matcher: m})
 		}
 		exp.Calls = append(exp.Calls, call)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // slowJudge stands in for an LLM judge: a deferred scorer that answers when
@@ -24,7 +24,7 @@ var judges = struct {
 }{byLabel: map[string]*slowJudge{}}
 
 func init() {
-	scoring.Register("test_slow_judge", func(s scoring.Settings) (scoring.Scorer, error) {
+	toolcall.Register("test_slow_judge", func(s toolcall.Settings) (toolcall.Scorer, error) {
 		label, _ := s.Options["id"].(string)
 		j := &slowJudge{release: make(chan struct{})}
 		judges.Lock()
@@ -36,12 +36,12 @@ func init() {
 
 func (j *slowJudge) Name() string { return "test_slow_judge" }
 func (j *slowJudge) Deferred()    {}
-func (j *slowJudge) Score(ctx context.Context, calls []scoring.Call) scoring.Result {
+func (j *slowJudge) Score(ctx context.Context, calls []toolcall.Call) toolcall.Result {
 	select {
 	case <-j.release:
-		return scoring.Result{Scorer: j.Name(), Score: 0.9, Threshold: 0.5, Outcome: scoring.OutcomePass, Explanation: "judged"}
+		return toolcall.Result{Scorer: j.Name(), Score: 0.9, Threshold: 0.5, Outcome: toolcall.OutcomePass, Explanation: "judged"}
 	case <-ctx.Done():
-		return scoring.Result{Scorer: j.Name(), Outcome: scoring.OutcomeError, Err: ctx.Err(), Explanation: "judge timed out: " + ctx.Err().Error()}
+		return toolcall.Result{Scorer: j.Name(), Outcome: toolcall.OutcomeError, Err: ctx.Err(), Explanation: "judge timed out: " + ctx.Err().Error()}
 	}
 }
 

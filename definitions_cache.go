@@ -3,7 +3,7 @@ package toolcallaccuracyprocessor
 import (
 	"sync"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // maxCachedDefinitions bounds definitionsCache. Each key is a definitions
@@ -24,7 +24,7 @@ type definitionsCache struct {
 // definitionsRead is what one definitions text gave: the definitions (their
 // schemas compiled; read-only once cached) and what could not be used.
 type definitionsRead struct {
-	tools scoring.ToolDefinitions
+	tools toolcall.ToolDefinitions
 	notes []contextNote
 }
 

@@ -9,8 +9,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // heldRun is an agent span taken out of its batch: either waiting (wait) for
@@ -217,7 +217,7 @@ func (p *tcaProcessor) runDeferred(h *heldRun) {
 
 // errDeferredQueueFull is the result of deferred scorers of a run that
 // found the queue full.
-var errDeferredQueueFull = fmt.Errorf("%w: budget: the queue of runs waiting for their judges is full", scoring.ErrJudgeSkipped)
+var errDeferredQueueFull = fmt.Errorf("%w: budget: the queue of runs waiting for their judges is full", toolcall.ErrJudgeSkipped)
 
 // deferredWorker runs queued runs until the queue is closed.
 func (p *tcaProcessor) deferredWorker() {
@@ -239,11 +239,11 @@ func (p *tcaProcessor) finishDeferred(h *heldRun, skip error) {
 	for _, rs := range run.pending {
 		r := p.rules[rs[0]]
 		calls := r.Calls(run.calls)
-		var res scoring.Result
+		var res toolcall.Result
 		if skip != nil {
-			res = scoring.Result{Scorer: r.Scorers[rs[1]].Name(), Outcome: scoring.OutcomeNotEvaluated, Explanation: skip.Error()}
+			res = toolcall.Result{Scorer: r.Scorers[rs[1]].Name(), Outcome: toolcall.OutcomeNotEvaluated, Explanation: skip.Error()}
 		} else {
-			scoring.ScoreInto(ctx, r.Scorers[rs[1]].Scorer, calls, run.context, &res)
+			toolcall.ScoreInto(ctx, r.Scorers[rs[1]].Scorer, calls, run.context, &res)
 		}
 		run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: res, calls: calls})
 	}

@@ -14,7 +14,7 @@ import (
 
 	judgepkg "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // withJudgeRule adds a rule judged by MEAI's ToolCallAccuracy at the given
@@ -51,9 +51,9 @@ func BenchmarkAgentSpanJudgeSampledOut(b *testing.B) {
 // blockedJudge never answers until the context ends.
 type blockedJudge struct{}
 
-func (blockedJudge) Complete(ctx context.Context, _ scoring.ChatRequest) (scoring.ChatResponse, error) {
+func (blockedJudge) Complete(ctx context.Context, _ toolcall.ChatRequest) (toolcall.ChatResponse, error) {
 	<-ctx.Done()
-	return scoring.ChatResponse{}, ctx.Err()
+	return toolcall.ChatResponse{}, ctx.Err()
 }
 
 // BenchmarkRetainedHeldForJudge measures the heap one agent span held for
@@ -73,7 +73,7 @@ func BenchmarkRetainedHeldForJudge(b *testing.B) {
 				}
 				var tp *tcaProcessor
 				f := newFactory(func(p *tcaProcessor) {
-					p.makeJudge = func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (scoring.Completer, error) {
+					p.makeJudge = func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (toolcall.Completer, error) {
 						return blockedJudge{}, nil
 					}
 					tp = p

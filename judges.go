@@ -13,7 +13,7 @@ import (
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // ruleJudge is one rule's LLM judge: the client (made at Start, when the
@@ -28,7 +28,7 @@ type ruleJudge struct {
 	all         bool
 }
 
-type completerBox struct{ scoring.Completer }
+type completerBox struct{ toolcall.Completer }
 
 // errJudgeNotStarted answers requests made before Start made the client.
 var errJudgeNotStarted = errors.New("the judge client is not started")
@@ -46,10 +46,10 @@ func newRuleJudge(cfg *JudgeConfig) *ruleJudge {
 }
 
 // Complete sends a request with the client made at Start.
-func (j *ruleJudge) Complete(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, error) {
+func (j *ruleJudge) Complete(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, error) {
 	c := j.client.Load()
 	if c == nil {
-		return scoring.ChatResponse{}, errJudgeNotStarted
+		return toolcall.ChatResponse{}, errJudgeNotStarted
 	}
 	return c.Complete(ctx, req)
 }
@@ -84,7 +84,7 @@ type judgeObserver struct {
 	rule, scorer int
 }
 
-func (o *judgeObserver) observe(outcome judging.Outcome, took time.Duration, resp *scoring.ChatResponse) {
+func (o *judgeObserver) observe(outcome judging.Outcome, took time.Duration, resp *toolcall.ChatResponse) {
 	if o.p == nil || o.p.tel == nil {
 		return
 	}

@@ -27,18 +27,18 @@ import (
 	judgepkg "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // echoJudge is a scorer that asks its judge about the run's request and
 // passes when the answer is "pass": the processor's judge path without a
 // peer profile.
-type echoJudge struct{ judge scoring.Completer }
+type echoJudge struct{ judge toolcall.Completer }
 
 func init() {
-	scoring.Register("test_echo_judge", func(s scoring.Settings) (scoring.Scorer, error) {
+	toolcall.Register("test_echo_judge", func(s toolcall.Settings) (toolcall.Scorer, error) {
 		if s.Judge == nil {
-			return nil, scoring.ErrNoJudge
+			return nil, toolcall.ErrNoJudge
 		}
 		return &echoJudge{judge: s.Judge}, nil
 	})
@@ -46,29 +46,29 @@ func init() {
 
 func (j *echoJudge) Name() string { return "test_echo_judge" }
 func (j *echoJudge) Deferred()    {}
-func (j *echoJudge) Score(ctx context.Context, calls []scoring.Call) scoring.Result {
+func (j *echoJudge) Score(ctx context.Context, calls []toolcall.Call) toolcall.Result {
 	return j.ScoreContext(ctx, calls, nil)
 }
 
-func (j *echoJudge) ScoreContext(ctx context.Context, calls []scoring.Call, rc *scoring.RunContext) scoring.Result {
+func (j *echoJudge) ScoreContext(ctx context.Context, calls []toolcall.Call, rc *toolcall.RunContext) toolcall.Result {
 	args := calls[0].Args.JSON()
 	if calls[0].ArgsDoc != nil {
 		args = calls[0].ArgsDoc.Text()
 	}
-	req := scoring.ChatRequest{Messages: []scoring.ChatMessage{{Role: "user", Content: fmt.Sprintf("%d calls, first %s %s", len(calls), calls[0].Name, args)}}}
+	req := toolcall.ChatRequest{Messages: []toolcall.ChatMessage{{Role: "user", Content: fmt.Sprintf("%d calls, first %s %s", len(calls), calls[0].Name, args)}}}
 	if rc != nil {
-		req.Messages = append(req.Messages, scoring.ChatMessage{Role: "user", Content: rc.Request})
+		req.Messages = append(req.Messages, toolcall.ChatMessage{Role: "user", Content: rc.Request})
 	}
 	resp, err := j.judge.Complete(ctx, req)
 	switch {
-	case errors.Is(err, scoring.ErrJudgeSkipped):
-		return scoring.Result{Scorer: j.Name(), Outcome: scoring.OutcomeNotEvaluated, Explanation: err.Error()}
+	case errors.Is(err, toolcall.ErrJudgeSkipped):
+		return toolcall.Result{Scorer: j.Name(), Outcome: toolcall.OutcomeNotEvaluated, Explanation: err.Error()}
 	case err != nil:
-		return scoring.Result{Scorer: j.Name(), Outcome: scoring.OutcomeError, Err: err, Explanation: err.Error()}
+		return toolcall.Result{Scorer: j.Name(), Outcome: toolcall.OutcomeError, Err: err, Explanation: err.Error()}
 	}
-	res := scoring.Result{Scorer: j.Name(), Threshold: 1, Explanation: resp.Content}
+	res := toolcall.Result{Scorer: j.Name(), Threshold: 1, Explanation: resp.Content}
 	if resp.Content == "pass" {
-		res.Score, res.Outcome = 1, scoring.OutcomePass
+		res.Score, res.Outcome = 1, toolcall.OutcomePass
 	}
 	return res
 }
@@ -81,7 +81,7 @@ type fakeJudge struct {
 	delay time.Duration
 }
 
-func (f *fakeJudge) Complete(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, error) {
+func (f *fakeJudge) Complete(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, error) {
 	f.sent.Add(1)
 	f.mu.Lock()
 	if f.seen == nil {
@@ -93,10 +93,10 @@ func (f *fakeJudge) Complete(ctx context.Context, req scoring.ChatRequest) (scor
 		select {
 		case <-time.After(f.delay):
 		case <-ctx.Done():
-			return scoring.ChatResponse{}, ctx.Err()
+			return toolcall.ChatResponse{}, ctx.Err()
 		}
 	}
-	return scoring.ChatResponse{Content: "pass", InputTokens: 12, OutputTokens: 1}, nil
+	return toolcall.ChatResponse{Content: "pass", InputTokens: 12, OutputTokens: 1}, nil
 }
 
 func judgeRuleConfig(judge *JudgeConfig) *Config {
@@ -117,7 +117,7 @@ func newJudged(t *testing.T, cfg *Config, fake *fakeJudge) (*harness, *tcaProces
 	t.Cleanup(func() { require.NoError(t, h.tel.Shutdown(context.Background())) })
 	var p *tcaProcessor
 	f := newFactory(func(tp *tcaProcessor) {
-		tp.makeJudge = func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (scoring.Completer, error) {
+		tp.makeJudge = func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (toolcall.Completer, error) {
 			return fake, nil
 		}
 		p = tp

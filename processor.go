@@ -20,8 +20,8 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // tcaProcessor scores agent runs as their spans pass through. Every span is
@@ -51,7 +51,7 @@ type tcaProcessor struct {
 	// host are the telemetry settings judge clients are made with.
 	host component.TelemetrySettings
 	// makeJudge makes a rule's judge client at Start (tests replace it).
-	makeJudge func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (scoring.Completer, error)
+	makeJudge func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (toolcall.Completer, error)
 	now       func() time.Time
 
 	// mu guards store, held and replays: the mutable state between batches.
@@ -93,10 +93,10 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	compiled := make([]*rules.Rule, 0, len(cfg.Rules))
 	judges := make([]*ruleJudge, len(cfg.Rules))
 	for i := range cfg.Rules {
-		var judgeFor func(int) scoring.Completer
+		var judgeFor func(int) toolcall.Completer
 		if jc := cfg.Rules[i].Judge; jc != nil {
 			judges[i] = newRuleJudge(jc)
-			judgeFor = func(scorer int) scoring.Completer {
+			judgeFor = func(scorer int) toolcall.Completer {
 				o := &judgeObserver{p: p, rule: i, scorer: scorer}
 				return judges[i].guard.For(o.observe)
 			}

@@ -3,14 +3,15 @@ package toolcallaccuracyprocessor
 import (
 	"context"
 	"errors"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/consumer"
-	"go.opentelemetry.io/collector/consumer/consumertest"
 	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumertest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -6,8 +6,9 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // contextIssue is a reason of the context_issues metric.
@@ -27,12 +28,12 @@ var contextIssueNames = [numContextIssues]string{"context_cap", "invalid_tool_de
 // see definitionsCache), with a note, a counter and a debug line for what
 // could not be used. It returns an empty context when nothing was captured.
 // into, if not nil, is the memory the context is written in.
-func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, counts *batchCounts, into *scoring.RunContext) *scoring.RunContext {
+func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, counts *batchCounts, into *toolcall.RunContext) *toolcall.RunContext {
 	rc := into
 	if rc == nil {
-		rc = &scoring.RunContext{}
+		rc = &toolcall.RunContext{}
 	} else {
-		*rc = scoring.RunContext{}
+		*rc = toolcall.RunContext{}
 	}
 	if c == nil {
 		return rc
@@ -75,7 +76,7 @@ func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, co
 // schemas; what could not be used is cleared and noted.
 func readDefinitions(text string) definitionsRead {
 	var read definitionsRead
-	defs, err := scoring.ParseToolDefinitions(text)
+	defs, err := toolcall.ParseToolDefinitions(text)
 	if err != nil {
 		read.notes = append(read.notes, contextNote{issueDefinitions, "recorded tool definitions not all read: " + truncateNote(err.Error())})
 	}
@@ -83,10 +84,10 @@ func readDefinitions(text string) definitionsRead {
 		if defs[i].Parameters.IsUndefined() {
 			continue
 		}
-		sch, err := scoring.CachedArgumentSchema(defs[i].Parameters)
+		sch, err := toolcall.CachedArgumentSchema(defs[i].Parameters)
 		if err != nil {
 			read.notes = append(read.notes, contextNote{issueSchema, fmt.Sprintf("the recorded schema of %q was not used: %s", defs[i].Name, truncateNote(err.Error()))})
-			defs[i].Parameters = scoring.Value{}
+			defs[i].Parameters = jsonv.Value{}
 			continue
 		}
 		defs[i].Schema = sch

@@ -17,14 +17,14 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // contextRecorder is a scorer that keeps the run contexts it is given.
 type contextRecorder struct {
 	mu   sync.Mutex
-	runs []*scoring.RunContext
+	runs []*toolcall.RunContext
 }
 
 var recorders = struct {
@@ -33,7 +33,7 @@ var recorders = struct {
 }{byID: map[string]*contextRecorder{}}
 
 func init() {
-	scoring.Register("test_context_recorder", func(s scoring.Settings) (scoring.Scorer, error) {
+	toolcall.Register("test_context_recorder", func(s toolcall.Settings) (toolcall.Scorer, error) {
 		id, _ := s.Options["id"].(string)
 		r := &contextRecorder{}
 		recorders.Lock()
@@ -44,11 +44,11 @@ func init() {
 }
 
 func (r *contextRecorder) Name() string { return "test_context_recorder" }
-func (r *contextRecorder) Score(ctx context.Context, calls []scoring.Call) scoring.Result {
+func (r *contextRecorder) Score(ctx context.Context, calls []toolcall.Call) toolcall.Result {
 	return r.ScoreContext(ctx, calls, nil)
 }
 
-func (r *contextRecorder) ScoreContext(_ context.Context, _ []scoring.Call, run *scoring.RunContext) scoring.Result {
+func (r *contextRecorder) ScoreContext(_ context.Context, _ []toolcall.Call, run *toolcall.RunContext) toolcall.Result {
 	if run != nil {
 		kept := *run // the processor reuses run's memory
 		run = &kept
@@ -56,7 +56,7 @@ func (r *contextRecorder) ScoreContext(_ context.Context, _ []scoring.Call, run 
 	r.mu.Lock()
 	r.runs = append(r.runs, run)
 	r.mu.Unlock()
-	return scoring.Result{Scorer: r.Name(), Score: 1, Threshold: 1, Outcome: scoring.OutcomePass}
+	return toolcall.Result{Scorer: r.Name(), Score: 1, Threshold: 1, Outcome: toolcall.OutcomePass}
 }
 
 func recorderConfig(id string) *Config {
@@ -73,7 +73,7 @@ type capturedContext struct {
 	Notes    []string `json:"notes,omitempty"`
 }
 
-func summarize(rc *scoring.RunContext) capturedContext {
+func summarize(rc *toolcall.RunContext) capturedContext {
 	out := capturedContext{Request: clip(rc.Request), Response: clip(rc.Response), Notes: rc.Notes}
 	for _, d := range rc.Tools.All() {
 		name := d.Name

@@ -10,9 +10,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // runScratch is memory reused from run to run: the calls of the run being
@@ -20,7 +21,7 @@ import (
 type runScratch struct {
 	calls   trajectory.Scratch
 	evals   []evaluation
-	context scoring.RunContext
+	context toolcall.RunContext
 	// opts and run are the run's scoring options and the run handed to
 	// finish, kept here rather than in score's frame (see scoreSelected).
 	opts trajectory.ScoringOptions
@@ -33,7 +34,7 @@ func (s *runScratch) clear() {
 	s.calls.Clear()
 	clear(s.evals[:cap(s.evals)])
 	s.evals = s.evals[:0]
-	s.context = scoring.RunContext{}
+	s.context = toolcall.RunContext{}
 	s.opts = trajectory.ScoringOptions{}
 }
 
@@ -42,8 +43,8 @@ func (s *runScratch) clear() {
 // result's breakdown indexes.
 type evaluation struct {
 	rule, scorer int
-	result       scoring.Result
-	calls        []scoring.Call
+	result       toolcall.Result
+	calls        []toolcall.Call
 	// text is the explanation as written on the span, once explained.
 	text      string
 	explained bool
@@ -51,10 +52,10 @@ type evaluation struct {
 
 // scoredRun is a run being scored: its calls and the evaluations so far.
 type scoredRun struct {
-	calls   []scoring.Call
+	calls   []toolcall.Call
 	dropped int
 	// context is the run context for scorers that read it (nil if none).
-	context *scoring.RunContext
+	context *toolcall.RunContext
 	evals   []evaluation
 	// pending lists the deferred scorers still to run, as (rule, scorer).
 	pending [][2]int
@@ -158,9 +159,9 @@ func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agen
 			opts.Scratch = nil
 		}
 	}
-	var rc *scoring.RunContext
+	var rc *toolcall.RunContext
 	if p.captureContext && p.wantsContext(span.TraceID()) {
-		var into *scoring.RunContext
+		var into *toolcall.RunContext
 		if opts.Scratch != nil { // the run is finished here
 			into = &scratch.context
 		}
@@ -189,7 +190,7 @@ func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agen
 // them again, which gives the same calls.
 //
 //go:noinline
-func (p *tcaProcessor) waitForDeferred(traj *trajectory.Trajectory, agent pcommon.SpanID, opts *trajectory.ScoringOptions, rc *scoring.RunContext, evals []evaluation, pending [][2]int) *scoredRun {
+func (p *tcaProcessor) waitForDeferred(traj *trajectory.Trajectory, agent pcommon.SpanID, opts *trajectory.ScoringOptions, rc *toolcall.RunContext, evals []evaluation, pending [][2]int) *scoredRun {
 	kept := slices.Clone(evals) // the scratch is reused
 	for i := range kept {
 		kept[i].calls = nil
@@ -202,8 +203,8 @@ func (p *tcaProcessor) waitForDeferred(traj *trajectory.Trajectory, agent pcommo
 // in pending instead. Decoding and scoring are functions of their own, so
 // that neither's frame is on the stack below the other (see scoreClosed).
 func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj *trajectory.Trajectory, agent pcommon.SpanID, opts *trajectory.ScoringOptions,
-	selected []int, scratch *runScratch, rc *scoring.RunContext,
-) (calls []scoring.Call, pending [][2]int) {
+	selected []int, scratch *runScratch, rc *toolcall.RunContext,
+) (calls []toolcall.Call, pending [][2]int) {
 	calls = trajectory.ScoringCalls(traj, agent, opts)
 	return calls, p.runScorers(ctx, trace, calls, opts, selected, scratch, rc)
 }
@@ -211,8 +212,8 @@ func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj
 // runScorers runs the selected rules' scorers on calls (see evaluate).
 //
 //go:noinline
-func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, calls []scoring.Call, opts *trajectory.ScoringOptions,
-	selected []int, scratch *runScratch, rc *scoring.RunContext,
+func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, calls []toolcall.Call, opts *trajectory.ScoringOptions,
+	selected []int, scratch *runScratch, rc *toolcall.RunContext,
 ) (pending [][2]int) {
 	evals := scratch.evals[:0]
 	for _, ri := range selected {
@@ -227,7 +228,7 @@ func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, ca
 			evals = growEvals(evals)
 			ev := &evals[len(evals)-1]
 			ev.rule, ev.scorer, ev.calls = ri, si, ruleCalls
-			scoring.ScoreInto(ctx, s.Scorer, ruleCalls, rc, &ev.result)
+			toolcall.ScoreInto(ctx, s.Scorer, ruleCalls, rc, &ev.result)
 		}
 	}
 	scratch.evals = evals
@@ -248,7 +249,7 @@ func growEvals(evals []evaluation) []evaluation {
 func readsContext(rs []*rules.Rule, judges bool) bool {
 	for _, r := range rs {
 		for _, s := range r.Scorers {
-			if _, ok := s.Scorer.(scoring.ContextScorer); ok && (judges || !s.Deferred) {
+			if _, ok := s.Scorer.(toolcall.ContextScorer); ok && (judges || !s.Deferred) {
 				return true
 			}
 		}
@@ -260,7 +261,7 @@ func readsContext(rs []*rules.Rule, judges bool) bool {
 // document was not JSON (scoring.ErrInvalidDocument).
 func invalidDocument(evals []evaluation) bool {
 	for i := range evals {
-		if errors.Is(evals[i].result.Err, scoring.ErrInvalidDocument) {
+		if errors.Is(evals[i].result.Err, jsonv.ErrInvalidDocument) {
 			return true
 		}
 	}
@@ -281,9 +282,9 @@ func (p *tcaProcessor) count(span ptrace.Span, ev *evaluation, run *scoredRun, c
 	res := &ev.result
 	counts.eval[ev.rule][ev.scorer][res.Outcome]++
 	switch res.Outcome {
-	case scoring.OutcomePass, scoring.OutcomeFail:
+	case toolcall.OutcomePass, toolcall.OutcomeFail:
 		counts.scoreCalls = append(counts.scoreCalls, scoreSample{rule: ev.rule, scorer: ev.scorer, value: res.Score})
-	case scoring.OutcomeError:
+	case toolcall.OutcomeError:
 		if ce := p.logger.Check(zap.DebugLevel, "agent run could not be scored"); ce != nil {
 			ce.Write(zap.String("rule", p.rules[ev.rule].Name), zap.String("scorer", p.rules[ev.rule].Scorers[ev.scorer].Label),
 				zap.Stringer("trace_id", span.TraceID()), zap.Stringer("span_id", span.SpanID()), zap.Error(res.Err))

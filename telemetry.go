@@ -13,8 +13,8 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // callStatus is the status attribute of the tool_calls metric.
@@ -42,13 +42,13 @@ var callStatusNames = [numCallStatuses]string{"matched", "mismatched", "missing"
 // undefined tool counts as hallucinated (from Breakdown.Hallucinated).
 func findingStatus(check string) (callStatus, bool) {
 	switch check {
-	case scoring.CheckInvalidArguments:
+	case toolcall.CheckInvalidArguments:
 		return statusInvalidArguments, true
-	case scoring.CheckRepeated:
+	case toolcall.CheckRepeated:
 		return statusRepeated, true
-	case scoring.CheckUnrecoveredFailed:
+	case toolcall.CheckUnrecoveredFailed:
 		return statusUnrecoveredFailure, true
-	case scoring.CheckOverBudget:
+	case toolcall.CheckOverBudget:
 		return statusOverBudget, true
 	}
 	return 0, false
@@ -105,7 +105,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 			ra, sa := attribute.String("rule", r.Name), attribute.String("scorer", s.Label)
 			scores[si] = newMeasureOpts(proc, ra, sa)
 			for o := 0; o < numOutcomes; o++ {
-				evals[si][o] = newMeasureOpts(proc, ra, sa, attribute.String("outcome", scoring.Outcome(o).String()))
+				evals[si][o] = newMeasureOpts(proc, ra, sa, attribute.String("outcome", toolcall.Outcome(o).String()))
 			}
 		}
 		t.eval = append(t.eval, evals)
@@ -293,7 +293,7 @@ type judgeOpts struct {
 }
 
 // recordJudge records one judge request: its outcome, duration and tokens.
-func (t *telemetry) recordJudge(rule, scorer int, outcome judging.Outcome, took time.Duration, resp *scoring.ChatResponse) {
+func (t *telemetry) recordJudge(rule, scorer int, outcome judging.Outcome, took time.Duration, resp *toolcall.ChatResponse) {
 	if rule >= len(t.judge) || scorer >= len(t.judge[rule]) {
 		return
 	}

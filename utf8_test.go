@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // invalidUTF8Trace is an agent span with one tool span whose name, and
@@ -87,7 +87,7 @@ func TestValidTextKeepsValidText(t *testing.T) {
 	assert.Zero(t, allocs)
 	assert.Equal(t, name, got)
 	assert.Equal(t, "a\uFFFDb\uFFFD", validText("a\xffb\xc3"))
-	res := scoring.Result{Explanation: "score 1: 2 of 2 expected calls matched"}
+	res := toolcall.Result{Explanation: "score 1: 2 of 2 expected calls matched"}
 	allocs = testing.AllocsPerRun(100, func() { got = explanation(&res, 0, 512) })
 	assert.Zero(t, allocs)
 	assert.Equal(t, res.Explanation, got)

@@ -5,19 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/peers"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall/toolcalltest"
 )
 
 // typicalTrajectory returns 10 expected and 10 actual calls with nested
 // arguments shaped like a production agent run: seven tools, three of them
 // called twice, arguments written in schema order, two calls with a wrong
 // nested value, and two neighbouring calls swapped.
-func typicalTrajectory() ([]ExpectedCall, []Call) {
+func typicalTrajectory() ([]toolcall.ExpectedCall, []toolcall.Call) {
 	tools := []string{"search_flights", "get_weather", "lookup_policy", "book_hotel", "search_flights", "get_weather", "convert_currency", "lookup_policy", "send_email", "get_itinerary"}
-	var exp []ExpectedCall
-	var act []Call
+	var exp []toolcall.ExpectedCall
+	var act []toolcall.Call
 	for i, tool := range tools {
 		args := fmt.Sprintf(`{"query":"trip %d","filters":{"city":"Paris","dates":{"from":"2026-05-%02d","to":"2026-05-%02d"},"tags":["a","b"]},"limit":%d}`, i, i+1, i+3, 10+i)
-		exp = append(exp, ExpectedCall{Name: tool, Args: mustParse(args)})
+		exp = append(exp, toolcall.ExpectedCall{Name: tool, Args: toolcalltest.MustParse(args)})
 	}
 	order := []int{0, 1, 3, 2, 4, 5, 6, 7, 8, 9}
 	for _, i := range order {
@@ -26,9 +31,9 @@ func typicalTrajectory() ([]ExpectedCall, []Call) {
 			city = "Lyon"
 		}
 		args := fmt.Sprintf(`{"query":"trip %d","filters":{"city":%q,"dates":{"from":"2026-05-%02d","to":"2026-05-%02d"},"tags":["a","b"]},"limit":%d}`, i, city, i+1, i+3, 10+i)
-		act = append(act, Call{Name: tools[i], Args: mustParse(args)})
+		act = append(act, toolcall.Call{Name: tools[i], Args: toolcalltest.MustParse(args)})
 	}
-	return exp, NumberCalls(act)
+	return exp, toolcall.NumberCalls(act)
 }
 
 // stressTrajectory returns 10 expected and 10 actual calls with nested
@@ -36,14 +41,14 @@ func typicalTrajectory() ([]ExpectedCall, []Call) {
 // times (so every same-tool pair must be scored), every object's keys in a
 // different order from the expectation, four calls with a wrong nested
 // value, and the actual calls in reverse order.
-func stressTrajectory() ([]ExpectedCall, []Call) {
+func stressTrajectory() ([]toolcall.ExpectedCall, []toolcall.Call) {
 	tools := []string{"search_flights", "get_weather", "lookup_policy", "book_hotel"}
-	var exp []ExpectedCall
-	var act []Call
+	var exp []toolcall.ExpectedCall
+	var act []toolcall.Call
 	for i := 0; i < 10; i++ {
 		tool := tools[i%len(tools)]
 		args := fmt.Sprintf(`{"query":"trip %d","filters":{"city":"Paris","dates":{"from":"2026-05-%02d","to":"2026-05-%02d"},"tags":["a","b"]},"limit":%d}`, i, i+1, i+3, 10+i)
-		exp = append(exp, ExpectedCall{Name: tool, Args: mustParse(args)})
+		exp = append(exp, toolcall.ExpectedCall{Name: tool, Args: toolcalltest.MustParse(args)})
 	}
 	for i := 9; i >= 0; i-- {
 		tool := tools[i%len(tools)]
@@ -52,9 +57,9 @@ func stressTrajectory() ([]ExpectedCall, []Call) {
 			city = "Lyon"
 		}
 		args := fmt.Sprintf(`{"limit":%d,"query":"trip %d","filters":{"dates":{"to":"2026-05-%02d","from":"2026-05-%02d"},"city":%q,"tags":["a","b"]}}`, 10+i, i, i+3, i+1, city)
-		act = append(act, Call{Name: tool, Args: mustParse(args)})
+		act = append(act, toolcall.Call{Name: tool, Args: toolcalltest.MustParse(args)})
 	}
-	return exp, NumberCalls(act)
+	return exp, toolcall.NumberCalls(act)
 }
 
 // reversedTrajectory returns 10 expected calls to 10 distinct tools, with
@@ -62,25 +67,25 @@ func stressTrajectory() ([]ExpectedCall, []Call) {
 // calls matching them exactly but in reverse order: the in-order greedy
 // pairing fails at once, so every pair is evaluated and the ordered
 // assignment decides.
-func reversedTrajectory() ([]ExpectedCall, []Call) {
-	var exp []ExpectedCall
-	var act []Call
+func reversedTrajectory() ([]toolcall.ExpectedCall, []toolcall.Call) {
+	var exp []toolcall.ExpectedCall
+	var act []toolcall.Call
 	args := func(i int) string {
 		return fmt.Sprintf(`{"db":"test","collection":"users%d","filter":{"age":{"$gte":%d},"status":"active","tags":["a","b"]},"limit":10}`, i, 18+i)
 	}
 	for i := 0; i < 10; i++ {
-		exp = append(exp, ExpectedCall{Name: fmt.Sprintf("tool_%d", i), Args: mustParse(args(i))})
+		exp = append(exp, toolcall.ExpectedCall{Name: fmt.Sprintf("tool_%d", i), Args: toolcalltest.MustParse(args(i))})
 	}
 	for i := 9; i >= 0; i-- {
-		act = append(act, Call{Name: fmt.Sprintf("tool_%d", i), Args: mustParse(args(i))})
+		act = append(act, toolcall.Call{Name: fmt.Sprintf("tool_%d", i), Args: toolcalltest.MustParse(args(i))})
 	}
-	return exp, NumberCalls(act)
+	return exp, toolcall.NumberCalls(act)
 }
 
 // benchShapes are the 10 × 10 trajectories the scorer benchmarks run on.
 var benchShapes = []struct {
 	name  string
-	build func() ([]ExpectedCall, []Call)
+	build func() ([]toolcall.ExpectedCall, []toolcall.Call)
 }{{"typical", typicalTrajectory}, {"stress", stressTrajectory}, {"reversed", reversedTrajectory}}
 
 // BenchmarkNative10x10 measures the native scorer on 10 expected × 10
@@ -89,10 +94,10 @@ var benchShapes = []struct {
 func BenchmarkNative10x10(b *testing.B) {
 	shapes := benchShapes
 	for _, shape := range shapes {
-		for _, order := range []OrderMode{OrderAny, OrderInOrder} {
+		for _, order := range []toolcall.OrderMode{toolcall.OrderAny, toolcall.OrderInOrder} {
 			exp, calls := shape.build()
 			b.Run(shape.name+"/"+string(order), func(b *testing.B) {
-				s, err := NewNative(Expectation{Calls: exp, Order: order}, 1)
+				s, err := toolcall.NewNative(toolcall.Expectation{Calls: exp, Order: order}, 1)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -118,16 +123,16 @@ func BenchmarkNativeDeferred(b *testing.B) {
 	}
 	for _, shape := range shapes {
 		b.Run(shape.name, func(b *testing.B) {
-			var exp []ExpectedCall
-			calls := make([]Call, 5)
-			docs := make([]Document, 5)
+			var exp []toolcall.ExpectedCall
+			calls := make([]toolcall.Call, 5)
+			docs := make([]jsonv.Document, 5)
 			for i := range calls {
 				tool := fmt.Sprintf("tool_%d", i)
-				exp = append(exp, ExpectedCall{Name: tool, Args: mustParse(fmt.Sprintf(shapes[0].format, i))})
-				docs[i] = DeferredDocument(fmt.Sprintf(shape.format, i))
-				calls[i] = Call{Name: tool, ArgsDoc: &docs[i], Position: i}
+				exp = append(exp, toolcall.ExpectedCall{Name: tool, Args: toolcalltest.MustParse(fmt.Sprintf(shapes[0].format, i))})
+				docs[i] = jsonv.DeferredDocument(fmt.Sprintf(shape.format, i))
+				calls[i] = toolcall.Call{Name: tool, ArgsDoc: &docs[i], Position: i}
 			}
-			s, err := NewNative(Expectation{Calls: exp, Order: OrderInOrder}, 1)
+			s, err := toolcall.NewNative(toolcall.Expectation{Calls: exp, Order: toolcall.OrderInOrder}, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -149,18 +154,18 @@ var benchProfiles = []struct {
 	profile string
 	options map[string]any
 }{
-	{"mongodb", MongoDBName, nil},
-	{"mastra_tool_call", MastraToolCallName, nil},
-	{"mastra_trajectory", MastraTrajectoryName, nil},
-	{"mastra_trajectory_full", MastraTrajectoryFullName, map[string]any{"defaults": map[string]any{"max_steps": 12, "no_redundant_calls": true}}},
-	{"deepeval", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}}},
-	{"deepeval/ordering", DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}, "should_consider_ordering": true}},
-	{"agentevals", AgentEvalsName, nil},
-	{"agentevals/unordered", AgentEvalsName, map[string]any{"trajectory_match_mode": "unordered"}},
-	{"adk", ADKName, map[string]any{"match_type": "ANY_ORDER"}},
-	{"adk/tool_parameter_match", ADKName, map[string]any{"metric": "tool_parameter_match"}},
-	{"ragas", RagasName, nil},
-	{"ragas/unordered", RagasName, map[string]any{"strict_order": false}},
+	{"mongodb", peers.MongoDBName, nil},
+	{"mastra_tool_call", peers.MastraToolCallName, nil},
+	{"mastra_trajectory", peers.MastraTrajectoryName, nil},
+	{"mastra_trajectory_full", peers.MastraTrajectoryFullName, map[string]any{"defaults": map[string]any{"max_steps": 12, "no_redundant_calls": true}}},
+	{"deepeval", peers.DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}}},
+	{"deepeval/ordering", peers.DeepEvalName, map[string]any{"evaluation_params": []any{"input_parameters"}, "should_consider_ordering": true}},
+	{"agentevals", peers.AgentEvalsName, nil},
+	{"agentevals/unordered", peers.AgentEvalsName, map[string]any{"trajectory_match_mode": "unordered"}},
+	{"adk", peers.ADKName, map[string]any{"match_type": "ANY_ORDER"}},
+	{"adk/tool_parameter_match", peers.ADKName, map[string]any{"metric": "tool_parameter_match"}},
+	{"ragas", peers.RagasName, nil},
+	{"ragas/unordered", peers.RagasName, map[string]any{"strict_order": false}},
 }
 
 // BenchmarkProfiles measures every peer profile on the typical 10 × 10
@@ -176,15 +181,15 @@ func BenchmarkProfiles(b *testing.B) {
 			prefix = shape + "/"
 		}
 		for _, p := range benchProfiles {
-			settings := Settings{Expectation: Expectation{Calls: exp}, Threshold: 0.5, Options: p.options, OmitDetails: shape == "omit_details/reversed"}
+			settings := toolcall.Settings{Expectation: toolcall.Expectation{Calls: exp}, Threshold: 0.5, Options: p.options, OmitDetails: shape == "omit_details/reversed"}
 			benchmarkProfile(b, prefix+p.name, p.profile, settings, calls)
 		}
 	}
 }
 
-func benchmarkProfile(b *testing.B, name, profile string, settings Settings, calls []Call) {
+func benchmarkProfile(b *testing.B, name, profile string, settings toolcall.Settings, calls []toolcall.Call) {
 	b.Run(name, func(b *testing.B) {
-		s, err := New(profile, settings)
+		s, err := toolcall.New(profile, settings)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -206,18 +211,18 @@ func BenchmarkCompile(b *testing.B) {
 	exp, _ := reversedTrajectory()
 	builds := []struct {
 		name, scorer string
-		order        OrderMode
+		order        toolcall.OrderMode
 	}{
-		{"native/in_order", NativeName, OrderInOrder},
-		{"mastra_trajectory", MastraTrajectoryName, ""},
-		{"mongodb", MongoDBName, ""},
+		{"native/in_order", toolcall.NativeName, toolcall.OrderInOrder},
+		{"mastra_trajectory", peers.MastraTrajectoryName, ""},
+		{"mongodb", peers.MongoDBName, ""},
 	}
 	for _, c := range builds {
 		b.Run(c.name, func(b *testing.B) {
-			settings := Settings{Expectation: Expectation{Calls: exp, Order: c.order}, Threshold: 0.5}
+			settings := toolcall.Settings{Expectation: toolcall.Expectation{Calls: exp, Order: c.order}, Threshold: 0.5}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := New(c.scorer, settings); err != nil {
+				if _, err := toolcall.New(c.scorer, settings); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -238,13 +243,13 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(d.text)))
 			for b.Loop() {
-				if _, err := Parse(d.text); err != nil {
+				if _, err := jsonv.Parse(d.text); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 		b.Run(d.name+"/document", func(b *testing.B) {
-			var dp DocumentParser
+			var dp jsonv.DocumentParser
 			b.ReportAllocs()
 			b.SetBytes(int64(len(d.text)))
 			for b.Loop() {

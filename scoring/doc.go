@@ -7,14 +7,9 @@
 // a call-by-call [Breakdown] and, for peer profiles, the peer's own result
 // fields in Result.Details. Scorers are immutable and safe for concurrent use.
 //
-// A call's arguments are a [Value] tree ([Parse] reads JSON text into one),
-// or a [Document] (Call.ArgsDoc): the text plus a flat index, which the native
-// scorer checks in place without building a tree. Every scorer gives the
-// same result for either form. A [DeferredDocument] is the text alone: the
-// native scorer checks plain comparisons in one read of it (a member
-// written exactly as expected, compactly or as Python writes JSON, in one
-// comparison) and indexes it only for other checks; if it is not JSON, the
-// native scorer returns [ErrInvalidDocument].
+// A call's arguments are a [Value] tree ([Parse] reads JSON text into one,
+// [ValueOf] converts a Go value); a call whose arguments were not recorded
+// sets Call.ArgsUnknown instead, and is judged by name and position only.
 //
 // The registered scorers are the native scorer ("native", the default) and
 // one profile per peer scorer, each reproducing that peer's code exactly so
@@ -73,9 +68,8 @@
 // Function Calling Leaderboard's string normalisation), contains, prefix,
 // suffix, range, tolerance, not, any_of, all_of, array_or_single, subset_of,
 // superset_of, array_ordered, array_unordered, array_contains, each, and the
-// operandless any, present, absent, null and empty. Constructors such as
-// [Equals], [Regex] and [AnyOf] build the same matchers in code. The
-// idiom for an optional argument is AnyOf(Absent(), m).
+// operandless any, present, absent, null and empty. The idiom for an
+// optional argument is {"any_of": [{"absent": true}, m]}.
 //
 // # Peer profiles
 //
@@ -103,19 +97,22 @@
 // matchers cannot use deepeval, for example. Actual calls whose arguments
 // are unknown make an argument-comparing profile return an error result.
 //
-// # JSON values
+// # What this package promises
 //
-// The files named json_*.go are the package's JSON layer, which the scorers
-// are built on: [Value] and its constructors ([Null], [Bool], [Number],
-// [Int], [String], [Array], [Object], [ValueOf]), [Kind], [Equal], [Parse]
-// with [ErrTruncated] and [SyntaxError], [Document] with [DeferredDocument],
-// [DocumentParser] and [ErrInvalidDocument], and [Path] with [ParsePath].
-// It stays in this package because scoring's own types carry a Value
-// (docs/architecture.md, "Package layout", says why).
+// The names listed here are the package's API: calls, expectations,
+// matchers, results, scorers with their constructor and registry, the judge
+// protocol and JSON values. Their behaviour is the one documented here and
+// on the types; a scorer's result for given calls and settings changes only
+// to follow its peer's code, and release notes say so. The machinery behind
+// them (the JSON parser and its flat document index, argument
+// specifications, pairing, each profile's and each judge's internals) lives
+// in internal packages and may change at any time.
 //
 // # Adding a scorer
 //
-// Implement [Scorer] in a file of its own and [Register] a [Factory] under a
-// new name in an init function. Slow scorers (LLM judges) also implement
-// [Deferred]; callers then run them off their hot path with a deadline.
+// Implement [Scorer] and [Register] a [Factory] under a new name, in an init
+// function: [New] then builds it, and a collector rule can name it. Slow
+// scorers (LLM judges) also implement [Deferred]; callers then run them off
+// their hot path with a deadline. Scorers that read the tools offered, the
+// request or the response implement [ContextScorer].
 package scoring // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"

@@ -6,6 +6,9 @@ import (
 	"reflect"
 	"regexp"
 	"testing"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // fuzzTools is the small tool vocabulary fuzzed calls draw names from, so
@@ -14,37 +17,37 @@ var fuzzTools = []string{"search", "get_weather", "lookup_stock", "find"}
 
 // fuzzScorer is a scorer and the same scorer built with OmitDetails.
 type fuzzScorer struct {
-	Scorer
-	lean Scorer
+	toolcall.Scorer
+	lean toolcall.Scorer
 }
 
 // fuzzExpectations are built once: every scorer over a few expectation
 // shapes (plain, ordered, exact, with matchers, optional and forbidden).
 func fuzzScorers(t testing.TB) []fuzzScorer {
-	exps := []Expectation{
-		{Calls: []ExpectedCall{{Name: "search", Args: MustValueOf(map[string]any{"q": "go", "n": 3})}, {Name: "get_weather"}}},
-		{Order: OrderInOrder, ExtraCalls: ExtraPenalize, Calls: []ExpectedCall{{Name: "find"}, {Name: "search"}, {Name: "find", Args: MustValueOf(map[string]any{"filter": map[string]any{"a": 1}})}}},
-		{Order: OrderExact, Calls: []ExpectedCall{{Name: "lookup_stock", Args: MustValueOf(map[string]any{"symbol": "ZZZZ"})}}},
-		{Calls: []ExpectedCall{{Name: "search", Matchers: []PathMatcher{{Path: "q", Matcher: Regex(mustRegexp("^g"))}, {Path: "tags[*]", Matcher: OfType("string")}}}}},
-		{CoerceStrings: true, Calls: []ExpectedCall{{Name: "find", Args: MustValueOf(map[string]any{"tags": []any{"a", 1.5, true, nil}, "k": "v"})}}},
-		{Calls: []ExpectedCall{{Name: "lookup_stock", Args: MustValueOf(map[string]any{"id": int64(9007199254740993), "n": -0.0})}}},
+	exps := []toolcall.Expectation{
+		{Calls: []toolcall.ExpectedCall{{Name: "search", Args: jsonv.MustValueOf(map[string]any{"q": "go", "n": 3})}, {Name: "get_weather"}}},
+		{Order: toolcall.OrderInOrder, ExtraCalls: toolcall.ExtraPenalize, Calls: []toolcall.ExpectedCall{{Name: "find"}, {Name: "search"}, {Name: "find", Args: jsonv.MustValueOf(map[string]any{"filter": map[string]any{"a": 1}})}}},
+		{Order: toolcall.OrderExact, Calls: []toolcall.ExpectedCall{{Name: "lookup_stock", Args: jsonv.MustValueOf(map[string]any{"symbol": "ZZZZ"})}}},
+		{Calls: []toolcall.ExpectedCall{{Name: "search", Matchers: []toolcall.PathMatcher{{Path: "q", Matcher: toolcall.Regex(mustRegexp("^g"))}, {Path: "tags[*]", Matcher: toolcall.OfType("string")}}}}},
+		{CoerceStrings: true, Calls: []toolcall.ExpectedCall{{Name: "find", Args: jsonv.MustValueOf(map[string]any{"tags": []any{"a", 1.5, true, nil}, "k": "v"})}}},
+		{Calls: []toolcall.ExpectedCall{{Name: "lookup_stock", Args: jsonv.MustValueOf(map[string]any{"id": int64(9007199254740993), "n": -0.0})}}},
 	}
 	var out []fuzzScorer
-	for _, name := range ScorerNames() {
+	for _, name := range toolcall.ScorerNames() {
 		for _, e := range exps {
-			s, err := New(name, Settings{Expectation: e, Threshold: 0.5})
+			s, err := toolcall.New(name, toolcall.Settings{Expectation: e, Threshold: 0.5})
 			if err != nil {
 				continue // a profile that cannot express this expectation
 			}
-			lean, err := New(name, Settings{Expectation: e, Threshold: 0.5, OmitDetails: true})
+			lean, err := toolcall.New(name, toolcall.Settings{Expectation: e, Threshold: 0.5, OmitDetails: true})
 			if err != nil {
 				t.Fatalf("%s: built without OmitDetails, not with it: %v", name, err)
 			}
 			out = append(out, fuzzScorer{s, lean})
 		}
 	}
-	if len(out) < len(ScorerNames()) {
-		t.Fatalf("only %d scorers built for %d names", len(out), len(ScorerNames()))
+	if len(out) < len(toolcall.ScorerNames()) {
+		t.Fatalf("only %d scorers built for %d names", len(out), len(toolcall.ScorerNames()))
 	}
 	return out
 }
@@ -65,41 +68,41 @@ func FuzzScore(f *testing.F) {
 	f.Add([]byte(`{"k":"v","tags":["a",1.5,true,null]}|{"k": "v", "tags": ["a", 1.5, true, null]}|{"tags":["a",1.5,true,null,1]}`), uint8(3), uint8(0))
 	scorers := fuzzScorers(f)
 	f.Fuzz(func(t *testing.T, data []byte, nameSeed, flags uint8) {
-		var calls []Call
-		var docs []Document
-		var dp DocumentParser
+		var calls []toolcall.Call
+		var docs []jsonv.Document
+		var dp jsonv.DocumentParser
 		start := 0
 		for i := 0; i <= len(data) && len(calls) < 12; i++ {
 			if i < len(data) && data[i] != '|' {
 				continue
 			}
 			k := len(calls)
-			c := Call{Name: fuzzTools[(int(nameSeed)+k*7)%len(fuzzTools)], Position: k}
+			c := toolcall.Call{Name: fuzzTools[(int(nameSeed)+k*7)%len(fuzzTools)], Position: k}
 			text := string(data[start:i])
-			if v, err := Parse(text); err == nil {
+			if v, err := jsonv.Parse(text); err == nil {
 				c.Args = v
 				doc, _ := dp.Parse(text)
 				docs = append(docs, doc)
 			} else {
 				c.ArgsUnknown = true
-				docs = append(docs, Document{})
+				docs = append(docs, jsonv.Document{})
 			}
 			if flags&(1<<(k%8)) != 0 {
-				c.Status = StatusError
+				c.Status = toolcall.StatusError
 			}
 			c.Turn = 1 + k/2
 			calls = append(calls, c)
 			start = i + 1
 		}
-		withDocs := make([]Call, len(calls))
-		deferred := make([]Call, len(calls))
-		deferredDocs := make([]Document, len(calls))
+		withDocs := make([]toolcall.Call, len(calls))
+		deferred := make([]toolcall.Call, len(calls))
+		deferredDocs := make([]jsonv.Document, len(calls))
 		for k, c := range calls {
 			d := c
 			if !c.ArgsUnknown {
-				c.Args, c.ArgsDoc = Value{}, &docs[k]
-				deferredDocs[k] = DeferredDocument(docs[k].Text())
-				d.Args, d.ArgsDoc = Value{}, &deferredDocs[k]
+				c.Args, c.ArgsDoc = jsonv.Value{}, &docs[k]
+				deferredDocs[k] = jsonv.DeferredDocument(docs[k].Text())
+				d.Args, d.ArgsDoc = jsonv.Value{}, &deferredDocs[k]
 			}
 			withDocs[k], deferred[k] = c, d
 		}
@@ -124,7 +127,7 @@ func FuzzScore(f *testing.F) {
 			if math.IsNaN(res.Score) || res.Score < 0 || res.Score > 1 {
 				t.Fatalf("%s: score %v outside [0, 1] for %d calls", s.Name(), res.Score, len(calls))
 			}
-			if res.Outcome == OutcomeError && res.Err == nil {
+			if res.Outcome == toolcall.OutcomeError && res.Err == nil {
 				t.Fatalf("%s: error outcome without an error", s.Name())
 			}
 		}

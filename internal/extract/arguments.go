@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
 // valueText renders an attribute value as text: strings as they are,
@@ -29,13 +29,13 @@ func valueText(v pcommon.Value) string {
 // as unknown, so the text parses as the whole value would, and a value
 // nested however deep is written in bounded stack and space.
 func appendValueJSON(sb *strings.Builder, v pcommon.Value, depth int) {
-	if depth > scoring.MaxDepth {
+	if depth > jsonv.MaxDepth {
 		sb.WriteString("null")
 		return
 	}
 	switch v.Type() {
 	case pcommon.ValueTypeStr:
-		sb.WriteString(scoring.String(v.Str()).JSON())
+		sb.WriteString(jsonv.String(v.Str()).JSON())
 	case pcommon.ValueTypeInt:
 		sb.WriteString(strconv.FormatInt(v.Int(), 10))
 	case pcommon.ValueTypeDouble:
@@ -43,7 +43,7 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value, depth int) {
 		if math.IsNaN(d) || math.IsInf(d, 0) {
 			sb.WriteString("null")
 		} else {
-			sb.WriteString(scoring.Number(d).JSON())
+			sb.WriteString(jsonv.Number(d).JSON())
 		}
 	case pcommon.ValueTypeBool:
 		sb.WriteString(strconv.FormatBool(v.Bool()))
@@ -55,7 +55,7 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value, depth int) {
 				sb.WriteByte(',')
 			}
 			first = false
-			sb.WriteString(scoring.String(k).JSON())
+			sb.WriteString(jsonv.String(k).JSON())
 			sb.WriteByte(':')
 			appendValueJSON(sb, e, depth+1)
 		}
@@ -70,7 +70,7 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value, depth int) {
 		}
 		sb.WriteByte(']')
 	case pcommon.ValueTypeBytes:
-		sb.WriteString(scoring.String(base64.StdEncoding.EncodeToString(v.Bytes().AsRaw())).JSON())
+		sb.WriteString(jsonv.String(base64.StdEncoding.EncodeToString(v.Bytes().AsRaw())).JSON())
 	default:
 		sb.WriteString("null")
 	}
@@ -123,8 +123,8 @@ func messageArguments(attrs pcommon.Map, c *Call, need bool) bool {
 // toolCallPartArguments finds the arguments of the tool_call part named name
 // in a GenAI messages JSON document.
 func toolCallPartArguments(messages, name string) (string, bool) {
-	doc, err := scoring.Parse(messages)
-	if err != nil || doc.Kind() != scoring.KindArray {
+	doc, err := jsonv.Parse(messages)
+	if err != nil || doc.Kind() != jsonv.KindArray {
 		return "", false
 	}
 	for i := 0; i < doc.Len(); i++ {
@@ -138,7 +138,7 @@ func toolCallPartArguments(messages, name string) (string, bool) {
 				continue
 			}
 			if args, ok := p.Get("arguments"); ok {
-				if args.Kind() == scoring.KindString {
+				if args.Kind() == jsonv.KindString {
 					return args.StringValue(), true
 				}
 				return args.JSON(), true
@@ -262,27 +262,27 @@ func formatBytes(n int) string {
 //
 // Text longer than opts.MaxArgumentBytes is not parsed: the arguments are
 // unknown, ArgumentsTooLarge.
-func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (scoring.Value, ArgumentState) {
+func DecodeArguments(raw string, enc Encoding, opts DecodeOptions) (jsonv.Value, ArgumentState) {
 	return DecodeArgumentsIn(raw, enc, opts, nil)
 }
 
 // DecodeArgumentsIn is [DecodeArguments] taking the arguments' elements
 // from sl when it is not nil: they are then valid until sl is reset.
-func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *scoring.Slab) (scoring.Value, ArgumentState) {
+func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *jsonv.Slab) (jsonv.Value, ArgumentState) {
 	if enc == EncodingAbsent {
-		return scoring.Value{}, ArgumentsAbsent
+		return jsonv.Value{}, ArgumentsAbsent
 	}
 	if opts.tooLarge(raw) {
-		return scoring.Value{}, ArgumentsTooLarge
+		return jsonv.Value{}, ArgumentsTooLarge
 	}
 	s := strings.TrimSpace(raw)
 	if isPlaceholder(s) {
-		return scoring.Value{}, ArgumentsPlaceholder
+		return jsonv.Value{}, ArgumentsPlaceholder
 	}
-	var v scoring.Value
+	var v jsonv.Value
 	switch enc {
 	case EncodingText:
-		return scoring.String(raw), ArgumentsKnown
+		return jsonv.String(raw), ArgumentsKnown
 	case EncodingTraceloop:
 		var state ArgumentState
 		if v, state = decodeTraceloop(s, sl); state != ArgumentsKnown {
@@ -305,7 +305,7 @@ func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *scoring
 		}
 		if isCallWrapper(v) {
 			if v, state = unwrapTraceloop(v); state != ArgumentsKnown {
-				return scoring.Value{}, state
+				return jsonv.Value{}, state
 			}
 		}
 	default:
@@ -315,8 +315,8 @@ func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *scoring
 			return v, state
 		}
 	}
-	if !opts.EmptyIsKnown && v.Kind() == scoring.KindObject && v.Len() == 0 {
-		return scoring.Value{}, ArgumentsPlaceholder
+	if !opts.EmptyIsKnown && v.Kind() == jsonv.KindObject && v.Len() == 0 {
+		return jsonv.Value{}, ArgumentsPlaceholder
 	}
 	return v, ArgumentsKnown
 }
@@ -333,18 +333,18 @@ func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *scoring
 // after all returns scoring.ErrInvalidDocument, and the run is then scored
 // from DecodeArguments' trees; those agree with the documents on every text
 // that is JSON.
-func DeferredArgumentsDocument(raw string, enc Encoding, opts DecodeOptions) (doc scoring.Document, ok bool) {
+func DeferredArgumentsDocument(raw string, enc Encoding, opts DecodeOptions) (doc jsonv.Document, ok bool) {
 	if opts.tooLarge(raw) {
-		return scoring.Document{}, false
+		return jsonv.Document{}, false
 	}
 	s, ok := documentText(raw, enc)
 	if !ok {
-		return scoring.Document{}, false
+		return jsonv.Document{}, false
 	}
 	if !opts.EmptyIsKnown && isEmptyObject(s) {
-		return scoring.Document{}, false
+		return jsonv.Document{}, false
 	}
-	return scoring.DeferredDocument(s), true
+	return jsonv.DeferredDocument(s), true
 }
 
 // isEmptyObject reports whether s, which opens an object, is an empty
@@ -374,10 +374,10 @@ func documentText(raw string, enc Encoding) (string, bool) {
 // is not JSON is tried as a Python literal when python is set, and otherwise
 // kept as a plain string argument. The values are taken from sl when it is
 // not nil.
-func decodeJSON(s string, python bool, sl *scoring.Slab) (scoring.Value, ArgumentState) {
+func decodeJSON(s string, python bool, sl *jsonv.Slab) (jsonv.Value, ArgumentState) {
 	v, err := sl.Parse(s)
-	if errors.Is(err, scoring.ErrTruncated) {
-		return scoring.Value{}, ArgumentsTruncated
+	if errors.Is(err, jsonv.ErrTruncated) {
+		return jsonv.Value{}, ArgumentsTruncated
 	}
 	if err != nil {
 		if python {
@@ -388,20 +388,20 @@ func decodeJSON(s string, python bool, sl *scoring.Slab) (scoring.Value, Argumen
 		if looksLikeJSON(s) {
 			// An object or array that does not parse was cut somewhere
 			// (length limits) or mangled; it is not the arguments.
-			return scoring.Value{}, ArgumentsTruncated
+			return jsonv.Value{}, ArgumentsTruncated
 		}
-		return scoring.String(s), ArgumentsKnown
+		return jsonv.String(s), ArgumentsKnown
 	}
-	if v.Kind() == scoring.KindString {
+	if v.Kind() == jsonv.KindString {
 		inner := strings.TrimSpace(v.StringValue())
 		if looksLikeJSON(inner) {
 			iv, ierr := sl.Parse(inner)
 			if ierr == nil {
 				return iv, ArgumentsKnown
 			}
-			if errors.Is(ierr, scoring.ErrTruncated) {
+			if errors.Is(ierr, jsonv.ErrTruncated) {
 				// Double-encoded JSON cut at a length limit.
-				return scoring.Value{}, ArgumentsTruncated
+				return jsonv.Value{}, ArgumentsTruncated
 			}
 		}
 	}
@@ -411,32 +411,32 @@ func decodeJSON(s string, python bool, sl *scoring.Slab) (scoring.Value, Argumen
 // decodeTraceloop decodes an OpenLLMetry record of arguments (see
 // unwrapTraceloop). The record OpenLLMetry JS writes for a tool called with
 // one argument, {"args":["<JSON text>"]}, is read without building it.
-func decodeTraceloop(s string, sl *scoring.Slab) (scoring.Value, ArgumentState) {
+func decodeTraceloop(s string, sl *jsonv.Slab) (jsonv.Value, ArgumentState) {
 	if elem, ok := soleTraceloopElement(s); ok {
-		arg, ok := scoring.UnquoteString(elem)
+		arg, ok := jsonv.UnquoteString(elem)
 		if !ok {
 			return decodeTraceloopTree(s)
 		}
 		// What unwrapTraceloop makes of the record: the argument's JSON
 		// text when it holds an object, else a positional argument.
-		if v, _ := decodeJSON(arg, false, sl); v.Kind() == scoring.KindObject {
+		if v, _ := decodeJSON(arg, false, sl); v.Kind() == jsonv.KindObject {
 			return v, ArgumentsKnown
 		}
-		return scoring.Value{}, ArgumentsPositional
+		return jsonv.Value{}, ArgumentsPositional
 	}
 	return decodeTraceloopTree(s)
 }
 
 // decodeTraceloopTree decodes an OpenLLMetry record of arguments by
 // parsing it and unwrapping the tree.
-func decodeTraceloopTree(s string) (scoring.Value, ArgumentState) {
+func decodeTraceloopTree(s string) (jsonv.Value, ArgumentState) {
 	w, state := decodeJSON(s, false, nil)
 	if state != ArgumentsKnown {
 		return w, state
 	}
 	v, state := unwrapTraceloop(w)
 	if state != ArgumentsKnown {
-		return scoring.Value{}, state
+		return jsonv.Value{}, state
 	}
 	return v, ArgumentsKnown
 }
@@ -492,8 +492,8 @@ func trimJSONSpace(s string) string { return trimJSONSpaceLeft(trimJSONSpaceRigh
 // isLangChainWrapper reports whether v is the run-inputs wrapper OpenLLMetry's
 // LangChain instrumentation records: an object with input_str beside inputs
 // or kwargs.
-func isLangChainWrapper(v scoring.Value) bool {
-	if v.Kind() != scoring.KindObject {
+func isLangChainWrapper(v jsonv.Value) bool {
+	if v.Kind() != jsonv.KindObject {
 		return false
 	}
 	if _, ok := v.Get("input_str"); !ok {
@@ -507,12 +507,12 @@ func isLangChainWrapper(v scoring.Value) bool {
 // unwrapLangChain returns the tool input inside OpenLLMetry's LangChain
 // wrapper: inputs when LangChain recorded a dict, else input_str, which is
 // str(tool_input): a Python repr of a dict, or the string the tool got.
-func unwrapLangChain(w scoring.Value) scoring.Value {
-	if in, ok := w.Get("inputs"); ok && in.Kind() == scoring.KindObject {
+func unwrapLangChain(w jsonv.Value) jsonv.Value {
+	if in, ok := w.Get("inputs"); ok && in.Kind() == jsonv.KindObject {
 		return in
 	}
 	in, _ := w.Get("input_str")
-	if in.Kind() != scoring.KindString {
+	if in.Kind() != jsonv.KindString {
 		return in
 	}
 	v, state := decodeJSON(in.StringValue(), true, nil)
@@ -530,13 +530,13 @@ func looksLikeJSON(s string) bool {
 // Python call that OpenInference's smolagents instrumentation writes in
 // input.value (with smolagents' own sanitize_inputs_outputs flag beside
 // them), rather than the tool's arguments.
-func isCallWrapper(v scoring.Value) bool {
-	if v.Kind() != scoring.KindObject {
+func isCallWrapper(v jsonv.Value) bool {
+	if v.Kind() != jsonv.KindObject {
 		return false
 	}
 	args, hasArgs := v.Get("args")
 	kwargs, hasKW := v.Get("kwargs")
-	if !hasArgs || !hasKW || args.Kind() != scoring.KindArray || kwargs.Kind() != scoring.KindObject {
+	if !hasArgs || !hasKW || args.Kind() != jsonv.KindArray || kwargs.Kind() != jsonv.KindObject {
 		return false
 	}
 	_, sanitize := v.Get("sanitize_inputs_outputs")
@@ -554,20 +554,20 @@ func isCallWrapper(v scoring.Value) bool {
 // A decorator's keyword arguments are the arguments; positional ones carry
 // no parameter names (ArgumentsPositional), except a JavaScript tool's
 // single argument, which is the arguments object (or its JSON text).
-func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
-	if w.Kind() != scoring.KindObject {
+func unwrapTraceloop(w jsonv.Value) (jsonv.Value, ArgumentState) {
+	if w.Kind() != jsonv.KindObject {
 		return w, ArgumentsKnown
 	}
 	if isLangChainWrapper(w) {
 		return unwrapLangChain(w), ArgumentsKnown
 	}
-	if in, ok := w.Get("inputs"); ok && in.Kind() == scoring.KindObject {
+	if in, ok := w.Get("inputs"); ok && in.Kind() == jsonv.KindObject {
 		return in, ArgumentsKnown
 	}
 	if _, ok := w.Get("tool_name"); ok && w.Len() == 2 {
 		// The MCP instrumentation's {"tool_name", "arguments"} record.
 		if a, ok := w.Get("arguments"); ok {
-			if a.Kind() == scoring.KindString {
+			if a.Kind() == jsonv.KindString {
 				a, _ = decodeJSON(a.StringValue(), false, nil)
 			}
 			return a, ArgumentsKnown
@@ -582,24 +582,24 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 		}
 		return w, ArgumentsKnown
 	}
-	if args.Kind() == scoring.KindArray && args.Len() > 0 {
+	if args.Kind() == jsonv.KindArray && args.Len() > 0 {
 		if args.Len() == 1 && kwargs.Len() == 0 {
 			a := args.Index(0)
-			if a.Kind() == scoring.KindString {
+			if a.Kind() == jsonv.KindString {
 				a, _ = decodeJSON(a.StringValue(), false, nil)
 			}
-			if a.Kind() == scoring.KindObject {
+			if a.Kind() == jsonv.KindObject {
 				return a, ArgumentsKnown
 			}
 		}
-		return scoring.Value{}, ArgumentsPositional
+		return jsonv.Value{}, ArgumentsPositional
 	}
 	if hasKW {
 		return kwargs, ArgumentsKnown
 	}
-	if args.Kind() == scoring.KindArray {
+	if args.Kind() == jsonv.KindArray {
 		// No positional and no keyword arguments: called without any.
-		return scoring.Object(), ArgumentsKnown
+		return jsonv.Object(), ArgumentsKnown
 	}
 	return w, ArgumentsKnown
 }
@@ -615,17 +615,17 @@ func unwrapTraceloop(w scoring.Value) (scoring.Value, ArgumentState) {
 // OpenInference. Text inside a wrapper is decoded as a raw result is. A
 // result longer than DefaultMaxArgumentBytes is not parsed: it is the text
 // itself.
-func DecodeResult(raw string, form ResultForm) (scoring.Value, bool) {
+func DecodeResult(raw string, form ResultForm) (jsonv.Value, bool) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
-		return scoring.Value{}, false
+		return jsonv.Value{}, false
 	}
 	if len(raw) > DefaultMaxArgumentBytes {
-		return scoring.String(raw), true
+		return jsonv.String(raw), true
 	}
 	v, state := decodeJSON(s, false, nil)
 	if state != ArgumentsKnown {
-		return scoring.String(raw), true
+		return jsonv.String(raw), true
 	}
 	if form != ResultPlain {
 		// Text taken out of a wrapper is decoded here rather than under
@@ -644,7 +644,7 @@ func DecodeResult(raw string, form ResultForm) (scoring.Value, bool) {
 // value of another shape is returned as it is. text reports a value taken
 // out of a wrapper that is to be decoded as a raw result is (see unwrapped),
 // when it is text.
-func unwrapResult(v scoring.Value, form ResultForm) (_ scoring.Value, text bool) {
+func unwrapResult(v jsonv.Value, form ResultForm) (_ jsonv.Value, text bool) {
 	switch form {
 	case ResultADK:
 		if x, ok := soleMember(v, "result"); ok {
@@ -655,9 +655,9 @@ func unwrapResult(v scoring.Value, form ResultForm) (_ scoring.Value, text bool)
 			return x, true
 		}
 	case ResultStrands:
-		if v.Kind() == scoring.KindArray && v.Len() == 1 {
+		if v.Kind() == jsonv.KindArray && v.Len() == 1 {
 			block := v.Index(0)
-			if x, ok := soleMember(block, "text"); ok && x.Kind() == scoring.KindString {
+			if x, ok := soleMember(block, "text"); ok && x.Kind() == jsonv.KindString {
 				return x, true
 			}
 			if x, ok := soleMember(block, "json"); ok {
@@ -665,7 +665,7 @@ func unwrapResult(v scoring.Value, form ResultForm) (_ scoring.Value, text bool)
 			}
 		}
 	case ResultOpenLLMetry:
-		if v.Kind() == scoring.KindObject && v.Len() == 2 {
+		if v.Kind() == jsonv.KindObject && v.Len() == 2 {
 			out, hasOut := v.Get("output")
 			if _, hasKW := v.Get("kwargs"); hasOut && hasKW {
 				if c, ok := toolMessageContent(out); ok {
@@ -689,9 +689,9 @@ func unwrapResult(v scoring.Value, form ResultForm) (_ scoring.Value, text bool)
 
 // soleMember returns the member key of v when v is an object with no other
 // member.
-func soleMember(v scoring.Value, key string) (scoring.Value, bool) {
-	if v.Kind() != scoring.KindObject || v.Len() != 1 {
-		return scoring.Value{}, false
+func soleMember(v jsonv.Value, key string) (jsonv.Value, bool) {
+	if v.Kind() != jsonv.KindObject || v.Len() != 1 {
+		return jsonv.Value{}, false
 	}
 	return v.Get(key)
 }
@@ -702,16 +702,16 @@ func soleMember(v scoring.Value, key string) (scoring.Value, bool) {
 // JSON.stringify writes ({"lc_serializable":true,"type":"tool",
 // "content":…}), as it is (text content is for the caller to decode, as
 // unwrapResult's is).
-func toolMessageContent(v scoring.Value) (scoring.Value, bool) {
-	if v.Kind() != scoring.KindObject {
-		return scoring.Value{}, false
+func toolMessageContent(v jsonv.Value) (jsonv.Value, bool) {
+	if v.Kind() != jsonv.KindObject {
+		return jsonv.Value{}, false
 	}
-	var content scoring.Value
+	var content jsonv.Value
 	var ok bool
 	if typ, _ := v.Get("type"); typ.StringValue() == "constructor" {
 		id, _ := v.Get("id")
-		if id.Kind() != scoring.KindArray || id.Len() == 0 || id.Index(id.Len()-1).StringValue() != "ToolMessage" {
-			return scoring.Value{}, false
+		if id.Kind() != jsonv.KindArray || id.Len() == 0 || id.Index(id.Len()-1).StringValue() != "ToolMessage" {
+			return jsonv.Value{}, false
 		}
 		kw, _ := v.Get("kwargs")
 		content, ok = kw.Get("content")
@@ -719,7 +719,7 @@ func toolMessageContent(v scoring.Value) (scoring.Value, bool) {
 		content, ok = v.Get("content")
 	}
 	if !ok {
-		return scoring.Value{}, false
+		return jsonv.Value{}, false
 	}
 	return content, true
 }
@@ -728,8 +728,8 @@ func toolMessageContent(v scoring.Value) (scoring.Value, bool) {
 // DecodeResult decodes a raw result, so that a tool's text reads the same
 // whether its framework quoted it (AI SDK), wrote it as it is (Pydantic AI)
 // or wrapped it.
-func unwrapped(x scoring.Value) scoring.Value {
-	if x.Kind() != scoring.KindString {
+func unwrapped(x jsonv.Value) jsonv.Value {
+	if x.Kind() != jsonv.KindString {
 		return x
 	}
 	if v, ok := DecodeResult(x.StringValue(), ResultPlain); ok {

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
 // deepValue builds, without recursion, a map {"city": "Paris", "deep": ...}
@@ -46,8 +46,8 @@ func TestValueTextDeep(t *testing.T) {
 	city, _ := args.Get("city")
 	assert.Equal(t, "Paris", city.StringValue())
 	deep, _ := args.Get("deep")
-	for deep.Kind() == scoring.KindArray || deep.Kind() == scoring.KindObject {
-		if deep.Kind() == scoring.KindArray {
+	for deep.Kind() == jsonv.KindArray || deep.Kind() == jsonv.KindObject {
+		if deep.Kind() == jsonv.KindArray {
 			deep = deep.Index(0)
 		} else {
 			deep, _ = deep.Get("k")

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
 // readTraces reads an OTLP/JSON trace file (file-exporter framing).
@@ -241,7 +241,7 @@ func TestDeferredArgumentsDocument(t *testing.T) {
 			if !ok {
 				return
 			}
-			if _, err := scoring.Parse(doc.Text()); err != nil {
+			if _, err := jsonv.Parse(doc.Text()); err != nil {
 				notJSON++
 				return
 			}

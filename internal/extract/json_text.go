@@ -3,14 +3,14 @@ package extract
 import (
 	"strings"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
 // jsonEscapes holds, for each byte, how scoring writes it inside a JSON
 // string: "" for a byte written as it is, else its escape.
 var jsonEscapes = func() (t [256]string) {
 	for c := range t {
-		t[c] = scoring.JSONEscape(byte(c))
+		t[c] = jsonv.JSONEscape(byte(c))
 	}
 	return t
 }()

@@ -6,19 +6,19 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
 // oldStringListJSON is how contextText wrote a string list before
 // stringListJSON: the reference it must match byte for byte.
 func oldStringListJSON(list pcommon.Slice) string {
-	items := make([]scoring.Value, 0, list.Len())
+	items := make([]jsonv.Value, 0, list.Len())
 	for _, it := range list.All() {
 		if it.Type() == pcommon.ValueTypeStr {
-			items = append(items, scoring.String(it.Str()))
+			items = append(items, jsonv.String(it.Str()))
 		}
 	}
-	return scoring.Array(items...).JSON()
+	return jsonv.Array(items...).JSON()
 }
 
 var jsonTextCases = []string{
@@ -34,7 +34,7 @@ func TestWriteJSONString(t *testing.T) {
 
 func checkJSONString(t *testing.T, s string) {
 	t.Helper()
-	want := scoring.String(s).JSON()
+	want := jsonv.String(s).JSON()
 	var sb strings.Builder
 	writeJSONString(&sb, s)
 	if got := sb.String(); got != want {

@@ -1,6 +1,8 @@
 package extract
 
-import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+import (
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+)
 
 // toolMessageKeys are the members of a ToolMessage's kwargs that
 // langChainToolMessage reads.
@@ -13,8 +15,8 @@ var toolMessageKeys = []string{"name", "tool_call_id"}
 // both members. ok is false when out is not JSON.
 func langChainToolMessage(out string) (name, id string, ok bool) {
 	var texts [2]string
-	if scoring.NestedMemberTexts(out, "kwargs", toolMessageKeys, texts[:]) {
-		return scoring.StringText(texts[0]), scoring.StringText(texts[1]), true
+	if jsonv.NestedMemberTexts(out, "kwargs", toolMessageKeys, texts[:]) {
+		return jsonv.StringText(texts[0]), jsonv.StringText(texts[1]), true
 	}
 	return langChainToolMessageTree(out)
 }
@@ -26,10 +28,10 @@ func langChainToolMessage(out string) (name, id string, ok bool) {
 //
 //go:noinline
 func langChainToolMessageTree(out string) (name, id string, ok bool) {
-	if !scoring.Valid(out) {
+	if !jsonv.Valid(out) {
 		return "", "", false
 	}
-	msg, _ := scoring.Parse(out)
+	msg, _ := jsonv.Parse(out)
 	kw, _ := msg.Get("kwargs")
 	n, _ := kw.Get("name")
 	i, _ := kw.Get("tool_call_id")

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
 // oldLangChainToolMessage is how langChainToolName read the ToolMessage
 // before langChainToolMessage: the whole document parsed. It is the
 // reference langChainToolMessage must match on every input.
 func oldLangChainToolMessage(out string) (name, id string, ok bool) {
-	msg, err := scoring.Parse(out)
+	msg, err := jsonv.Parse(out)
 	if err != nil {
 		return "", "", false
 	}

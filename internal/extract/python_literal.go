@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
 var errNotPython = errors.New("not a Python literal")
@@ -18,10 +18,10 @@ var errNotPython = errors.New("not a Python literal")
 // The text is read twice: first only checked, building nothing, so that
 // text that is not a literal (most text this is tried on) costs no memory
 // for the values it would hold, then built.
-func ParsePythonLiteral(s string) (scoring.Value, error) {
+func ParsePythonLiteral(s string) (jsonv.Value, error) {
 	p := pyParser{s: s, dry: true}
 	if _, err := p.literal(); err != nil {
-		return scoring.Value{}, err
+		return jsonv.Value{}, err
 	}
 	p = pyParser{s: s}
 	return p.literal()
@@ -36,15 +36,15 @@ type pyParser struct {
 }
 
 // literal reads the whole text as one literal.
-func (p *pyParser) literal() (scoring.Value, error) {
+func (p *pyParser) literal() (jsonv.Value, error) {
 	p.space()
 	v, err := p.value(0)
 	if err != nil {
-		return scoring.Value{}, err
+		return jsonv.Value{}, err
 	}
 	p.space()
 	if p.i != len(p.s) {
-		return scoring.Value{}, errNotPython
+		return jsonv.Value{}, errNotPython
 	}
 	return v, nil
 }
@@ -55,9 +55,9 @@ func (p *pyParser) space() {
 	}
 }
 
-func (p *pyParser) value(depth int) (scoring.Value, error) {
+func (p *pyParser) value(depth int) (jsonv.Value, error) {
 	if depth > 128 || p.i >= len(p.s) {
-		return scoring.Value{}, errNotPython
+		return jsonv.Value{}, errNotPython
 	}
 	switch c := p.s[p.i]; {
 	case c == '{':
@@ -68,39 +68,39 @@ func (p *pyParser) value(depth int) (scoring.Value, error) {
 		return p.seq(depth, ')')
 	case c == '\'' || c == '"':
 		s, err := p.str()
-		return scoring.String(s), err
+		return jsonv.String(s), err
 	case c == '-' || c == '+' || (c >= '0' && c <= '9') || c == '.':
 		return p.number()
 	}
 	for _, w := range []struct {
 		word string
-		v    scoring.Value
-	}{{"True", scoring.Bool(true)}, {"False", scoring.Bool(false)}, {"None", scoring.Null()}} {
+		v    jsonv.Value
+	}{{"True", jsonv.Bool(true)}, {"False", jsonv.Bool(false)}, {"None", jsonv.Null()}} {
 		if strings.HasPrefix(p.s[p.i:], w.word) {
 			p.i += len(w.word)
 			return w.v, nil
 		}
 	}
-	return scoring.Value{}, errNotPython
+	return jsonv.Value{}, errNotPython
 }
 
-func (p *pyParser) dict(depth int) (scoring.Value, error) {
+func (p *pyParser) dict(depth int) (jsonv.Value, error) {
 	p.i++
-	var members []scoring.Member
+	var members []jsonv.Member
 	for {
 		p.space()
 		if p.i < len(p.s) && p.s[p.i] == '}' {
 			p.i++
-			return scoring.Object(members...), nil
+			return jsonv.Object(members...), nil
 		}
 		k, err := p.value(depth + 1)
 		if err != nil {
-			return scoring.Value{}, err
+			return jsonv.Value{}, err
 		}
 		key := k.StringValue()
-		if k.Kind() != scoring.KindString {
-			if k.Kind() != scoring.KindNumber && k.Kind() != scoring.KindBool {
-				return scoring.Value{}, errNotPython
+		if k.Kind() != jsonv.KindString {
+			if k.Kind() != jsonv.KindNumber && k.Kind() != jsonv.KindBool {
+				return jsonv.Value{}, errNotPython
 			}
 			if !p.dry {
 				key = k.JSON()
@@ -108,16 +108,16 @@ func (p *pyParser) dict(depth int) (scoring.Value, error) {
 		}
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			return scoring.Value{}, errNotPython
+			return jsonv.Value{}, errNotPython
 		}
 		p.i++
 		p.space()
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return scoring.Value{}, err
+			return jsonv.Value{}, err
 		}
 		if !p.dry {
-			members = append(members, scoring.Member{Key: key, Value: v})
+			members = append(members, jsonv.Member{Key: key, Value: v})
 		}
 		p.space()
 		if p.i < len(p.s) && p.s[p.i] == ',' {
@@ -126,24 +126,24 @@ func (p *pyParser) dict(depth int) (scoring.Value, error) {
 		}
 		if p.i < len(p.s) && p.s[p.i] == '}' {
 			p.i++
-			return scoring.Object(members...), nil
+			return jsonv.Object(members...), nil
 		}
-		return scoring.Value{}, errNotPython
+		return jsonv.Value{}, errNotPython
 	}
 }
 
-func (p *pyParser) seq(depth int, end byte) (scoring.Value, error) {
+func (p *pyParser) seq(depth int, end byte) (jsonv.Value, error) {
 	p.i++
-	var items []scoring.Value
+	var items []jsonv.Value
 	for {
 		p.space()
 		if p.i < len(p.s) && p.s[p.i] == end {
 			p.i++
-			return scoring.Array(items...), nil
+			return jsonv.Array(items...), nil
 		}
 		v, err := p.value(depth + 1)
 		if err != nil {
-			return scoring.Value{}, err
+			return jsonv.Value{}, err
 		}
 		if !p.dry {
 			items = append(items, v)
@@ -155,9 +155,9 @@ func (p *pyParser) seq(depth int, end byte) (scoring.Value, error) {
 		}
 		if p.i < len(p.s) && p.s[p.i] == end {
 			p.i++
-			return scoring.Array(items...), nil
+			return jsonv.Array(items...), nil
 		}
-		return scoring.Value{}, errNotPython
+		return jsonv.Value{}, errNotPython
 	}
 }
 
@@ -207,20 +207,20 @@ func (p *pyParser) str() (string, error) {
 	return "", errNotPython
 }
 
-func (p *pyParser) number() (scoring.Value, error) {
+func (p *pyParser) number() (jsonv.Value, error) {
 	start := p.i
 	for p.i < len(p.s) && strings.IndexByte("+-0123456789.eE_", p.s[p.i]) >= 0 {
 		p.i++
 	}
 	lit := strings.ReplaceAll(p.s[start:p.i], "_", "")
-	if v, err := scoring.Parse(strings.TrimPrefix(lit, "+")); err == nil && v.Kind() == scoring.KindNumber {
+	if v, err := jsonv.Parse(strings.TrimPrefix(lit, "+")); err == nil && v.Kind() == jsonv.KindNumber {
 		return v, nil
 	}
 	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
-		return scoring.Value{}, errNotPython
+		return jsonv.Value{}, errNotPython
 	}
-	return scoring.Number(f), nil
+	return jsonv.Number(f), nil
 }
 
 // pyString collects a string's text, unless dry.

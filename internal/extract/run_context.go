@@ -10,7 +10,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // ContextPart is what one agent or model-call span records of its run's
@@ -280,7 +281,7 @@ func stringListJSON(list pcommon.Slice) string {
 // 4*scoring.MaxToolDefinitions per family; count holds each family's.
 func appendIndexed(items []indexedItem, count *[numFamilies]int, fam family, rest string, v pcommon.Value) []indexedItem {
 	dot := strings.IndexByte(rest, '.')
-	if dot <= 0 || count[fam] >= 4*scoring.MaxToolDefinitions {
+	if dot <= 0 || count[fam] >= 4*toolcall.MaxToolDefinitions {
 		return items
 	}
 	n, err := strconv.Atoi(rest[:dot])
@@ -294,7 +295,7 @@ func appendIndexed(items []indexedItem, count *[numFamilies]int, fam family, res
 // functionDefinitions assembles OpenLLMetry's llm.request.functions.N.{name,
 // description,parameters} into a definitions list.
 func functionDefinitions(all []indexedItem) string {
-	byIndex := map[int][]scoring.Member{}
+	byIndex := map[int][]jsonv.Member{}
 	var order []int
 	for _, it := range all {
 		if it.fam != famFunctions {
@@ -306,16 +307,16 @@ func functionDefinitions(all []indexedItem) string {
 		}
 		switch it.field {
 		case "name", "description", "parameters":
-			members = append(members, scoring.Member{Key: it.field, Value: scoring.String(it.text)})
+			members = append(members, jsonv.Member{Key: it.field, Value: jsonv.String(it.text)})
 		}
 		byIndex[it.index] = members // an index with no known field is still an (empty) item
 	}
 	sort.Ints(order)
-	list := make([]scoring.Value, 0, len(order))
+	list := make([]jsonv.Value, 0, len(order))
 	for _, i := range order {
-		list = append(list, scoring.Object(byIndex[i]...))
+		list = append(list, jsonv.Object(byIndex[i]...))
 	}
-	return scoring.Array(list...).JSON()
+	return jsonv.Array(list...).JSON()
 }
 
 // message is one flattened message renderMessages writes.

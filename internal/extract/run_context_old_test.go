@@ -8,7 +8,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // This file keeps CaptureContext as it was before it was made to allocate
@@ -90,13 +91,13 @@ func oldContextText(v pcommon.Value) string {
 	case pcommon.ValueTypeStr:
 		return v.Str()
 	case pcommon.ValueTypeSlice:
-		items := make([]scoring.Value, 0, v.Slice().Len())
+		items := make([]jsonv.Value, 0, v.Slice().Len())
 		for _, it := range v.Slice().All() {
 			if it.Type() == pcommon.ValueTypeStr {
-				items = append(items, scoring.String(it.Str()))
+				items = append(items, jsonv.String(it.Str()))
 			}
 		}
-		return scoring.Array(items...).JSON()
+		return jsonv.Array(items...).JSON()
 	case pcommon.ValueTypeEmpty:
 		return ""
 	}
@@ -106,7 +107,7 @@ func oldContextText(v pcommon.Value) string {
 // appendIndexed adds "N.field" of an indexed family.
 func oldAppendIndexed(items []oldIndexedItem, rest string, v pcommon.Value) []oldIndexedItem {
 	dot := strings.IndexByte(rest, '.')
-	if dot <= 0 || len(items) >= 4*scoring.MaxToolDefinitions {
+	if dot <= 0 || len(items) >= 4*toolcall.MaxToolDefinitions {
 		return items
 	}
 	n, err := strconv.Atoi(rest[:dot])
@@ -122,7 +123,7 @@ func oldFunctionDefinitions(items []oldIndexedItem) string {
 	if len(items) == 0 {
 		return ""
 	}
-	byIndex := map[int][]scoring.Member{}
+	byIndex := map[int][]jsonv.Member{}
 	var order []int
 	for _, it := range items {
 		members, seen := byIndex[it.index]
@@ -131,16 +132,16 @@ func oldFunctionDefinitions(items []oldIndexedItem) string {
 		}
 		switch it.field {
 		case "name", "description", "parameters":
-			members = append(members, scoring.Member{Key: it.field, Value: scoring.String(it.text)})
+			members = append(members, jsonv.Member{Key: it.field, Value: jsonv.String(it.text)})
 		}
 		byIndex[it.index] = members // an index with no known field is still an (empty) item
 	}
 	sort.Ints(order)
-	list := make([]scoring.Value, 0, len(order))
+	list := make([]jsonv.Value, 0, len(order))
 	for _, i := range order {
-		list = append(list, scoring.Object(byIndex[i]...))
+		list = append(list, jsonv.Object(byIndex[i]...))
 	}
-	return scoring.Array(list...).JSON()
+	return jsonv.Array(list...).JSON()
 }
 
 // renderMessages renders flattened messages (N.message.role/content, or
@@ -170,10 +171,10 @@ func oldRenderMessages(items []oldIndexedItem) string {
 		return ""
 	}
 	sort.Ints(order)
-	list := make([]scoring.Value, 0, len(order))
+	list := make([]jsonv.Value, 0, len(order))
 	for _, i := range order {
 		m := byIndex[i]
-		list = append(list, scoring.Object(scoring.Member{Key: "role", Value: scoring.String(m.role)}, scoring.Member{Key: "content", Value: scoring.String(m.content)}))
+		list = append(list, jsonv.Object(jsonv.Member{Key: "role", Value: jsonv.String(m.role)}, jsonv.Member{Key: "content", Value: jsonv.String(m.content)}))
 	}
-	return scoring.Array(list...).JSON()
+	return jsonv.Array(list...).JSON()
 }

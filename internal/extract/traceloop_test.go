@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
 var traceloopCases = []string{
@@ -30,7 +30,7 @@ func TestDecodeTraceloopMatchesTree(t *testing.T) {
 
 func checkDecodeTraceloop(t *testing.T, s string) {
 	t.Helper()
-	var sl scoring.Slab
+	var sl jsonv.Slab
 	v, state := decodeTraceloop(s, &sl)
 	wv, wstate := decodeTraceloopTree(s)
 	if v.Kind() != wv.Kind() || v.JSON() != wv.JSON() || state != wstate {

@@ -17,7 +17,7 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.uber.org/zap"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // maxAnswerBytes bounds the answer body read into memory.
@@ -48,7 +48,7 @@ type Client struct {
 	now func() time.Time
 }
 
-var _ scoring.Completer = (*Client)(nil)
+var _ toolcall.Completer = (*Client)(nil)
 
 // NewClient builds a Client that sends with httpClient (nil:
 // http.DefaultClient). It validates cfg. Use it in tests and wherever an
@@ -191,19 +191,19 @@ type (
 // bounds everything, and no wait runs past its deadline. When ctx is done
 // before the first request, the error wraps scoring.ErrJudgeSkipped. Errors
 // are *Error and never contain a secret.
-func (c *Client) Complete(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, error) {
+func (c *Client) Complete(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, error) {
 	if len(req.Messages) == 0 {
-		return scoring.ChatResponse{}, &Error{msg: "judge: the request has no messages"}
+		return toolcall.ChatResponse{}, &Error{msg: "judge: the request has no messages"}
 	}
 	if err := ctx.Err(); err != nil {
-		return scoring.ChatResponse{}, &Error{
-			msg:   fmt.Sprintf("judge: %v: %v before the first request", scoring.ErrJudgeSkipped, err),
-			kinds: []error{scoring.ErrJudgeSkipped, err},
+		return toolcall.ChatResponse{}, &Error{
+			msg:   fmt.Sprintf("judge: %v: %v before the first request", toolcall.ErrJudgeSkipped, err),
+			kinds: []error{toolcall.ErrJudgeSkipped, err},
 		}
 	}
 	body, err := json.Marshal(c.body(req))
 	if err != nil {
-		return scoring.ChatResponse{}, &Error{msg: "judge: encoding the request: " + c.sanitize.clean(err.Error())}
+		return toolcall.ChatResponse{}, &Error{msg: "judge: encoding the request: " + c.sanitize.clean(err.Error())}
 	}
 
 	var last attemptError
@@ -219,13 +219,13 @@ func (c *Client) Complete(ctx context.Context, req scoring.ChatRequest) (scoring
 		}
 		sent := attempt + 1
 		if ctx.Err() != nil {
-			return scoring.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), %v", sent, ctx.Err()), ctx.Err())
+			return toolcall.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), %v", sent, ctx.Err()), ctx.Err())
 		}
 		if !last.retryable {
-			return scoring.ChatResponse{}, c.fail(last, sent, "judge", nil)
+			return toolcall.ChatResponse{}, c.fail(last, sent, "judge", nil)
 		}
 		if attempt >= c.maxRetries {
-			return scoring.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: gave up after %d attempt(s)", sent), nil)
+			return toolcall.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: gave up after %d attempt(s)", sent), nil)
 		}
 		wait := backoff(attempt, c.initial, c.maxBackoff)
 		if last.retryAfterSet {
@@ -233,10 +233,10 @@ func (c *Client) Complete(ctx context.Context, req scoring.ChatRequest) (scoring
 		}
 		if deadline, ok := ctx.Deadline(); ok {
 			if remaining := time.Until(deadline); wait >= remaining {
-				return scoring.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), the next one (in %s) would start past the context deadline", sent, wait.Round(time.Millisecond)), context.DeadlineExceeded)
+				return toolcall.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), the next one (in %s) would start past the context deadline", sent, wait.Round(time.Millisecond)), context.DeadlineExceeded)
 			}
 		} else if wait > maxUnboundedWait {
-			return scoring.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), the server asked to wait %s (more than %s)", sent, wait, maxUnboundedWait), nil)
+			return toolcall.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), the server asked to wait %s (more than %s)", sent, wait, maxUnboundedWait), nil)
 		}
 		if c.logger.Core().Enabled(zap.DebugLevel) {
 			c.logger.Debug("judge attempt failed, retrying",
@@ -247,13 +247,13 @@ func (c *Client) Complete(ctx context.Context, req scoring.ChatRequest) (scoring
 				zap.String("error", c.sanitize.clean(last.msg)))
 		}
 		if err := sleep(ctx, wait); err != nil {
-			return scoring.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), %v", sent, err), err)
+			return toolcall.ChatResponse{}, c.fail(last, sent, fmt.Sprintf("judge: stopped after %d attempt(s), %v", sent, err), err)
 		}
 	}
 }
 
 // body builds the request body, redacting every message's content.
-func (c *Client) body(req scoring.ChatRequest) chatRequestBody {
+func (c *Client) body(req toolcall.ChatRequest) chatRequestBody {
 	b := chatRequestBody{
 		Model:       c.model,
 		Messages:    make([]chatMessage, len(req.Messages)),
@@ -303,14 +303,14 @@ type attemptError struct {
 }
 
 // attempt sends one request, bounded by the request timeout.
-func (c *Client) attempt(ctx context.Context, body []byte) (scoring.ChatResponse, *attemptError) {
+func (c *Client) attempt(ctx context.Context, body []byte) (toolcall.ChatResponse, *attemptError) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 
 	where := "POST " + c.display
 	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url.String(), bytes.NewReader(body))
 	if err != nil {
-		return scoring.ChatResponse{}, &attemptError{msg: where + ": building the request failed"}
+		return toolcall.ChatResponse{}, &attemptError{msg: where + ": building the request failed"}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json")
@@ -325,7 +325,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) (scoring.ChatResponse
 
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return scoring.ChatResponse{}, c.transportError(ctx, actx, where, err)
+		return toolcall.ChatResponse{}, c.transportError(ctx, actx, where, err)
 	}
 	defer resp.Body.Close()
 
@@ -333,7 +333,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) (scoring.ChatResponse
 	if err != nil {
 		ae := c.transportError(ctx, actx, where+": reading the answer", err)
 		ae.status = resp.StatusCode
-		return scoring.ChatResponse{}, ae
+		return toolcall.ChatResponse{}, ae
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		ae := &attemptError{
@@ -344,14 +344,14 @@ func (c *Client) attempt(ctx context.Context, body []byte) (scoring.ChatResponse
 		if ae.retryable {
 			ae.retryAfter, ae.retryAfterSet = retryAfter(resp.Header, c.now())
 		}
-		return scoring.ChatResponse{}, ae
+		return toolcall.ChatResponse{}, ae
 	}
 	if len(raw) > maxAnswerBytes {
-		return scoring.ChatResponse{}, &attemptError{msg: fmt.Sprintf("%s: the answer is larger than %d bytes", where, maxAnswerBytes), status: resp.StatusCode}
+		return toolcall.ChatResponse{}, &attemptError{msg: fmt.Sprintf("%s: the answer is larger than %d bytes", where, maxAnswerBytes), status: resp.StatusCode}
 	}
 	out, err := c.decode(raw)
 	if err != nil {
-		return scoring.ChatResponse{}, &attemptError{msg: where + ": " + err.Error(), status: resp.StatusCode}
+		return toolcall.ChatResponse{}, &attemptError{msg: where + ": " + err.Error(), status: resp.StatusCode}
 	}
 	return out, nil
 }
@@ -390,7 +390,7 @@ func (c *Client) serverMessage(raw []byte) string {
 }
 
 // decode reads a successful answer's first choice.
-func (c *Client) decode(raw []byte) (scoring.ChatResponse, error) {
+func (c *Client) decode(raw []byte) (toolcall.ChatResponse, error) {
 	var rb chatResponseBody
 	if err := json.Unmarshal(raw, &rb); err != nil {
 		msg := err.Error()
@@ -398,19 +398,19 @@ func (c *Client) decode(raw []byte) (scoring.ChatResponse, error) {
 		if errors.As(err, &terr) {
 			msg = fmt.Sprintf("%s is a JSON %s", terr.Field, terr.Value)
 		}
-		return scoring.ChatResponse{}, fmt.Errorf("the answer is not chat-completions JSON: %s", c.sanitize.serverText(msg))
+		return toolcall.ChatResponse{}, fmt.Errorf("the answer is not chat-completions JSON: %s", c.sanitize.serverText(msg))
 	}
 	if len(rb.Choices) == 0 {
-		return scoring.ChatResponse{}, errors.New("the answer has no choices")
+		return toolcall.ChatResponse{}, errors.New("the answer has no choices")
 	}
 	ch := rb.Choices[0]
 	if ch.Message.Content == nil {
 		if ch.Message.Refusal != nil && *ch.Message.Refusal != "" {
-			return scoring.ChatResponse{}, fmt.Errorf("the judge refused: %s", c.sanitize.serverText(*ch.Message.Refusal))
+			return toolcall.ChatResponse{}, fmt.Errorf("the judge refused: %s", c.sanitize.serverText(*ch.Message.Refusal))
 		}
-		return scoring.ChatResponse{}, fmt.Errorf("the answer's first choice has no content (finish_reason %q)", c.sanitize.serverText(ch.FinishReason))
+		return toolcall.ChatResponse{}, fmt.Errorf("the answer's first choice has no content (finish_reason %q)", c.sanitize.serverText(ch.FinishReason))
 	}
-	out := scoring.ChatResponse{
+	out := toolcall.ChatResponse{
 		Content:      *ch.Message.Content,
 		Model:        cmp.Or(rb.Model, c.model),
 		FinishReason: ch.FinishReason,

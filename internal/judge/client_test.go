@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 const testKey = "sk-test-SECRETKEY-0123456789abcdef"
@@ -48,9 +48,9 @@ func ptr[T any](v T) *T { return &v }
 
 // judgeRequest is a typical judge request: deterministic sampling, bounded,
 // JSON out.
-func judgeRequest() scoring.ChatRequest {
-	return scoring.ChatRequest{
-		Messages: []scoring.ChatMessage{
+func judgeRequest() toolcall.ChatRequest {
+	return toolcall.ChatRequest{
+		Messages: []toolcall.ChatMessage{
 			{Role: "system", Content: "You grade tool calls. Answer JSON."},
 			{Role: "user", Content: `call: get_weather({"city":"Paris"})`},
 		},
@@ -74,7 +74,7 @@ func TestCompleteSendsTheRequestAndReadsTheAnswer(t *testing.T) {
 
 	got, err := c.Complete(t.Context(), judgeRequest())
 	require.NoError(t, err)
-	assert.Equal(t, scoring.ChatResponse{
+	assert.Equal(t, toolcall.ChatResponse{
 		Content:      `{"score": 1}`,
 		Model:        "judge-model-2026-01-01",
 		FinishReason: "stop",
@@ -111,8 +111,8 @@ func TestCompleteLeavesUnsetParametersToTheServer(t *testing.T) {
 	srv.Enqueue(judgetest.OK("fine"))
 	c := newTestClient(t, srv, nil)
 
-	got, err := c.Complete(t.Context(), scoring.ChatRequest{
-		Messages: []scoring.ChatMessage{{Role: "user", Content: "hi"}},
+	got, err := c.Complete(t.Context(), toolcall.ChatRequest{
+		Messages: []toolcall.ChatMessage{{Role: "user", Content: "hi"}},
 	})
 	require.NoError(t, err)
 	assert.Equal(t, "fine", got.Content)
@@ -329,7 +329,7 @@ func TestCompleteRetries(t *testing.T) {
 			require.ErrorAs(t, err, &jerr)
 			assert.Equal(t, tt.wantStatus, jerr.StatusCode)
 			assert.Equal(t, tt.wantRequests, jerr.Attempts)
-			assert.False(t, errors.Is(err, scoring.ErrJudgeSkipped))
+			assert.False(t, errors.Is(err, toolcall.ErrJudgeSkipped))
 		})
 	}
 }
@@ -430,7 +430,7 @@ func TestCompleteContextBoundsTheAttempts(t *testing.T) {
 		cancel()
 		_, err := c.Complete(ctx, judgeRequest())
 		require.EqualError(t, err, "judge: judge not asked: context canceled before the first request")
-		assert.ErrorIs(t, err, scoring.ErrJudgeSkipped)
+		assert.ErrorIs(t, err, toolcall.ErrJudgeSkipped)
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.Equal(t, 0, srv.Count())
 	})
@@ -447,7 +447,7 @@ func TestCompleteRedactsBeforeSending(t *testing.T) {
 		}
 	})
 	req := judgeRequest()
-	req.Messages = []scoring.ChatMessage{
+	req.Messages = []toolcall.ChatMessage{
 		{Role: "system", Content: "Judge secret-project calls."},
 		{Role: "user", Content: `pay({"card":"4111-1111-1111-1111"}) login({"q":"PASSWORD=hunter2 user=bob"})`},
 		{Role: "assistant", Content: "nothing to hide"},
@@ -466,7 +466,7 @@ func TestCompleteRedactsBeforeSending(t *testing.T) {
 func TestCompleteRejectsARequestWithoutMessages(t *testing.T) {
 	srv := judgetest.NewServer(t)
 	c := newTestClient(t, srv, nil)
-	_, err := c.Complete(t.Context(), scoring.ChatRequest{})
+	_, err := c.Complete(t.Context(), toolcall.ChatRequest{})
 	require.EqualError(t, err, "judge: the request has no messages")
 	assert.Equal(t, 0, srv.Count())
 }
@@ -482,7 +482,7 @@ func TestCompleteIsSafeForConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
-			req := scoring.ChatRequest{Messages: []scoring.ChatMessage{{Role: "user", Content: "x" + string(rune('a'+i))}}}
+			req := toolcall.ChatRequest{Messages: []toolcall.ChatMessage{{Role: "user", Content: "x" + string(rune('a'+i))}}}
 			got, err := c.Complete(t.Context(), req)
 			if assert.NoError(t, err) {
 				assert.Equal(t, "y"+string(rune('a'+i)), got.Content)

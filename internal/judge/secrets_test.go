@@ -18,7 +18,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // Secrets a failing judge must never repeat, in errors or logs.
@@ -226,6 +226,6 @@ func TestSkippedCompletionSaysSo(t *testing.T) {
 	ctx, cancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
 	defer cancel()
 	_, err := c.Complete(ctx, judgeRequest())
-	assert.ErrorIs(t, err, scoring.ErrJudgeSkipped)
+	assert.ErrorIs(t, err, toolcall.ErrJudgeSkipped)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }

@@ -22,7 +22,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // Outcome is what became of one judge request: the judge_requests metric's
@@ -69,12 +69,12 @@ type Limits struct {
 
 // Observer hears of every request a scorer made: its outcome, how long it
 // took, and the answer (with its token usage) when there is one.
-type Observer func(outcome Outcome, took time.Duration, resp *scoring.ChatResponse)
+type Observer func(outcome Outcome, took time.Duration, resp *toolcall.ChatResponse)
 
 // Guard enforces a rule's limits for the judge scorers of the rule. It is
 // safe for concurrent use.
 type Guard struct {
-	next     scoring.Completer
+	next     toolcall.Completer
 	limits   Limits
 	slots    chan struct{}
 	waiting  atomic.Int64
@@ -90,17 +90,17 @@ type Guard struct {
 
 type cached struct {
 	key  [32]byte
-	resp scoring.ChatResponse
+	resp toolcall.ChatResponse
 }
 
 type inflight struct {
 	done chan struct{}
-	resp scoring.ChatResponse
+	resp toolcall.ChatResponse
 	err  error
 }
 
 // NewGuard bounds the requests sent to next.
-func NewGuard(next scoring.Completer, l Limits) *Guard {
+func NewGuard(next toolcall.Completer, l Limits) *Guard {
 	g := &Guard{next: next, limits: l, now: time.Now, cache: map[[32]byte]*list.Element{}, inflight: map[[32]byte]*inflight{}}
 	g.slots = make(chan struct{}, max(l.MaxConcurrent, 1))
 	if l.RequestsPerMinute > 0 {
@@ -113,18 +113,18 @@ func NewGuard(next scoring.Completer, l Limits) *Guard {
 }
 
 // For returns the Completer one scorer uses: the guard's, reporting to obs.
-func (g *Guard) For(obs Observer) scoring.Completer { return observed{g: g, obs: obs} }
+func (g *Guard) For(obs Observer) toolcall.Completer { return observed{g: g, obs: obs} }
 
 type observed struct {
 	g   *Guard
 	obs Observer
 }
 
-func (o observed) Complete(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, error) {
+func (o observed) Complete(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, error) {
 	start := time.Now()
 	resp, outcome, err := o.g.complete(ctx, req)
 	if o.obs != nil {
-		var r *scoring.ChatResponse
+		var r *toolcall.ChatResponse
 		if err == nil {
 			r = &resp
 		}
@@ -132,7 +132,7 @@ func (o observed) Complete(ctx context.Context, req scoring.ChatRequest) (scorin
 	}
 	if err != nil && notJudged(outcome, err) {
 		// The run was not judged: it is not_evaluated, not an error.
-		err = fmt.Errorf("%w: the judge did not answer: %w", scoring.ErrJudgeSkipped, err)
+		err = fmt.Errorf("%w: the judge did not answer: %w", toolcall.ErrJudgeSkipped, err)
 	}
 	return resp, err
 }
@@ -150,10 +150,10 @@ func notJudged(outcome Outcome, err error) bool {
 
 // errBudget builds the error of a request that was not sent.
 func errBudget(format string, args ...any) error {
-	return fmt.Errorf("%w: budget: %s", scoring.ErrJudgeSkipped, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: budget: %s", toolcall.ErrJudgeSkipped, fmt.Sprintf(format, args...))
 }
 
-func (g *Guard) complete(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, Outcome, error) {
+func (g *Guard) complete(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, Outcome, error) {
 	key := requestKey(req)
 	g.mu.Lock()
 	if el, ok := g.cache[key]; ok {
@@ -167,11 +167,11 @@ func (g *Guard) complete(ctx context.Context, req scoring.ChatRequest) (scoring.
 		select {
 		case <-f.done:
 			if f.err != nil {
-				return scoring.ChatResponse{}, outcomeOf(ctx, f.err), f.err
+				return toolcall.ChatResponse{}, outcomeOf(ctx, f.err), f.err
 			}
 			return f.resp, OutcomeCacheHit, nil
 		case <-ctx.Done():
-			return scoring.ChatResponse{}, OutcomeTimeout, ctx.Err()
+			return toolcall.ChatResponse{}, OutcomeTimeout, ctx.Err()
 		}
 	}
 	f := &inflight{done: make(chan struct{})}
@@ -192,7 +192,7 @@ func (g *Guard) complete(ctx context.Context, req scoring.ChatRequest) (scoring.
 
 // send spends the budgets, waits for a slot and sends the request. Budget
 // spent on a request that is then not sent is given back.
-func (g *Guard) send(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, Outcome, error) {
+func (g *Guard) send(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, Outcome, error) {
 	now := g.now()
 	var spent []*rate.Reservation
 	refund := func() {
@@ -204,7 +204,7 @@ func (g *Guard) send(ctx context.Context, req scoring.ChatRequest) (scoring.Chat
 		r := g.requests.ReserveN(now, 1)
 		if !r.OK() || r.DelayFrom(now) > 0 {
 			r.CancelAt(now)
-			return scoring.ChatResponse{}, OutcomeBudget, errBudget("requests_per_minute (%d) spent", g.limits.RequestsPerMinute)
+			return toolcall.ChatResponse{}, OutcomeBudget, errBudget("requests_per_minute (%d) spent", g.limits.RequestsPerMinute)
 		}
 		spent = append(spent, r)
 	}
@@ -213,7 +213,7 @@ func (g *Guard) send(ctx context.Context, req scoring.ChatRequest) (scoring.Chat
 		if !r.OK() || r.DelayFrom(now) > 0 {
 			r.CancelAt(now)
 			refund()
-			return scoring.ChatResponse{}, OutcomeBudget, errBudget("tokens_per_minute (%d) spent", g.limits.TokensPerMinute)
+			return toolcall.ChatResponse{}, OutcomeBudget, errBudget("tokens_per_minute (%d) spent", g.limits.TokensPerMinute)
 		}
 		spent = append(spent, r)
 	}
@@ -223,7 +223,7 @@ func (g *Guard) send(ctx context.Context, req scoring.ChatRequest) (scoring.Chat
 		if g.waiting.Add(1) > int64(g.limits.QueueSize) {
 			g.waiting.Add(-1)
 			refund()
-			return scoring.ChatResponse{}, OutcomeBudget, errBudget("%d requests in flight and the queue of %d is full", cap(g.slots), g.limits.QueueSize)
+			return toolcall.ChatResponse{}, OutcomeBudget, errBudget("%d requests in flight and the queue of %d is full", cap(g.slots), g.limits.QueueSize)
 		}
 		select {
 		case g.slots <- struct{}{}:
@@ -231,7 +231,7 @@ func (g *Guard) send(ctx context.Context, req scoring.ChatRequest) (scoring.Chat
 		case <-ctx.Done():
 			g.waiting.Add(-1)
 			refund()
-			return scoring.ChatResponse{}, OutcomeTimeout, fmt.Errorf("waiting for a judge slot: %w", ctx.Err())
+			return toolcall.ChatResponse{}, OutcomeTimeout, fmt.Errorf("waiting for a judge slot: %w", ctx.Err())
 		}
 	}
 	defer func() { <-g.slots }()
@@ -244,7 +244,7 @@ func (g *Guard) send(ctx context.Context, req scoring.ChatRequest) (scoring.Chat
 
 func outcomeOf(ctx context.Context, err error) Outcome {
 	switch {
-	case errors.Is(err, scoring.ErrJudgeSkipped):
+	case errors.Is(err, toolcall.ErrJudgeSkipped):
 		return OutcomeBudget
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled), ctx.Err() != nil:
 		return OutcomeTimeout
@@ -253,7 +253,7 @@ func outcomeOf(ctx context.Context, err error) Outcome {
 }
 
 // store caches an answer, dropping the least recently used past the size.
-func (g *Guard) store(key [32]byte, resp scoring.ChatResponse) {
+func (g *Guard) store(key [32]byte, resp toolcall.ChatResponse) {
 	if g.limits.CacheSize <= 0 {
 		return
 	}
@@ -267,14 +267,14 @@ func (g *Guard) store(key [32]byte, resp scoring.ChatResponse) {
 
 // requestKey hashes everything a request sends, so the same context, model
 // (one guard per rule and judge) and prompt give the same key.
-func requestKey(req scoring.ChatRequest) [32]byte {
+func requestKey(req toolcall.ChatRequest) [32]byte {
 	b, _ := json.Marshal(req)
 	return sha256.Sum256(b)
 }
 
 // estimateTokens estimates a request's tokens: prompt bytes / 4 plus the
 // answer's bound.
-func estimateTokens(req scoring.ChatRequest) int {
+func estimateTokens(req toolcall.ChatRequest) int {
 	n := 0
 	for _, m := range req.Messages {
 		n += len(m.Content)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // countingJudge answers every request, after release is closed when set.
@@ -22,7 +22,7 @@ type countingJudge struct {
 	started chan struct{}
 }
 
-func (j *countingJudge) Complete(ctx context.Context, req scoring.ChatRequest) (scoring.ChatResponse, error) {
+func (j *countingJudge) Complete(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, error) {
 	j.sent.Add(1)
 	if j.started != nil {
 		j.started <- struct{}{}
@@ -31,14 +31,14 @@ func (j *countingJudge) Complete(ctx context.Context, req scoring.ChatRequest) (
 		select {
 		case <-j.release:
 		case <-ctx.Done():
-			return scoring.ChatResponse{}, ctx.Err()
+			return toolcall.ChatResponse{}, ctx.Err()
 		}
 	}
-	return scoring.ChatResponse{Content: "answer to " + req.Messages[0].Content, InputTokens: 10, OutputTokens: 2}, nil
+	return toolcall.ChatResponse{Content: "answer to " + req.Messages[0].Content, InputTokens: 10, OutputTokens: 2}, nil
 }
 
-func request(i int) scoring.ChatRequest {
-	return scoring.ChatRequest{Messages: []scoring.ChatMessage{{Role: "user", Content: fmt.Sprintf("run %d", i)}}, MaxTokens: 100}
+func request(i int) toolcall.ChatRequest {
+	return toolcall.ChatRequest{Messages: []toolcall.ChatMessage{{Role: "user", Content: fmt.Sprintf("run %d", i)}}, MaxTokens: 100}
 }
 
 type outcomes struct {
@@ -46,7 +46,7 @@ type outcomes struct {
 	n  [NumOutcomes]int
 }
 
-func (o *outcomes) observe(out Outcome, _ time.Duration, _ *scoring.ChatResponse) {
+func (o *outcomes) observe(out Outcome, _ time.Duration, _ *toolcall.ChatResponse) {
 	o.mu.Lock()
 	o.n[out]++
 	o.mu.Unlock()
@@ -63,7 +63,7 @@ func TestRequestBudget(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		_, err := c.Complete(context.Background(), request(i))
 		if err != nil {
-			require.ErrorIs(t, err, scoring.ErrJudgeSkipped)
+			require.ErrorIs(t, err, toolcall.ErrJudgeSkipped)
 			assert.Contains(t, err.Error(), "requests_per_minute (50) spent")
 			skipped++
 		}
@@ -82,7 +82,7 @@ func TestTokenBudget(t *testing.T) {
 	_, err = c.Complete(context.Background(), request(2))
 	require.NoError(t, err)
 	_, err = c.Complete(context.Background(), request(3))
-	require.ErrorIs(t, err, scoring.ErrJudgeSkipped)
+	require.ErrorIs(t, err, toolcall.ErrJudgeSkipped)
 	assert.Contains(t, err.Error(), "tokens_per_minute (250) spent")
 	assert.Equal(t, int64(2), judge.sent.Load())
 }
@@ -143,7 +143,7 @@ func TestQueueBound(t *testing.T) {
 	go func() { defer wg.Done(); _, _ = c.Complete(context.Background(), request(2)) }()
 	require.Eventually(t, func() bool { return g.waiting.Load() == 1 }, time.Second, time.Millisecond)
 	_, err := c.Complete(context.Background(), request(3))
-	require.ErrorIs(t, err, scoring.ErrJudgeSkipped)
+	require.ErrorIs(t, err, toolcall.ErrJudgeSkipped)
 	assert.Contains(t, err.Error(), "queue of 1 is full")
 	close(judge.release)
 	wg.Wait()

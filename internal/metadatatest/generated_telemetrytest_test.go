@@ -11,8 +11,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"go.opentelemetry.io/collector/component/componenttest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 )
 
 func TestSetupTelemetry(t *testing.T) {

@@ -12,14 +12,14 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/ottl/ottlfuncs"
 	"go.opentelemetry.io/collector/component"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // Scorer is one scorer of a rule.
 type Scorer struct {
 	// Label names the scorer's results (the scorer name unless configured).
 	Label string
-	scoring.Scorer
+	toolcall.Scorer
 	// Deferred marks a slow scorer that runs off the hot path.
 	Deferred bool
 }
@@ -29,13 +29,13 @@ type Rule struct {
 	// Name is the rule's name.
 	Name string
 	// Expectation is what the run should have done.
-	Expectation scoring.Expectation
+	Expectation toolcall.Expectation
 	// Scorers run in order; the first is the primary scorer.
 	Scorers []Scorer
 	// Threshold is the pass threshold.
 	Threshold   float64
 	when        *ottl.ConditionSequence[*ottlspan.TransformContext]
-	aligner     *scoring.TurnAligner
+	aligner     *toolcall.TurnAligner
 	readsArgs   bool
 	nativeOnly  bool
 	hasDeferred bool
@@ -45,7 +45,7 @@ type Rule struct {
 type Spec struct {
 	Name        string
 	When        []string
-	Expectation scoring.Expectation
+	Expectation toolcall.Expectation
 	Scorers     []Scorer
 	Threshold   float64
 }
@@ -54,7 +54,7 @@ type Spec struct {
 // paths (span.attributes[...], resource.attributes[...]).
 func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
 	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold}
-	aligner, err := scoring.NewTurnAligner(spec.Expectation)
+	aligner, err := toolcall.NewTurnAligner(spec.Expectation)
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +101,14 @@ func (r *Rule) Unconditional() bool { return r.when == nil }
 // Calls returns the run's calls as the rule's scorers see them: the calls
 // of each model turn follow the expectation's order (see
 // [scoring.AlignTurns]).
-func (r *Rule) Calls(calls []scoring.Call) []scoring.Call {
+func (r *Rule) Calls(calls []toolcall.Call) []toolcall.Call {
 	return r.aligner.Align(calls)
 }
 
 // CallsInto is [Rule.Calls] writing the calls it reorders into *buf's
 // memory, kept there for the next run (see [scoring.TurnAligner.AlignInto]);
 // a nil buf gets new memory.
-func (r *Rule) CallsInto(buf *[]scoring.Call, calls []scoring.Call) []scoring.Call {
+func (r *Rule) CallsInto(buf *[]toolcall.Call, calls []toolcall.Call) []toolcall.Call {
 	return r.aligner.AlignInto(buf, calls)
 }
 
@@ -137,7 +137,7 @@ func (r *Rule) NativeOnly() bool { return r.nativeOnly }
 
 func nativeOnly(r *Rule) bool {
 	for _, s := range r.Scorers {
-		if s.Name() != scoring.NativeName {
+		if s.Name() != toolcall.NativeName {
 			return false
 		}
 	}

@@ -7,33 +7,35 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/peers"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // TestReadsArguments checks which rules need call arguments decoded: only
 // a native-only rule whose expected calls give neither arguments nor
 // matchers can go without.
 func TestReadsArguments(t *testing.T) {
-	args, err := scoring.Parse(`{"city":"Paris"}`)
+	args, err := jsonv.Parse(`{"city":"Paris"}`)
 	require.NoError(t, err)
 	tests := []struct {
 		name     string
 		scorers  []string
-		calls    []scoring.ExpectedCall
+		calls    []toolcall.ExpectedCall
 		wantRead bool
 	}{
-		{"native, names only", []string{scoring.NativeName}, []scoring.ExpectedCall{{Name: "get_weather"}}, false},
-		{"native, no calls", []string{scoring.NativeName}, nil, false},
-		{"native, literal arguments", []string{scoring.NativeName}, []scoring.ExpectedCall{{Name: "get_weather"}, {Name: "get_time", Args: args}}, true},
-		{"native, a matcher", []string{scoring.NativeName}, []scoring.ExpectedCall{{Name: "get_weather", Matchers: []scoring.PathMatcher{{Path: "city", Matcher: scoring.Present()}}}}, true},
-		{"a peer profile, names only", []string{scoring.NativeName, scoring.MongoDBName}, []scoring.ExpectedCall{{Name: "get_weather"}}, true},
+		{"native, names only", []string{toolcall.NativeName}, []toolcall.ExpectedCall{{Name: "get_weather"}}, false},
+		{"native, no calls", []string{toolcall.NativeName}, nil, false},
+		{"native, literal arguments", []string{toolcall.NativeName}, []toolcall.ExpectedCall{{Name: "get_weather"}, {Name: "get_time", Args: args}}, true},
+		{"native, a matcher", []string{toolcall.NativeName}, []toolcall.ExpectedCall{{Name: "get_weather", Matchers: []toolcall.PathMatcher{{Path: "city", Matcher: toolcall.Present()}}}}, true},
+		{"a peer profile, names only", []string{toolcall.NativeName, peers.MongoDBName}, []toolcall.ExpectedCall{{Name: "get_weather"}}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			exp := scoring.Expectation{Calls: tt.calls}
+			exp := toolcall.Expectation{Calls: tt.calls}
 			var scorers []Scorer
 			for _, name := range tt.scorers {
-				s, err := scoring.New(name, scoring.Settings{Expectation: exp, Threshold: 1})
+				s, err := toolcall.New(name, toolcall.Settings{Expectation: exp, Threshold: 1})
 				require.NoError(t, err)
 				scorers = append(scorers, Scorer{Label: name, Scorer: s})
 			}

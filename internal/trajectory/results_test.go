@@ -8,8 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // TestCapturedResultsUnwrapped decodes the results the captures recorded,
@@ -58,11 +59,11 @@ func TestCapturedResultsUnwrapped(t *testing.T) {
 	opts := &extract.Options{SkipTools: extract.DefaultSkipTools()}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.span, func(t *testing.T) {
-			want, err := scoring.Parse(tt.want)
+			want, err := jsonv.Parse(tt.want)
 			require.NoError(t, err)
 			docs, err := otlpjson.ReadFiles(filepath.Join("..", "..", "testdata", "traces", tt.file))
 			require.NoError(t, err)
-			var got *scoring.Call
+			var got *toolcall.Call
 			for _, td := range otlpjson.Traces(docs) {
 				for _, rs := range td.ResourceSpans().All() {
 					for _, ss := range rs.ScopeSpans().All() {
@@ -81,7 +82,7 @@ func TestCapturedResultsUnwrapped(t *testing.T) {
 				}
 			}
 			require.NotNil(t, got, "no tool span %q with a result", tt.span)
-			assert.True(t, scoring.Equal(want, got.Result), "%s: want %s, got %s", tt.span, want.JSON(), got.Result.JSON())
+			assert.True(t, jsonv.Equal(want, got.Result), "%s: want %s, got %s", tt.span, want.JSON(), got.Result.JSON())
 		})
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // ScoringOptions say what to decode for the scorers.
@@ -31,14 +32,14 @@ type ScoringOptions struct {
 // Scratch is working memory for [ScoringCalls], reused from run to run. The
 // zero Scratch is ready to use; it is not safe for concurrent use.
 type Scratch struct {
-	calls []scoring.Call
+	calls []toolcall.Call
 	// turns are the calls' turns, in scoring order.
 	turns []int
 	docs  documents
 	// slab holds the elements of the calls' decoded arguments.
-	slab scoring.Slab
+	slab jsonv.Slab
 	// aligned are the rules' views of the calls (see Aligned).
-	aligned [][]scoring.Call
+	aligned [][]toolcall.Call
 }
 
 // Clear drops the references the last run's calls hold (names, argument
@@ -56,12 +57,12 @@ func (s *Scratch) Clear() {
 // a model turn reordered, rules.Rule.CallsInto), valid until the next run
 // scored with s; nil for a nil Scratch. The pointer is valid until the
 // next call.
-func (s *Scratch) Aligned(i int) *[]scoring.Call {
+func (s *Scratch) Aligned(i int) *[]toolcall.Call {
 	if s == nil {
 		return nil
 	}
 	if i >= len(s.aligned) {
-		s.aligned = append(s.aligned, make([][]scoring.Call, i+1-len(s.aligned))...)
+		s.aligned = append(s.aligned, make([][]toolcall.Call, i+1-len(s.aligned))...)
 	}
 	return &s.aligned[i]
 }
@@ -70,7 +71,7 @@ func (s *Scratch) Aligned(i int) *[]scoring.Call {
 // (see [Order]) with turns, arguments parsed (or marked unknown), results
 // parsed when kept, status, tool type ("mcp" or "function") and, when asked,
 // duration.
-func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []scoring.Call {
+func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []toolcall.Call {
 	out := scoringCalls(traj, agent, opts)
 	// Results are decoded from here, beside the arguments' pass rather
 	// than under its frame: they are JSON of any depth, and the parser's
@@ -86,9 +87,9 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 // scoringCalls is ScoringCalls but for the results and durations.
 //
 //go:noinline
-func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []scoring.Call {
+func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []toolcall.Call {
 	scratch := opts.Scratch
-	var slab *scoring.Slab
+	var slab *jsonv.Slab
 	if scratch == nil {
 		scratch = new(Scratch)
 	} else {
@@ -108,8 +109,8 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 	}
 	for i := range traj.Calls {
 		c := &traj.Calls[i]
-		var args scoring.Value
-		var doc *scoring.Document
+		var args jsonv.Value
+		var doc *jsonv.Document
 		state := extract.ArgumentsAbsent
 		switch {
 		case opts.SkipArguments:
@@ -123,18 +124,18 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 		// is on the way down to the JSON parser: see the processor's
 		// scoreClosed).
 		sc := &out[i]
-		*sc = scoring.Call{}
+		*sc = toolcall.Call{}
 		sc.Name, sc.Args, sc.ArgsDoc, sc.ArgsUnknown = c.Name, args, doc, state != extract.ArgumentsKnown
-		sc.Position, sc.Turn, sc.Type, sc.Status, sc.StepType = i, turns[i], "function", scoring.StatusOK, scoring.StepToolCall
+		sc.Position, sc.Turn, sc.Type, sc.Status, sc.StepType = i, turns[i], "function", toolcall.StatusOK, toolcall.StepToolCall
 		if state == extract.ArgumentsTooLarge {
 			sc.ArgsNote = opts.Decode.Reason(state)
 		}
 		if c.Failed {
-			sc.Status = scoring.StatusError
+			sc.Status = toolcall.StatusError
 		}
 		if c.MCP {
 			sc.Type = "mcp"
-			sc.StepType = scoring.StepMCPToolCall
+			sc.StepType = toolcall.StepMCPToolCall
 		}
 	}
 	return out
@@ -144,7 +145,7 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 // of c. Not inlined: its values would take room in ScoringCalls' frame.
 //
 //go:noinline
-func addResult(sc *scoring.Call, c *Call, durations bool) {
+func addResult(sc *toolcall.Call, c *Call, durations bool) {
 	if c.Result != "" {
 		sc.Result, _ = extract.DecodeResult(c.Result, c.ResultForm)
 	}
@@ -157,15 +158,15 @@ func addResult(sc *scoring.Call, c *Call, durations bool) {
 // is on the way down to the JSON parser.
 //
 //go:noinline
-func addDuration(sc *scoring.Call, c *Call) {
-	sc.Fields = map[string]scoring.Value{"durationMs": scoring.Number(float64(c.End-c.Start) / 1e6)}
+func addDuration(sc *toolcall.Call, c *Call) {
+	sc.Fields = map[string]jsonv.Value{"durationMs": jsonv.Number(float64(c.End-c.Start) / 1e6)}
 }
 
 // documents holds the argument documents of one run's calls.
 type documents struct {
 	// docs are the run's documents (nil when arguments are not given as
 	// documents); store is the memory they reuse.
-	docs, store []scoring.Document
+	docs, store []jsonv.Document
 }
 
 // init prepares documents for the calls, reusing the memory of the last

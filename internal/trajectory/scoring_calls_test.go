@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // TestScoringCallsDecodesArgumentsUnlessSkipped checks that arguments are
@@ -33,7 +33,7 @@ func TestScoringCallsDecodesArgumentsUnlessSkipped(t *testing.T) {
 		assert.True(t, c.Args.IsUndefined(), "call %d: arguments not decoded", i)
 		assert.True(t, c.ArgsUnknown, "call %d: undecoded arguments are unknown", i)
 	}
-	assert.Equal(t, scoring.StatusOK, skipped[0].Status)
+	assert.Equal(t, toolcall.StatusOK, skipped[0].Status)
 }
 
 // TestScoringCallsReusesScratch checks that calls decoded into a Scratch
@@ -85,7 +85,7 @@ func TestScratchAligned(t *testing.T) {
 	var s Scratch
 	b := s.Aligned(2)
 	require.NotNil(t, b)
-	*b = append(*b, scoring.Call{Name: "a"})
+	*b = append(*b, toolcall.Call{Name: "a"})
 	assert.NotSame(t, b, s.Aligned(0))
 	assert.Same(t, b, s.Aligned(2))
 	assert.Equal(t, "a", (*s.Aligned(2))[0].Name)

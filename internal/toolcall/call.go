@@ -1,0 +1,131 @@
+package toolcall
+
+import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+
+// CallStatus says whether a tool call succeeded.
+type CallStatus uint8
+
+// The call statuses. StatusUnset means the source did not say.
+const (
+	StatusUnset CallStatus = iota
+	StatusOK
+	StatusError
+)
+
+// String returns "unset", "ok" or "error".
+func (s CallStatus) String() string {
+	switch s {
+	case StatusOK:
+		return "ok"
+	case StatusError:
+		return "error"
+	}
+	return "unset"
+}
+
+// Call is one tool call an agent made: one step of its trajectory.
+//
+// Only Name is required. Args is the parsed argument value; when the source did
+// not record arguments (content capture off, a "{}" placeholder, truncated JSON)
+// set ArgsUnknown, and scorers then judge the call by name and position only.
+type Call struct {
+	// Name is the tool name as the model saw it.
+	Name string
+	// Args holds the parsed arguments, usually an object.
+	Args jsonv.Value
+	// ArgsDoc, when set, holds the arguments instead of Args: parsed JSON
+	// that the native scorer checks in place, without building a Value
+	// tree. Other scorers read it as the tree [Document.Value] returns.
+	ArgsDoc *jsonv.Document
+	// ArgsUnknown reports that the arguments were not available. It is
+	// different from a call made without arguments.
+	ArgsUnknown bool
+	// ArgsNote says why unknown arguments are unknown when a limit caused
+	// it ("arguments larger than the 1 MiB limit"); scorers repeat it in
+	// their explanation.
+	ArgsNote string
+	// Result holds the parsed tool result when it was recorded.
+	Result jsonv.Value
+	// Status says whether the call succeeded.
+	Status CallStatus
+	// ID is the call id the model assigned, when known.
+	ID string
+	// Position is the call's 0-based index in its trajectory.
+	Position int
+	// Turn is the 1-based model turn that requested the call; calls
+	// requested together share a turn. 0 when unknown.
+	Turn int
+	// Type is the tool type: "" or "function" for client-side functions,
+	// "mcp" for MCP tools, or a framework's own type name.
+	Type string
+	// StepType is the trajectory step kind for trajectory scorers:
+	// "" or "tool_call" for tool calls; "mcp_tool_call", "model_generation",
+	// "agent_run", "workflow_step", ... for other steps.
+	StepType string
+	// Fields holds other step data by the trajectory-scorer field name
+	// ("durationMs", "promptTokens", "completionTokens", "modelId",
+	// "agentId", ...). Nil for plain tool calls.
+	Fields map[string]jsonv.Value
+	// Children holds nested steps (a sub-agent's or workflow's calls).
+	Children []Call
+}
+
+// IsToolCall reports whether the step is a tool call (plain or MCP).
+func (c *Call) IsToolCall() bool {
+	return c.StepType == "" || c.StepType == StepToolCall || c.StepType == StepMCPToolCall
+}
+
+// Failed reports whether the call is known to have failed.
+func (c *Call) Failed() bool { return c.Status == StatusError }
+
+// Step types used by the trajectory scorers.
+const (
+	StepToolCall        = "tool_call"
+	StepMCPToolCall     = "mcp_tool_call"
+	StepModelGeneration = "model_generation"
+	StepAgentRun        = "agent_run"
+)
+
+// NumberCalls sets each call's Position to its index, so calls built by hand
+// need not number themselves. It returns calls.
+func NumberCalls(calls []Call) []Call {
+	for i := range calls {
+		calls[i].Position = i
+	}
+	return calls
+}
+
+// Arguments returns the call's arguments as a Value, reading ArgsDoc when
+// it is set.
+func (c *Call) Arguments() jsonv.Value {
+	if c.ArgsDoc != nil {
+		return c.ArgsDoc.Value()
+	}
+	return c.Args
+}
+
+// WithArguments returns calls with every ArgsDoc (children's included) read
+// into Args, for scorers that work on Value trees. Calls without documents
+// are returned as they are, without copying.
+func WithArguments(calls []Call) []Call {
+	if !hasDocuments(calls) {
+		return calls
+	}
+	out := make([]Call, len(calls))
+	for i := range calls {
+		out[i] = calls[i]
+		out[i].Args, out[i].ArgsDoc = out[i].Arguments(), nil
+		out[i].Children = WithArguments(out[i].Children)
+	}
+	return out
+}
+
+func hasDocuments(calls []Call) bool {
+	for i := range calls {
+		// Most calls have no children: test before calling.
+		if c := &calls[i]; c.ArgsDoc != nil || (len(c.Children) > 0 && hasDocuments(c.Children)) {
+			return true
+		}
+	}
+	return false
+}
