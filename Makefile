@@ -84,7 +84,7 @@ unit:
 	$(call say,'go test -race ./... (about 1.5 min on empty caches)')
 	$(GO) test -race ./...
 	$(call say,'stack budget on the production build (without -race)')
-	$(GO) test -count=1 -run '^TestStackBudget$$' ./cmd/toolscore/
+	$(GO) test -count=1 -run '^TestStackBudget$$' .
 
 alerts-test: $(PROMTOOL)
 	$(call say,'promtool rule tests (alerts/)')

@@ -301,3 +301,49 @@ func explanation(res *toolcall.Result, dropped, maxLen int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// annotations are what the processor wrote on one span: its
+// tool_call_accuracy.* attributes and evaluation events. A copy is kept for
+// runs whose span may come again (a batch refused downstream, a held span),
+// so that the retried span gets the same scores without scoring, or
+// counting, its run twice. Annotations are not changed once made.
+type annotations struct {
+	attrs  pcommon.Map
+	events ptrace.SpanEventSlice
+}
+
+// copyAnnotations copies the processor's annotations of span, or returns nil
+// when the span carries none.
+func copyAnnotations(span ptrace.Span) *annotations {
+	if _, ok := span.Attributes().Get(attrRules); !ok {
+		return nil
+	}
+	a := &annotations{attrs: pcommon.NewMap(), events: ptrace.NewSpanEventSlice()}
+	for k, v := range span.Attributes().All() {
+		if strings.HasPrefix(k, attrPrefix) {
+			v.CopyTo(a.attrs.PutEmpty(k))
+		}
+	}
+	for _, e := range span.Events().All() {
+		if e.Name() == eventEvaluation {
+			e.CopyTo(a.events.AppendEmpty())
+		}
+	}
+	return a
+}
+
+// writeTo annotates span as the run was annotated before, unless the span
+// already carries annotations (the same pdata sent again).
+func (a *annotations) writeTo(span ptrace.Span) {
+	if _, ok := span.Attributes().Get(attrRules); ok {
+		return
+	}
+	attrs := span.Attributes()
+	attrs.EnsureCapacity(attrs.Len() + a.attrs.Len())
+	for k, v := range a.attrs.All() {
+		v.CopyTo(attrs.PutEmpty(k))
+	}
+	for _, e := range a.events.All() {
+		e.CopyTo(span.Events().AppendEmpty())
+	}
+}

@@ -59,7 +59,7 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 	if err != nil {
 		return nil, err
 	}
-	return processorhelper.NewTraces(ctx, set, cfg, downstream{Traces: next, p: p}, p.processTraces,
+	return processorhelper.NewTraces(ctx, set, cfg, downstream{Traces: next, h: p.holder}, p.processTraces,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
 		processorhelper.WithStart(p.start),
 		processorhelper.WithShutdown(p.shutdown),

@@ -60,7 +60,7 @@ func (c *controlled) send(t *testing.T, batches ...ptrace.Traces) {
 }
 
 // release runs the release loop's work at the current fake time.
-func (c *controlled) release() { c.p.releaseDue(context.Background(), false) }
+func (c *controlled) release() { c.p.holder.releaseDue(context.Background(), false) }
 
 // splitSpans returns one batch per span (each with its resource and scope),
 // sorted by end time: children before parents, as exporters send them.

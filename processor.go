@@ -54,34 +54,24 @@ type tcaProcessor struct {
 	makeJudge func(context.Context, *JudgeConfig, component.Host, component.TelemetrySettings) (toolcall.Completer, error)
 	now       func() time.Time
 
-	// mu guards store, held and replays: the mutable state between batches.
+	// mu guards the store and the holder's waiting runs and kept
+	// annotations: the mutable state between batches.
 	mu    sync.Mutex
 	store *trajectory.Store
-	held  heldRuns
-	// replays keeps the annotations of runs whose spans may come again.
-	replays *replayCache
-	// deliveryMu guards undelivered: held spans whose send failed.
-	deliveryMu  sync.Mutex
-	undelivered []undelivered
+	// holder owns the agent spans taken out of their batch until they are
+	// delivered or counted lost.
+	holder *holder
 	// lifecycle guards closed: batches read it, Shutdown sets it.
 	lifecycle sync.RWMutex
 	closed    bool
 	// tracked mirrors store.Traces() so ordinary batches skip the lock.
 	tracked atomic.Int64
 
-	// deferredQ queues held runs for the deferred-scorer workers; runs is
-	// their context, cancelled at Shutdown.
-	deferredQ  chan *heldRun
-	runs       context.Context
-	cancelRuns context.CancelFunc
-	workers    sync.WaitGroup
-
 	// lifecycle of the background loop that releases held runs.
 	tick      <-chan time.Time
 	stopTick  func()
 	done      chan struct{}
 	loopDone  chan struct{}
-	emitting  sync.WaitGroup
 	startOnce sync.Once
 }
 
@@ -132,18 +122,16 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.captureContext = readsContext(compiled, true)
 	p.contextAlways = readsContext(compiled, false)
 	p.store = trajectory.NewStore(p.storeLimits())
-	p.deferredQ = make(chan *heldRun, cfg.Limits.MaxOpenTrajectories)
-	p.runs, p.cancelRuns = context.WithCancel(context.Background())
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
 		p.judges = nil // no judge rule: nothing to sample
 	}
-	p.replays = newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge))
 	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
 	p.keepResults = needsResults(compiled, true)
 	p.keepResultsAlways = needsResults(compiled, false)
 	for _, o := range opts {
 		o(p)
 	}
+	p.holder = newHolder(p, cfg, next)
 	return p, nil
 }
 
@@ -178,13 +166,7 @@ func (p *tcaProcessor) start(ctx context.Context, host component.Host) error {
 		}
 		p.loopDone = make(chan struct{})
 		go p.loop()
-		for range deferredWorkers(p.cfg) {
-			p.workers.Add(1)
-			go func() {
-				defer p.workers.Done()
-				p.deferredWorker()
-			}()
-		}
+		p.holder.start(deferredWorkers(p.cfg))
 	})
 	return err
 }
@@ -206,8 +188,7 @@ func (p *tcaProcessor) loop() {
 		case <-p.done:
 			return
 		case <-p.tick:
-			p.releaseDue(context.Background(), false)
-			_ = p.redeliver(context.Background(), false) // losses are counted and logged
+			p.holder.tick(context.Background())
 		}
 	}
 }
@@ -231,16 +212,8 @@ func (p *tcaProcessor) shutdown(ctx context.Context) error {
 	if p.stopTick != nil {
 		p.stopTick()
 	}
-	p.releaseDue(ctx, true)
 	// Judges in flight are cancelled; queued runs go out with what is in.
-	p.cancelRuns()
-	close(p.deferredQ)
-	p.workers.Wait()
-	for h := range p.deferredQ { // queued before any worker started
-		p.finishDeferred(h, nil)
-	}
-	p.emitting.Wait()
-	err := p.redeliver(ctx, true)
+	err := p.holder.close(ctx)
 	p.mu.Lock()
 	p.store.Shutdown()
 	st := p.store.TakeStats()
@@ -391,7 +364,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		held = p.scoreClosed(ctx, td, run, counts, &b.scratch, held)
 	}
 	if len(held) > 0 {
-		p.hold(held, td)
+		p.holder.take(held, td)
 	}
 	p.tel.record(ctx, counts)
 	if td.SpanCount() == 0 {
@@ -413,7 +386,7 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 		run.replay.writeTo(span)
 		return held
 	}
-	h := p.newHeldRun(run.ref, rs, ss, span)
+	h := p.holder.newRun(run.ref, rs, ss, span)
 	h.twin = run.twin
 	return append(held, h)
 }
@@ -439,7 +412,7 @@ func (p *tcaProcessor) scoreClosed(ctx context.Context, td ptrace.Traces, run *c
 //
 //go:noinline
 func (p *tcaProcessor) holdDeferred(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, deferred *scoredRun, held []heldRun) []heldRun {
-	h := p.newHeldRun(ref, rs, ss, span)
+	h := p.holder.newRun(ref, rs, ss, span)
 	h.deferred = deferred
 	return append(held, h)
 }
@@ -600,7 +573,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
-	p.replays.sweep(now)
+	p.holder.sweep(now)
 	if len(b.others) > 0 {
 		p.keepLinks(b)
 		b.order = applyOrder(b.entries, b.order, &b.ordering)
@@ -669,8 +642,8 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 	}
 	if traj != nil {
 		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
-	} else if (e.parent.IsEmpty() || e.localRoot) && p.replays.len() > 0 {
-		if a := p.replays.get(runKey{e.trace, e.span}); a != nil {
+	} else if e.parent.IsEmpty() || e.localRoot {
+		if a := p.holder.replayed(e.trace, e.span); a != nil {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, replay: a}) // a retried root run
 		}
 	}
@@ -699,7 +672,7 @@ func (p *tcaProcessor) takeStats(counts *batchCounts) {
 // Called with p.mu held.
 func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
-	replays := p.replays.len() > 0
+	replays := p.holder.replaying()
 	for i := range b.others {
 		o := &b.others[i]
 		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
@@ -720,7 +693,7 @@ func (p *tcaProcessor) again(runs []closedRun, e *entry, seen trajectory.Seen) [
 	if seen == trajectory.SeenHeld {
 		return append(runs, closedRun{ref: e.ref, agent: e.span, twin: true})
 	}
-	if a := p.replays.get(runKey{e.trace, e.span}); a != nil {
+	if a := p.holder.replayed(e.trace, e.span); a != nil {
 		return append(runs, closedRun{ref: e.ref, agent: e.span, replay: a})
 	}
 	if ce := p.logger.Check(zap.DebugLevel, "agent span seen before passed on unannotated"); ce != nil {

@@ -335,3 +335,79 @@ func (p *tcaProcessor) selectRules(ctx context.Context, rs ptrace.ResourceSpans,
 	}
 	return selected
 }
+
+// scoreReleased scores waiting runs released by the holder: the store gives
+// up each run's trajectory (and drops idle traces) under the lock, then each
+// run is scored on its held span. Runs with deferred scorers go to the
+// holder's queue; the others are returned, to be sent.
+func (p *tcaProcessor) scoreReleased(ctx context.Context, due []*heldRun, now int64) []*heldRun {
+	trajs := make([]*trajectory.Trajectory, len(due))
+	p.mu.Lock()
+	for i, h := range due {
+		trajs[i] = p.store.Release(h.trace, h.span)
+	}
+	p.store.Sweep(now)
+	st := p.store.TakeStats()
+	p.publishSizes()
+	p.mu.Unlock()
+	counts := p.tel.newCounts()
+	counts.store = st
+	var sent []*heldRun
+	for i, h := range due {
+		rs, ss, span := h.heldSpan()
+		if deferred := p.score(ctx, rs, ss, span, h.span, trajs[i], counts, nil); deferred != nil {
+			h.deferred = deferred
+			p.holder.queueDeferred(h)
+			continue
+		}
+		sent = append(sent, h)
+	}
+	p.tel.record(ctx, counts)
+	return sent
+}
+
+// scoreDeferred runs a held run's deferred scorers (or, with skip, records
+// them as not evaluated for that reason) and annotates its span with every
+// result.
+func (p *tcaProcessor) scoreDeferred(ctx context.Context, span ptrace.Span, run *scoredRun, skip error) {
+	p.restoreCalls(run)
+	for _, rs := range run.pending {
+		r := p.rules[rs[0]]
+		calls := r.Calls(run.calls)
+		var res toolcall.Result
+		if skip != nil {
+			res = toolcall.Result{Scorer: r.Scorers[rs[1]].Name(), Outcome: toolcall.OutcomeNotEvaluated, Explanation: skip.Error()}
+		} else {
+			toolcall.ScoreInto(ctx, r.Scorers[rs[1]].Scorer, calls, run.context, &res)
+		}
+		run.evals = append(run.evals, evaluation{rule: rs[0], scorer: rs[1], result: res, calls: calls})
+	}
+	run.pending = nil
+	sortEvaluations(run.evals)
+	counts := p.tel.newCounts()
+	p.finish(span, run, counts)
+	p.tel.record(context.Background(), counts)
+}
+
+// sortEvaluations orders evaluations by rule, then scorer, as configured.
+func sortEvaluations(evals []evaluation) {
+	slices.SortStableFunc(evals, func(a, b evaluation) int {
+		if a.rule != b.rule {
+			return a.rule - b.rule
+		}
+		return a.scorer - b.scorer
+	})
+}
+
+// deferredWorkers is how many runs' deferred scorers run at once: the
+// judges' max_concurrent summed (a rule's judge waits for its own slots),
+// at least 4, at most 256.
+func deferredWorkers(cfg *Config) int {
+	n := 0
+	for _, r := range cfg.Rules {
+		if r.Judge != nil {
+			n += r.Judge.limits().MaxConcurrent
+		}
+	}
+	return min(max(n, 4), 256)
+}

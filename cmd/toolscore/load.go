@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"golang.org/x/time/rate"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/loadgen"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
@@ -89,8 +90,8 @@ func runLoad(args []string, stdout, stderr io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	groups := []spanGroup{ordinaryGroup()}
-	templates, err := readTemplates(docs, &groups)
+	groups := []loadgen.SpanGroup{loadgen.OrdinaryGroup()}
+	templates, err := loadgen.ReadTemplates(docs, &groups)
 	if err != nil {
 		return 0, err
 	}
@@ -103,7 +104,7 @@ func runLoad(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	defer exp.close()
 
-	tr := newTraffic(trafficConfig{batch: *batch, share: *share, split: *split, hold: *hold, dropHeld: *dropHeld, limit: *limit},
+	tr := loadgen.NewTraffic(loadgen.Config{Batch: *batch, Share: *share, Split: *split, Hold: *hold, DropHeld: *dropHeld, Limit: *limit},
 		templates, groups, uint64(time.Now().UnixNano()))
 	lim := rate.NewLimiter(rate.Inf, *batch)
 	if *spansPerSecond > 0 {
@@ -216,7 +217,7 @@ func (a *ackTracker) waitFor(ctx context.Context, seq uint64) bool {
 
 // generateLoad sends the traffic until it ends, the duration passes or ctx
 // is cancelled, then the held agent spans, and reports.
-func generateLoad(ctx context.Context, tr *traffic, exp exporter, lim *rate.Limiter, duration time.Duration, workers int) *loadReport {
+func generateLoad(ctx context.Context, tr *loadgen.Traffic, exp exporter, lim *rate.Limiter, duration time.Duration, workers int) *loadReport {
 	start := time.Now()
 	runCtx := ctx
 	if duration > 0 {
@@ -240,13 +241,13 @@ func generateLoad(ctx context.Context, tr *traffic, exp exporter, lim *rate.Limi
 		})
 	}
 	var seq uint64
-	send := func(ctx context.Context, b *requestBuilder) bool {
-		if err := lim.WaitN(ctx, b.spans); err != nil {
+	send := func(ctx context.Context, b *loadgen.RequestBuilder) bool {
+		if err := lim.WaitN(ctx, b.Spans); err != nil {
 			return false // the duration ends before the tokens come
 		}
 		seq++
 		select {
-		case queue <- loadRequest{seq: seq, req: ptraceotlp.NewExportRequestFromTraces(b.td), spans: b.spans, genai: b.genai}:
+		case queue <- loadRequest{seq: seq, req: ptraceotlp.NewExportRequestFromTraces(b.TD), spans: b.Spans, genai: b.GenAI}:
 			return true
 		case <-ctx.Done():
 			seq--
@@ -255,11 +256,11 @@ func generateLoad(ctx context.Context, tr *traffic, exp exporter, lim *rate.Limi
 	}
 	for runCtx.Err() == nil {
 		acked := acks.answeredUpTo()
-		b, state := tr.next(seq+1, acked)
-		if state == nextDone {
+		b, state := tr.Next(seq+1, acked)
+		if state == loadgen.NextDone {
 			break
 		}
-		if state == nextWait {
+		if state == loadgen.NextWait {
 			// Agent spans wait for their runs' requests under way.
 			acks.waitFor(runCtx, acked+1)
 			continue
@@ -270,9 +271,9 @@ func generateLoad(ctx context.Context, tr *traffic, exp exporter, lim *rate.Limi
 	}
 	// The held agent spans go last, once everything before them was
 	// answered, whether the load ended by its duration or its span count.
-	held, dropped := int64(len(tr.held)), tr.dropped
-	if len(tr.held) > 0 && acks.waitFor(ctx, seq) {
-		for _, b := range tr.heldRequests() {
+	held, dropped := int64(len(tr.Held)), tr.Dropped
+	if len(tr.Held) > 0 && acks.waitFor(ctx, seq) {
+		for _, b := range tr.HeldRequests() {
 			if !send(ctx, b) {
 				break
 			}
@@ -285,7 +286,7 @@ func generateLoad(ctx context.Context, tr *traffic, exp exporter, lim *rate.Limi
 	defer stats.mu.Unlock()
 	rep := &loadReport{
 		SpansSent: stats.sent, SpansAccepted: stats.accepted, SpansRejected: stats.rejected,
-		GenAISpans: stats.genai, Runs: tr.runs, HeldSpans: held, DroppedSpans: dropped,
+		GenAISpans: stats.genai, Runs: tr.Runs, HeldSpans: held, DroppedSpans: dropped,
 		Requests: stats.requests, Errors: stats.errors, ElapsedSeconds: elapsed.Seconds(),
 		FirstError: stats.firstError,
 	}

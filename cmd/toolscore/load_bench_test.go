@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/loadgen"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
@@ -55,7 +56,7 @@ func BenchmarkProcessorUnderLoad(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer func() { _ = proc.Shutdown(ctx) }()
-			tr := newTraffic(trafficConfig{batch: 100, share: share}, templates, groups, 1)
+			tr := loadgen.NewTraffic(loadgen.Config{Batch: 100, Share: share}, templates, groups, 1)
 			const chunk = 64
 			reqs := make([]ptrace.Traces, 0, chunk)
 			var spans int64
@@ -66,12 +67,12 @@ func BenchmarkProcessorUnderLoad(b *testing.B) {
 			for done := 0; done < b.N; done += chunk {
 				reqs = reqs[:0]
 				for len(reqs) < min(chunk, b.N-done) {
-					rb, state := tr.next(0, 0)
-					if state != nextRequest {
+					rb, state := tr.Next(0, 0)
+					if state != loadgen.NextRequest {
 						b.Fatalf("traffic stopped: %v", state)
 					}
-					reqs = append(reqs, rb.td)
-					spans += int64(rb.spans)
+					reqs = append(reqs, rb.TD)
+					spans += int64(rb.Spans)
 				}
 				b.StartTimer()
 				start, startCPU := time.Now(), processCPU(b)
@@ -95,7 +96,7 @@ func BenchmarkProcessorUnderLoad(b *testing.B) {
 // benchTraffic is the end-to-end benchmark's processor configuration
 // (tools/bench/pipelines.yaml) and its traffic's templates: the demo
 // captures among ordinary HTTP spans.
-func benchTraffic(tb testing.TB) (*toolcallaccuracyprocessor.Config, []*loadTemplate, []spanGroup) {
+func benchTraffic(tb testing.TB) (*toolcallaccuracyprocessor.Config, []*loadgen.Template, []loadgen.SpanGroup) {
 	tb.Setenv("BENCH_GRPC_PORT", "14317")
 	_, cfg, err := loadProcessorConfig([]string{"../../tools/bench/pipelines.yaml"}, "")
 	if err != nil {
@@ -105,8 +106,8 @@ func benchTraffic(tb testing.TB) (*toolcallaccuracyprocessor.Config, []*loadTemp
 	if err != nil {
 		tb.Fatal(err)
 	}
-	groups := []spanGroup{ordinaryGroup()}
-	templates, err := readTemplates(docs, &groups)
+	groups := []loadgen.SpanGroup{loadgen.OrdinaryGroup()}
+	templates, err := loadgen.ReadTemplates(docs, &groups)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func consume(ctx context.Context, proc consumer.Traces, td ptrace.Traces, fresh 
 	done := make(chan error, 1)
 	go func() {
 		var top byte
-		atDepth(&top, receiverDepth, func() { done <- proc.ConsumeTraces(ctx, td) })
+		loadgen.AtDepth(&top, loadgen.ReceiverDepth, func() { done <- proc.ConsumeTraces(ctx, td) })
 	}()
 	return <-done
 }

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/loadgen"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
@@ -51,7 +52,7 @@ func (r *otlpRecorder) Export(_ context.Context, req ptraceotlp.ExportRequest) (
 	for i := 0; i < rss.Len(); i++ {
 		sss := rss.At(i).ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
-			genai := sss.At(j).Scope().Name() != ordinaryGroup().scope.Name()
+			genai := sss.At(j).Scope().Name() != loadgen.OrdinaryGroup().Scope.Name()
 			ss := sss.At(j).Spans()
 			for k := 0; k < ss.Len(); k++ {
 				s := ss.At(k)
@@ -415,8 +416,8 @@ func TestLoadErrors(t *testing.T) {
 func TestTrafficLimits(t *testing.T) {
 	docs, err := otlpjson.ReadFiles(demoTraces(t)...)
 	require.NoError(t, err)
-	groups := []spanGroup{ordinaryGroup()}
-	templates, err := readTemplates(docs, &groups)
+	groups := []loadgen.SpanGroup{loadgen.OrdinaryGroup()}
+	templates, err := loadgen.ReadTemplates(docs, &groups)
 	require.NoError(t, err)
 	require.Len(t, templates, 9)
 	for _, share := range []float64{0, 0.05, 0.5, 1} {
@@ -426,27 +427,27 @@ func TestTrafficLimits(t *testing.T) {
 					for _, limit := range []int64{1, 7, 100, 1001} {
 						for _, batch := range []int{1, 10, 64} {
 							name := "share=" + strconv.FormatFloat(share, 'g', -1, 64) + fmt.Sprintf("/split=%v/hold=%d/drop=%v/spans=%d/batch=%d", split, hold, drop, limit, batch)
-							cfg := trafficConfig{batch: batch, share: share, split: split, hold: hold, dropHeld: drop, limit: limit}
-							tr := newTraffic(cfg, templates, groups, 1)
+							cfg := loadgen.Config{Batch: batch, Share: share, Split: split, Hold: hold, DropHeld: drop, Limit: limit}
+							tr := loadgen.NewTraffic(cfg, templates, groups, 1)
 							total, genai := 0, 0
 							var seq uint64
 							for range 10 * limit {
-								b, state := tr.next(seq+1, seq)
-								if state == nextDone {
+								b, state := tr.Next(seq+1, seq)
+								if state == loadgen.NextDone {
 									break
 								}
-								require.Equal(t, nextRequest, state, name)
-								require.LessOrEqual(t, b.spans, batch, name)
+								require.Equal(t, loadgen.NextRequest, state, name)
+								require.LessOrEqual(t, b.Spans, batch, name)
 								seq++
-								total += b.spans
-								genai += b.genai
+								total += b.Spans
+								genai += b.GenAI
 							}
-							for _, b := range tr.heldRequests() {
-								total += b.spans
-								genai += b.genai
+							for _, b := range tr.HeldRequests() {
+								total += b.Spans
+								genai += b.GenAI
 							}
 							require.Equal(t, int(limit), total, name)
-							require.Empty(t, tr.active, name)
+							require.Empty(t, tr.Active, name)
 							if share == 0 {
 								require.Zero(t, genai, name)
 							}

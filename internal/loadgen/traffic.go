@@ -1,4 +1,4 @@
-package main
+package loadgen
 
 import (
 	"fmt"
@@ -21,10 +21,10 @@ import (
 
 // spanGroup is a resource and instrumentation scope that spans are sent
 // under. Group 0 is the ordinary spans'.
-type spanGroup struct {
+type SpanGroup struct {
 	resource    pcommon.Resource
 	resSchema   string
-	scope       pcommon.InstrumentationScope
+	Scope       pcommon.InstrumentationScope
 	scopeSchema string
 }
 
@@ -39,7 +39,7 @@ type templateSpan struct {
 }
 
 // loadTemplate is one captured trace: the spans of one agent run.
-type loadTemplate struct {
+type Template struct {
 	name string // file:line and trace id
 	// spans in the order they are sent: every other span in capture order,
 	// then the agent spans, innermost first.
@@ -54,12 +54,12 @@ type loadTemplate struct {
 
 // readTemplates splits the documents' traces into templates, one per trace
 // id, and registers their resources and scopes as groups.
-func readTemplates(docs []otlpjson.Doc, groups *[]spanGroup) ([]*loadTemplate, error) {
+func ReadTemplates(docs []otlpjson.Doc, groups *[]SpanGroup) ([]*Template, error) {
 	opts := extract.Options{SkipTools: extract.DefaultSkipTools()}
-	var out []*loadTemplate
+	var out []*Template
 	for _, d := range docs {
-		byTrace := map[pcommon.TraceID]*loadTemplate{}
-		var order []*loadTemplate
+		byTrace := map[pcommon.TraceID]*Template{}
+		var order []*Template
 		rss := d.Traces.ResourceSpans()
 		for i := 0; i < rss.Len(); i++ {
 			rs := rss.At(i)
@@ -67,13 +67,13 @@ func readTemplates(docs []otlpjson.Doc, groups *[]spanGroup) ([]*loadTemplate, e
 			for j := 0; j < sss.Len(); j++ {
 				ss := sss.At(j)
 				group := len(*groups)
-				*groups = append(*groups, spanGroup{resource: rs.Resource(), resSchema: rs.SchemaUrl(), scope: ss.Scope(), scopeSchema: ss.SchemaUrl()})
+				*groups = append(*groups, SpanGroup{resource: rs.Resource(), resSchema: rs.SchemaUrl(), Scope: ss.Scope(), scopeSchema: ss.SchemaUrl()})
 				spans := ss.Spans()
 				for k := 0; k < spans.Len(); k++ {
 					s := spans.At(k)
 					tpl := byTrace[s.TraceID()]
 					if tpl == nil {
-						tpl = &loadTemplate{name: fmt.Sprintf("%s:%d trace %s", d.Path, d.Line, s.TraceID()), traceID: s.TraceID(), index: map[pcommon.SpanID]int{}}
+						tpl = &Template{name: fmt.Sprintf("%s:%d trace %s", d.Path, d.Line, s.TraceID()), traceID: s.TraceID(), index: map[pcommon.SpanID]int{}}
 						byTrace[s.TraceID()] = tpl
 						order = append(order, tpl)
 					}
@@ -93,7 +93,7 @@ func readTemplates(docs []otlpjson.Doc, groups *[]spanGroup) ([]*loadTemplate, e
 }
 
 // finish orders the spans for sending and resolves parent links.
-func (t *loadTemplate) finish() error {
+func (t *Template) finish() error {
 	for i, s := range t.spans {
 		if _, dup := t.index[s.span.SpanID()]; dup {
 			return fmt.Errorf("%s: span id %s appears twice", t.name, s.span.SpanID())
@@ -171,7 +171,7 @@ func (t *loadTemplate) finish() error {
 
 // loadRun is one replay of a template.
 type loadRun struct {
-	tpl     *loadTemplate
+	tpl     *Template
 	traceID pcommon.TraceID
 	ids     []pcommon.SpanID // the template's spans, then its external parents
 	shift   int64            // added to every timestamp
@@ -187,47 +187,47 @@ type heldSpan struct {
 }
 
 // trafficConfig shapes the traffic.
-type trafficConfig struct {
-	batch    int
-	share    float64 // of the spans that belong to GenAI runs
-	split    bool
-	hold     int
-	dropHeld bool
-	limit    int64 // spans in all; 0 for no limit
+type Config struct {
+	Batch    int
+	Share    float64 // of the spans that belong to GenAI runs
+	Split    bool
+	Hold     int
+	DropHeld bool
+	Limit    int64 // spans in all; 0 for no limit
 }
 
 // traffic produces the requests. It is used by one goroutine.
-type traffic struct {
-	cfg       trafficConfig
-	templates []*loadTemplate
-	groups    []spanGroup
+type Traffic struct {
+	cfg       Config
+	templates []*Template
+	groups    []SpanGroup
 	rng       *rand.Rand
 	now       func() time.Time
 	ordinary  ptrace.Span
 
 	nextTpl int
-	active  []*loadRun // runs with spans still to send, oldest first
-	held    []heldSpan
-	dropped int64 // held agent spans never to be sent
+	Active  []*loadRun // runs with spans still to send, oldest first
+	Held    []heldSpan
+	Dropped int64 // held agent spans never to be sent
 
 	// committed counts the spans sent or promised: the rest of the active
 	// runs and the held spans that will be sent. It never passes the limit.
 	committed int64
 	sent      int64 // spans in the stream so far (held ones not included)
 	genai     int64 // GenAI spans among them
-	runs      int
+	Runs      int
 	holdLeft  int
 }
 
-func newTraffic(cfg trafficConfig, templates []*loadTemplate, groups []spanGroup, seed uint64) *traffic {
-	if cfg.batch < 1 {
-		cfg.batch = 1
+func NewTraffic(cfg Config, templates []*Template, groups []SpanGroup, seed uint64) *Traffic {
+	if cfg.Batch < 1 {
+		cfg.Batch = 1
 	}
-	t := &traffic{
+	t := &Traffic{
 		cfg: cfg, templates: templates, groups: groups,
 		rng:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		now:      time.Now,
-		holdLeft: cfg.hold,
+		holdLeft: cfg.Hold,
 	}
 	t.ordinary = ptrace.NewSpan()
 	ordinaryspan.Fill(t.ordinary)
@@ -235,17 +235,17 @@ func newTraffic(cfg trafficConfig, templates []*loadTemplate, groups []spanGroup
 }
 
 // ordinaryGroup is the resource and scope of the ordinary spans.
-func ordinaryGroup() spanGroup {
+func OrdinaryGroup() SpanGroup {
 	res := pcommon.NewResource()
 	res.Attributes().PutStr("service.name", "orders")
 	res.Attributes().PutStr("service.version", "1.4.2")
 	scope := pcommon.NewInstrumentationScope()
 	scope.SetName("go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp")
 	scope.SetVersion("0.63.0")
-	return spanGroup{resource: res, scope: scope}
+	return SpanGroup{resource: res, Scope: scope}
 }
 
-func (t *traffic) traceID() pcommon.TraceID {
+func (t *Traffic) traceID() pcommon.TraceID {
 	var id pcommon.TraceID
 	for id.IsEmpty() {
 		hi, lo := t.rng.Uint64(), t.rng.Uint64()
@@ -257,7 +257,7 @@ func (t *traffic) traceID() pcommon.TraceID {
 	return id
 }
 
-func (t *traffic) spanID() pcommon.SpanID {
+func (t *Traffic) spanID() pcommon.SpanID {
 	var id pcommon.SpanID
 	for id.IsEmpty() {
 		v := t.rng.Uint64()
@@ -269,17 +269,17 @@ func (t *traffic) spanID() pcommon.SpanID {
 }
 
 // free is how many more spans may be promised.
-func (t *traffic) free() int64 {
-	if t.cfg.limit <= 0 {
+func (t *Traffic) free() int64 {
+	if t.cfg.Limit <= 0 {
 		return math.MaxInt64
 	}
-	return t.cfg.limit - t.committed
+	return t.cfg.Limit - t.committed
 }
 
 // startRun replays the next template when its spans fit under the limit
 // and, unless split, when the spans it sends in the stream fit in room
 // (a run is kept in one request when it fits in a batch).
-func (t *traffic) startRun(room int) *loadRun {
+func (t *Traffic) startRun(room int) *loadRun {
 	if len(t.templates) == 0 {
 		return nil
 	}
@@ -288,11 +288,11 @@ func (t *traffic) startRun(room int) *loadRun {
 	stream, total := len(tpl.spans), int64(len(tpl.spans))
 	if hold {
 		stream -= tpl.agents
-		if t.cfg.dropHeld {
+		if t.cfg.DropHeld {
 			total -= int64(tpl.agents)
 		}
 	}
-	if total > t.free() || (!t.cfg.split && stream > room && stream <= t.cfg.batch) {
+	if total > t.free() || (!t.cfg.Split && stream > room && stream <= t.cfg.Batch) {
 		return nil
 	}
 	t.nextTpl = (t.nextTpl + 1) % len(t.templates)
@@ -305,43 +305,43 @@ func (t *traffic) startRun(room int) *loadRun {
 	}
 	r.shift = t.now().UnixNano() - int64(tpl.minStart)
 	t.committed += total
-	t.runs++
-	t.active = append(t.active, r)
+	t.Runs++
+	t.Active = append(t.Active, r)
 	return r
 }
 
 // requestBuilder assembles one request.
-type requestBuilder struct {
-	td     ptrace.Traces
-	groups []spanGroup
+type RequestBuilder struct {
+	TD     ptrace.Traces
+	groups []SpanGroup
 	slices map[int]ptrace.SpanSlice
-	spans  int
-	genai  int
+	Spans  int
+	GenAI  int
 }
 
-func newRequestBuilder(groups []spanGroup) *requestBuilder {
-	return &requestBuilder{td: ptrace.NewTraces(), groups: groups, slices: map[int]ptrace.SpanSlice{}}
+func newRequestBuilder(groups []SpanGroup) *RequestBuilder {
+	return &RequestBuilder{TD: ptrace.NewTraces(), groups: groups, slices: map[int]ptrace.SpanSlice{}}
 }
 
-func (b *requestBuilder) append(group int) ptrace.Span {
+func (b *RequestBuilder) append(group int) ptrace.Span {
 	ss, ok := b.slices[group]
 	if !ok {
 		g := b.groups[group]
-		rs := b.td.ResourceSpans().AppendEmpty()
+		rs := b.TD.ResourceSpans().AppendEmpty()
 		g.resource.CopyTo(rs.Resource())
 		rs.SetSchemaUrl(g.resSchema)
 		scope := rs.ScopeSpans().AppendEmpty()
-		g.scope.CopyTo(scope.Scope())
+		g.Scope.CopyTo(scope.Scope())
 		scope.SetSchemaUrl(g.scopeSchema)
 		ss = scope.Spans()
 		b.slices[group] = ss
 	}
-	b.spans++
+	b.Spans++
 	return ss.AppendEmpty()
 }
 
 // emitRunSpan appends span i of run r under its fresh ids.
-func (b *requestBuilder) emitRunSpan(r *loadRun, i int) {
+func (b *RequestBuilder) emitRunSpan(r *loadRun, i int) {
 	ts := r.tpl.spans[i]
 	dst := b.append(ts.group)
 	ts.span.CopyTo(dst)
@@ -373,11 +373,11 @@ func (b *requestBuilder) emitRunSpan(r *loadRun, i int) {
 			link.SetSpanID(r.ids[j])
 		}
 	}
-	b.genai++
+	b.GenAI++
 }
 
 // emitOrdinary appends an ordinary span, the root of its own trace.
-func (t *traffic) emitOrdinary(b *requestBuilder, now time.Time) {
+func (t *Traffic) emitOrdinary(b *RequestBuilder, now time.Time) {
 	dst := b.append(0)
 	t.ordinary.CopyTo(dst)
 	dst.SetTraceID(t.traceID())
@@ -390,25 +390,25 @@ func (t *traffic) emitOrdinary(b *requestBuilder, now time.Time) {
 type nextState int
 
 const (
-	nextRequest nextState = iota // a request to send
-	nextWait                     // nothing can go until more requests are acknowledged
-	nextDone                     // the stream is over (the limit is reached)
+	NextRequest nextState = iota // a request to send
+	NextWait                     // nothing can go until more requests are acknowledged
+	NextDone                     // the stream is over (the limit is reached)
 )
 
 // next builds request seq. acked is the highest sequence number up to
 // which every request has been answered: with split, an agent span goes
 // only once the requests with its run's other spans were answered, so it
 // arrives after them whatever the number of senders.
-func (t *traffic) next(seq, acked uint64) (*requestBuilder, nextState) {
+func (t *Traffic) Next(seq, acked uint64) (*RequestBuilder, nextState) {
 	b := newRequestBuilder(t.groups)
-	batch := t.cfg.batch
-	target := int(math.Round(float64(t.sent+int64(batch))*t.cfg.share)) - int(t.genai)
+	batch := t.cfg.Batch
+	target := int(math.Round(float64(t.sent+int64(batch))*t.cfg.Share)) - int(t.genai)
 	target = max(0, min(target, batch))
 	if t.free() == 0 {
 		// Only the active runs' spans are left to send.
 		target = batch
 	}
-	if t.cfg.split {
+	if t.cfg.Split {
 		t.takeSplit(b, target, seq, acked)
 	} else {
 		t.takeWhole(b, target, seq)
@@ -417,7 +417,7 @@ func (t *traffic) next(seq, acked uint64) (*requestBuilder, nextState) {
 	// once the active runs are provided for. When no run fits under the
 	// limit any more, ordinary spans fill whole batches up to it.
 	ordinary := int64(batch - target)
-	if b.spans == 0 && len(t.active) == 0 && t.cfg.limit > 0 {
+	if b.Spans == 0 && len(t.Active) == 0 && t.cfg.Limit > 0 {
 		ordinary = int64(batch)
 	}
 	ordinary = min(ordinary, t.free())
@@ -426,65 +426,65 @@ func (t *traffic) next(seq, acked uint64) (*requestBuilder, nextState) {
 		t.emitOrdinary(b, now)
 	}
 	t.committed += ordinary
-	t.sent += int64(b.spans)
-	t.genai += int64(b.genai)
-	if b.spans > 0 {
-		return b, nextRequest
+	t.sent += int64(b.Spans)
+	t.genai += int64(b.GenAI)
+	if b.Spans > 0 {
+		return b, NextRequest
 	}
-	if len(t.active) > 0 {
-		return nil, nextWait
+	if len(t.Active) > 0 {
+		return nil, NextWait
 	}
-	return nil, nextDone
+	return nil, NextDone
 }
 
 // takeWhole adds up to n GenAI spans, keeping each run's spans together in
 // one request (a run longer than a batch continues in the next ones).
-func (t *traffic) takeWhole(b *requestBuilder, n int, seq uint64) {
-	for b.genai < n {
+func (t *Traffic) takeWhole(b *RequestBuilder, n int, seq uint64) {
+	for b.GenAI < n {
 		var r *loadRun
-		if len(t.active) > 0 {
-			r = t.active[0]
-		} else if r = t.startRun(n - b.genai); r == nil {
+		if len(t.Active) > 0 {
+			r = t.Active[0]
+		} else if r = t.startRun(n - b.GenAI); r == nil {
 			return
 		}
-		for r.next < len(r.tpl.spans) && b.genai < n {
+		for r.next < len(r.tpl.spans) && b.GenAI < n {
 			t.take(b, r, seq)
 		}
 		if r.next == len(r.tpl.spans) {
-			t.active = t.active[1:]
+			t.Active = t.Active[1:]
 		}
 	}
 }
 
 // takeSplit adds up to n GenAI spans, one at most of each run, so that a
 // run's spans go in separate requests, interleaved with other runs'.
-func (t *traffic) takeSplit(b *requestBuilder, n int, seq, acked uint64) {
-	kept := t.active[:0]
-	for _, r := range t.active {
-		if b.genai < n {
+func (t *Traffic) takeSplit(b *RequestBuilder, n int, seq, acked uint64) {
+	kept := t.Active[:0]
+	for _, r := range t.Active {
+		if b.GenAI < n {
 			t.take1(b, r, seq, acked)
 		}
 		if r.next < len(r.tpl.spans) {
 			kept = append(kept, r)
 		}
 	}
-	clear(t.active[len(kept):])
-	t.active = kept
-	for b.genai < n {
+	clear(t.Active[len(kept):])
+	t.Active = kept
+	for b.GenAI < n {
 		r := t.startRun(0)
 		if r == nil {
 			return
 		}
 		t.take1(b, r, seq, acked)
 		if r.next == len(r.tpl.spans) {
-			t.active = t.active[:len(t.active)-1]
+			t.Active = t.Active[:len(t.Active)-1]
 		}
 	}
 }
 
 // take1 adds run r's next span unless it is an agent span whose run's
 // earlier requests are unanswered. Held agent spans are set aside.
-func (t *traffic) take1(b *requestBuilder, r *loadRun, seq, acked uint64) {
+func (t *Traffic) take1(b *RequestBuilder, r *loadRun, seq, acked uint64) {
 	for r.next < len(r.tpl.spans) {
 		ts := r.tpl.spans[r.next]
 		if ts.agent && r.hold {
@@ -500,7 +500,7 @@ func (t *traffic) take1(b *requestBuilder, r *loadRun, seq, acked uint64) {
 }
 
 // take adds run r's next span (or holds it).
-func (t *traffic) take(b *requestBuilder, r *loadRun, seq uint64) {
+func (t *Traffic) take(b *RequestBuilder, r *loadRun, seq uint64) {
 	if r.tpl.spans[r.next].agent && r.hold {
 		t.holdSpan(r)
 		return
@@ -510,25 +510,25 @@ func (t *traffic) take(b *requestBuilder, r *loadRun, seq uint64) {
 	r.lastReq = seq
 }
 
-func (t *traffic) holdSpan(r *loadRun) {
-	if t.cfg.dropHeld {
-		t.dropped++
+func (t *Traffic) holdSpan(r *loadRun) {
+	if t.cfg.DropHeld {
+		t.Dropped++
 	} else {
-		t.held = append(t.held, heldSpan{run: r, i: r.next})
+		t.Held = append(t.Held, heldSpan{run: r, i: r.next})
 	}
 	r.next++
 }
 
 // heldRequests builds the requests of the held agent spans.
-func (t *traffic) heldRequests() []*requestBuilder {
-	var out []*requestBuilder
-	for len(t.held) > 0 {
-		n := min(len(t.held), t.cfg.batch)
+func (t *Traffic) HeldRequests() []*RequestBuilder {
+	var out []*RequestBuilder
+	for len(t.Held) > 0 {
+		n := min(len(t.Held), t.cfg.Batch)
 		b := newRequestBuilder(t.groups)
-		for _, h := range t.held[:n] {
+		for _, h := range t.Held[:n] {
 			b.emitRunSpan(h.run, h.i)
 		}
-		t.held = t.held[n:]
+		t.Held = t.Held[n:]
 		out = append(out, b)
 	}
 	return out

@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package toolcallaccuracyprocessor
 
 // raceEnabled reports a test binary built with -race, whose frames are
 // not the production build's (see TestStackBudget).

@@ -1,53 +1,48 @@
-package main
+package toolcallaccuracyprocessor
 
 import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
-	"unsafe"
 
+	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/loadgen"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
 // The OTLP/gRPC receiver consumes each request on a goroutine of its own,
-// whose stack has grown to 8 KiB by the time the processor is called
-// (measured in the running collector with gdb: processTraces is entered
-// 2,744 bytes deep; the test enters it at 2,768, a frame's rounding below). A goroutine's stack is copied to twice its size whenever a
-// call needs more than is left; past 8 KiB less the runtime's guard (928
-// bytes) that is one more copy per request, tens of thousands of
-// instructions (docs/performance.md, "Stack growth").
+// whose stack has grown to 8 KiB by the time the processor is called. A
+// goroutine's stack is copied to twice its size whenever a call needs more
+// than is left; past 8 KiB less the runtime's guard (928 bytes) that is one
+// more copy per request, tens of thousands of instructions. The paths below
+// processTraces are kept within what is left (docs/architecture.md, "A
+// batch"); this test holds them there.
 const (
-	// receiverDepth is how deep atDepth pads the stack so that
-	// processTraces is entered where the receiver calls it: 2,768 bytes
-	// deep (processorhelper's wrappers take 352 bytes above it; checked on
-	// the traceback of an overflow).
-	receiverDepth = 2210
-	// budgetDepth is receiverDepth and a margin: the test calls the
-	// processor 192 bytes deeper than the receiver does, so that a change
-	// that eats the margin fails here first. (A processor before this one
-	// in the pipeline, memory_limiter, takes about 300 bytes more:
-	// processorhelper's wrappers. With the benchmark's rules the paths
-	// have about 500 to spare: they fail from 576 bytes deeper, under an
-	// allocation that takes the allocator's slow path, and always from
-	// 672. The peer profiles' rule is held at receiverDepth itself: 192
-	// bytes deeper it fails in about one run of ten, in rare branches (an
-	// error built with fmt, the allocator's slow path under a mismatch
-	// list, the parse of a deeply nested tool result).)
-	budgetDepth = receiverDepth + 192
+	// budgetDepth is the receiver's depth and a margin: the benchmark's
+	// rules are scored 192 bytes deeper than the receiver calls the
+	// processor, so that a change that eats the margin fails here first. (A
+	// processor before this one in the pipeline, memory_limiter, takes about
+	// 300 bytes more: processorhelper's wrappers.) The peer profiles' rule
+	// is held at the receiver's depth itself: their rare branches (an
+	// error built with fmt, a deeply nested tool result) have less to
+	// spare.
+	budgetDepth = loadgen.ReceiverDepth + 192
 	// receiverStack is the receiver goroutine's stack when it calls the
 	// processor.
 	receiverStack = 8 << 10
-	stackChildEnv = "TOOLSCORE_STACK_BUDGET_CHILD"
+	stackChildEnv = "TOOL_CALL_ACCURACY_STACK_BUDGET_CHILD"
 	// warmRequests are sent before the stack is limited.
 	warmRequests = 100
 )
@@ -59,8 +54,12 @@ const (
 // process's stacks limited to the receiver's 8 KiB: a path that would grow
 // the receiver's stack once more aborts the child process, and its
 // traceback names the path and each frame's size. The allocator's slow
-// path (refilling a span, sweeping) takes up to about 900 bytes below any
-// allocation, so the processor's own frames have less than the 4.4 KiB.
+// path (refilling a span) takes a few hundred bytes below any allocation,
+// so the processor's own frames have less than the 4.4 KiB. The child runs
+// with the garbage collector off: the sweeper's frames, up to 900 bytes more
+// under an allocation, come and go with the collector's timing (on a
+// loaded machine the same commit failed a third of its runs), while the
+// test is about the processor's own frames.
 func TestStackBudget(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector's frames are not the production build's: run without -race (make unit does)")
@@ -70,7 +69,7 @@ func TestStackBudget(t *testing.T) {
 		return
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestStackBudget$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), stackChildEnv+"=1", "GOTRACEBACK=system")
+	cmd.Env = append(os.Environ(), stackChildEnv+"=1", "GOTRACEBACK=system", "GOGC=off")
 	out, err := cmd.CombinedOutput()
 	if err != nil && !strings.Contains(string(out), "goroutine stack exceeds") {
 		t.Fatalf("the child failed, not on its stack (%v):\n%s", err, out)
@@ -85,20 +84,14 @@ func TestStackBudget(t *testing.T) {
 }
 
 func stackBudgetChild(t *testing.T) {
-	benchCfg, templates, groups := benchTraffic(t)
-	_, peersCfg, err := loadProcessorConfig([]string{"testdata/stack-budget-peers.yaml"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The benchmark's rules are held with budgetDepth's margin; the peer
-	// profiles' rule at the receiver's depth itself: their paths have
-	// about 200 bytes to spare, and their rare branches (an error built
-	// with fmt, the allocator's slow path under a mismatch list) sometimes
-	// take more.
+	templates, groups := demoTraffic(t)
 	for _, run := range []struct {
-		cfg   *toolcallaccuracyprocessor.Config
+		cfg   *Config
 		depth uintptr
-	}{{benchCfg, budgetDepth}, {peersCfg, receiverDepth}} {
+	}{
+		{stackBudgetConfig(t, filepath.Join("tools", "bench", "pipelines.yaml")), budgetDepth},
+		{stackBudgetConfig(t, filepath.Join("testdata", "stack-budget-peers.yaml")), loadgen.ReceiverDepth},
+	} {
 		for _, share := range []float64{0.1, 1} {
 			sendAtReceiverDepth(t, run.cfg, run.depth, templates, groups, share)
 		}
@@ -106,20 +99,48 @@ func stackBudgetChild(t *testing.T) {
 	t.Log("stack budget held")
 }
 
+// stackBudgetConfig reads the processor's configuration from a collector
+// configuration file.
+func stackBudgetConfig(t *testing.T, path string) *Config {
+	t.Helper()
+	cm, err := confmaptest.LoadConf(path)
+	require.NoError(t, err)
+	sub, err := cm.Sub("processors::" + metadata.Type.String())
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	require.NoError(t, cfg.Validate())
+	return cfg
+}
+
+// demoTraffic is the load generator's traffic: the demo's captured runs
+// and the ordinary span of its mix.
+func demoTraffic(t *testing.T) ([]*loadgen.Template, []loadgen.SpanGroup) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "demo", "traces", "*.otlp.jsonl"))
+	require.NoError(t, err)
+	docs, err := otlpjson.ReadFiles(files...)
+	require.NoError(t, err)
+	groups := []loadgen.SpanGroup{loadgen.OrdinaryGroup()}
+	templates, err := loadgen.ReadTemplates(docs, &groups)
+	require.NoError(t, err)
+	return templates, groups
+}
+
 // sendAtReceiverDepth sends 2,100 requests of the benchmark's traffic with
 // share of GenAI spans through a processor made from cfg, each on a new
 // goroutine called depth bytes deep, the process's stacks limited to
 // receiverStack after the first warmRequests.
-func sendAtReceiverDepth(t *testing.T, cfg *toolcallaccuracyprocessor.Config, depth uintptr, templates []*loadTemplate, groups []spanGroup, share float64) {
+func sendAtReceiverDepth(t *testing.T, cfg *Config, depth uintptr, templates []*loadgen.Template, groups []loadgen.SpanGroup, share float64) {
 	ctx := context.Background()
-	proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
+	proc, err := NewFactory().CreateTraces(ctx, processortest.NewNopSettings(metadata.Type), cfg, consumertest.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := proc.Start(ctx, componenttest.NewNopHost()); err != nil {
 		t.Fatal(err)
 	}
-	tr := newTraffic(trafficConfig{batch: 100, share: share}, templates, groups, 1)
+	tr := loadgen.NewTraffic(loadgen.Config{Batch: 100, Share: share}, templates, groups, 1)
 	// The first requests fill the caches (tool definitions read once
 	// per text); the budget is for the steady state after them.
 	var old int
@@ -127,14 +148,14 @@ func sendAtReceiverDepth(t *testing.T, cfg *toolcallaccuracyprocessor.Config, de
 		if i == warmRequests {
 			old = debug.SetMaxStack(receiverStack)
 		}
-		rb, state := tr.next(0, 0)
-		if state != nextRequest {
+		rb, state := tr.Next(0, 0)
+		if state != loadgen.NextRequest {
 			t.Fatalf("traffic stopped: %v", state)
 		}
 		done := make(chan error, 1)
 		go func() {
 			var top byte
-			atDepth(&top, depth, func() { done <- proc.ConsumeTraces(ctx, rb.td) })
+			loadgen.AtDepth(&top, depth, func() { done <- proc.ConsumeTraces(ctx, rb.TD) })
 		}()
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -144,20 +165,6 @@ func sendAtReceiverDepth(t *testing.T, cfg *toolcallaccuracyprocessor.Config, de
 	if err := proc.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// atDepth calls f once the stack is depth bytes below top. (top is a
-// pointer, not an address: the stack may move while it grows.)
-//
-//go:noinline
-func atDepth(top *byte, depth uintptr, f func()) {
-	var here [64]byte
-	if uintptr(unsafe.Pointer(top))-uintptr(unsafe.Pointer(&here[0])) >= depth {
-		f()
-		return
-	}
-	atDepth(top, depth, f)
-	here[0]++ // keeps here on the stack
 }
 
 var (

@@ -1,0 +1,529 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
+)
+
+// The delivery contract: every span that comes in goes out, or its loss is
+// returned to the caller as an error. Spans of a batch go out with the
+// batch, so the caller gets the downstream error and may retry; the
+// processor keeps the annotations of the batch's runs, so the retried spans
+// get the same scores and their runs are not counted twice. An agent span
+// the processor holds back (wait, deferred scorers) has no caller left when
+// it is sent: a failed send is retried on later ticks, and a span that
+// still cannot be sent after limits.max_age, or at Shutdown, is counted in
+// lost_spans{reason=downstream_error}, logged, and returned from Shutdown.
+
+// holder owns every agent span the processor takes out of its batch, from
+// the moment it is held until it is delivered or counted lost: runs that
+// wait for late spans (wait), runs that wait for their deferred scorers
+// (judges), copies of a held span (twins), held spans whose send failed
+// (redelivery), and the annotations of runs whose span may come again
+// (replay). The processor hands it spans with take, asks it for kept
+// annotations with replayed, and drives it with tick and close; the holder
+// asks the processor to score what it releases (scoreReleased,
+// scoreDeferred).
+type holder struct {
+	p      *tcaProcessor
+	next   consumer.Traces
+	tel    *telemetry
+	logger *zap.Logger
+	now    func() time.Time
+	wait   time.Duration
+	maxAge time.Duration
+	// scoreTimeout bounds a run's deferred scorers; maxQueued bounds the
+	// runs waiting for them and the spans waiting to be sent again.
+	scoreTimeout time.Duration
+	maxQueued    int
+
+	// waiting (in due order: wait is constant, so arrival order is due
+	// order) and replays are guarded by the processor's mutex, which apply
+	// holds while it looks up replays as it updates the store.
+	mu      *sync.Mutex
+	waiting []*heldRun
+	replays *replayCache
+
+	// deferred queues runs for the deferred-scorer workers; runs is their
+	// context, cancelled at close.
+	deferred   chan *heldRun
+	runs       context.Context
+	cancelRuns context.CancelFunc
+	workers    sync.WaitGroup
+	// emitting counts runs queued for or running their deferred scorers.
+	emitting sync.WaitGroup
+
+	// deliveryMu guards undelivered: held spans whose send failed.
+	deliveryMu  sync.Mutex
+	undelivered []undelivered
+}
+
+func newHolder(p *tcaProcessor, cfg *Config, next consumer.Traces) *holder {
+	h := &holder{
+		p:            p,
+		next:         next,
+		tel:          p.tel,
+		logger:       p.logger,
+		now:          p.now,
+		wait:         cfg.Wait,
+		maxAge:       cfg.Limits.MaxAge,
+		scoreTimeout: cfg.ScoreTimeout,
+		maxQueued:    cfg.Limits.MaxOpenTrajectories,
+		mu:           &p.mu,
+		replays:      newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge)),
+		deferred:     make(chan *heldRun, cfg.Limits.MaxOpenTrajectories),
+	}
+	h.runs, h.cancelRuns = context.WithCancel(context.Background())
+	return h
+}
+
+// heldRun is an agent span taken out of its batch: either waiting (wait) for
+// tool spans that arrive after it, or waiting for deferred scorers. The span
+// is copied with its resource and scope and emitted on its own later.
+type heldRun struct {
+	td    ptrace.Traces
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+	// due is when a waiting run is scored (Unix nanoseconds).
+	due int64
+	// deferred is a run already scored by its synchronous scorers, with
+	// deferred scorers still to run.
+	deferred *scoredRun
+	// ref is where the span was in the batch it was taken from.
+	ref spanRef
+	// deadline bounds the deferred scorers of the run (score_timeout).
+	deadline time.Time
+	// twin marks a copy of an agent span already held (a retried batch, a
+	// duplicate span id), before it joins the held run in twins.
+	twin  bool
+	twins []ptrace.Traces
+}
+
+// newRun copies the span at ref, with its resource and scope, into a held
+// run that is due after wait.
+func (h *holder) newRun(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span) heldRun {
+	td := ptrace.NewTraces()
+	nrs := td.ResourceSpans().AppendEmpty()
+	rs.Resource().CopyTo(nrs.Resource())
+	nrs.SetSchemaUrl(rs.SchemaUrl())
+	nss := nrs.ScopeSpans().AppendEmpty()
+	ss.Scope().CopyTo(nss.Scope())
+	nss.SetSchemaUrl(ss.SchemaUrl())
+	span.CopyTo(nss.Spans().AppendEmpty())
+	return heldRun{td: td, trace: span.TraceID(), span: span.SpanID(), due: h.now().Add(h.wait).UnixNano(), ref: ref}
+}
+
+// heldSpan returns the single span of a held run's copy.
+func (r *heldRun) heldSpan() (ptrace.ResourceSpans, ptrace.ScopeSpans, ptrace.Span) {
+	rs := r.td.ResourceSpans().At(0)
+	ss := rs.ScopeSpans().At(0)
+	return rs, ss, ss.Spans().At(0)
+}
+
+// start starts the workers that run deferred scorers.
+func (h *holder) start(workers int) {
+	for range workers {
+		h.workers.Add(1)
+		go func() {
+			defer h.workers.Done()
+			for r := range h.deferred {
+				h.finishDeferred(r, nil)
+			}
+		}()
+	}
+}
+
+// take removes held spans from their batch and queues them: waiting runs
+// until due, deferred runs to their scorers at once, twins to the run they
+// copy.
+func (h *holder) take(held []heldRun, td ptrace.Traces) {
+	remove := make(map[spanRef]bool, len(held))
+	for _, r := range held {
+		remove[r.ref] = true
+	}
+	for ri, rs := range td.ResourceSpans().All() {
+		for si, ss := range rs.ScopeSpans().All() {
+			i := -1
+			ss.Spans().RemoveIf(func(ptrace.Span) bool {
+				i++
+				return remove[spanRef{ri, si, i}]
+			})
+		}
+	}
+	var waiting, twins []*heldRun
+	for i := range held {
+		r := held[i]
+		switch {
+		case r.deferred != nil:
+			h.queueDeferred(&r)
+		case r.twin:
+			twins = append(twins, &r)
+		default:
+			waiting = append(waiting, &r)
+		}
+	}
+	if len(waiting) == 0 && len(twins) == 0 {
+		return
+	}
+	h.mu.Lock()
+	h.waiting = append(h.waiting, waiting...)
+	h.tel.held.Add(int64(len(waiting)))
+	var orphans []*heldRun
+	for _, t := range twins {
+		if !h.join(t) {
+			orphans = append(orphans, t)
+		}
+	}
+	replays := make([]*annotations, len(orphans))
+	for i, t := range orphans {
+		replays[i] = h.replays.get(runKey{t.trace, t.span})
+	}
+	h.mu.Unlock()
+	// A twin whose run was released meanwhile goes out as that run went.
+	for i, t := range orphans {
+		if replays[i] != nil {
+			_, _, span := t.heldSpan()
+			replays[i].writeTo(span)
+		}
+		h.emit(context.Background(), t.td)
+	}
+}
+
+// join adds a copy of a held agent span to the waiting run it copies; it
+// reports false when that run is no longer waiting. Called with h.mu held.
+func (h *holder) join(t *heldRun) bool {
+	for _, r := range h.waiting {
+		if r.trace == t.trace && r.span == t.span {
+			r.twins = append(r.twins, t.td)
+			return true
+		}
+	}
+	return false
+}
+
+// tick releases the waiting runs that are due and sends again the spans
+// whose send failed and are due for another try.
+func (h *holder) tick(ctx context.Context) {
+	h.releaseDue(ctx, false)
+	_ = h.redeliver(ctx, false) // losses are counted and logged
+}
+
+// releaseDue scores and sends the waiting runs that are due (all of them
+// when all is set, at close).
+func (h *holder) releaseDue(ctx context.Context, all bool) {
+	now := h.now().UnixNano()
+	h.mu.Lock()
+	n := 0
+	for n < len(h.waiting) && (all || h.waiting[n].due <= now) {
+		n++
+	}
+	due := h.waiting[:n:n]
+	h.waiting = h.waiting[n:]
+	h.tel.held.Add(-int64(n))
+	h.mu.Unlock()
+	h.send(ctx, h.p.scoreReleased(ctx, due, now)...)
+}
+
+// queueDeferred queues a held run for its deferred scorers (judges). A
+// fixed pool of workers runs them, each bounded by score_timeout from now
+// and cut short at close; a queued run costs its held span and scored calls,
+// not a goroutine. When the queue is full the run goes out at once, its
+// deferred scorers not_evaluated.
+func (h *holder) queueDeferred(r *heldRun) {
+	r.deadline = h.now().Add(h.scoreTimeout)
+	h.tel.held.Add(1)
+	h.emitting.Add(1)
+	select {
+	case h.deferred <- r:
+	default:
+		h.finishDeferred(r, errDeferredQueueFull)
+	}
+}
+
+// errDeferredQueueFull is the result of deferred scorers of a run that
+// found the queue full.
+var errDeferredQueueFull = fmt.Errorf("%w: budget: the queue of runs waiting for their judges is full", toolcall.ErrJudgeSkipped)
+
+// finishDeferred runs a held run's deferred scorers (or, with skip, records
+// them as not evaluated for that reason) and sends the annotated span.
+func (h *holder) finishDeferred(r *heldRun, skip error) {
+	defer h.emitting.Done()
+	defer h.tel.held.Add(-1)
+	ctx, cancel := context.WithDeadline(h.runs, r.deadline)
+	defer cancel()
+	_, _, span := r.heldSpan()
+	h.p.scoreDeferred(ctx, span, r.deferred, skip)
+	h.send(context.Background(), r)
+}
+
+// send emits scored held runs with their twins, keeping each run's
+// annotations for copies of its span that may come later.
+func (h *holder) send(ctx context.Context, runs ...*heldRun) {
+	if len(runs) == 0 {
+		return
+	}
+	kept := make([]*annotations, len(runs))
+	for i, r := range runs {
+		_, _, span := r.heldSpan()
+		kept[i] = copyAnnotations(span)
+		for _, twin := range r.twins {
+			if kept[i] != nil {
+				kept[i].writeTo(twin.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0))
+			}
+		}
+	}
+	now := h.now().UnixNano()
+	h.mu.Lock()
+	for i, r := range runs {
+		h.replays.put(runKey{r.trace, r.span}, kept[i], now)
+	}
+	h.mu.Unlock()
+	for _, r := range runs {
+		h.emit(ctx, r.td)
+		for _, twin := range r.twins {
+			h.emit(ctx, twin)
+		}
+	}
+}
+
+// close scores and sends every held run (deferred scorers in flight are
+// cancelled, queued ones recorded with what they have), then sends the
+// undelivered spans a last time; what still cannot be sent is returned.
+func (h *holder) close(ctx context.Context) error {
+	h.releaseDue(ctx, true)
+	h.cancelRuns()
+	close(h.deferred)
+	h.workers.Wait()
+	for r := range h.deferred { // queued before any worker started
+		h.finishDeferred(r, nil)
+	}
+	h.emitting.Wait()
+	return h.redeliver(ctx, true)
+}
+
+// replayed returns the annotations kept for a run whose span may come again,
+// or nil. Called with h.mu held.
+func (h *holder) replayed(trace pcommon.TraceID, span pcommon.SpanID) *annotations {
+	if h.replays.len() == 0 {
+		return nil
+	}
+	return h.replays.get(runKey{trace, span})
+}
+
+// replaying reports whether any annotations are kept. Called with h.mu held.
+func (h *holder) replaying() bool { return h.replays.len() > 0 }
+
+// sweep drops kept annotations older than max_age. Called with h.mu held.
+func (h *holder) sweep(now int64) { h.replays.sweep(now) }
+
+// downstream is the next consumer as the processor's pipeline helper sees
+// it: a batch it refuses leaves its annotations with the holder, for the
+// retry.
+type downstream struct {
+	consumer.Traces
+	h *holder
+}
+
+func (d downstream) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
+	err := d.Traces.ConsumeTraces(ctx, td)
+	if err != nil {
+		d.h.keep(td)
+	}
+	return err
+}
+
+// keep remembers the annotations of every annotated span of td.
+func (h *holder) keep(td ptrace.Traces) {
+	var kept []replayEntry
+	for _, rs := range td.ResourceSpans().All() {
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, span := range ss.Spans().All() {
+				if a := copyAnnotations(span); a != nil {
+					kept = append(kept, replayEntry{key: runKey{span.TraceID(), span.SpanID()}, a: a})
+				}
+			}
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	now := h.now().UnixNano()
+	h.mu.Lock()
+	for _, e := range kept {
+		h.replays.put(e.key, e.a, now)
+	}
+	h.mu.Unlock()
+}
+
+// undelivered is a held span whose send failed, waiting to be sent again.
+type undelivered struct {
+	td ptrace.Traces
+	// since is the first failure; next the earliest retry (Unix ns).
+	since, next int64
+	attempts    int
+	err         error
+}
+
+// Backoff between sends of an undelivered span.
+const (
+	redeliverFirst = 100 * time.Millisecond
+	redeliverMax   = 30 * time.Second
+)
+
+// emit sends a held span downstream; a failed send is retried later.
+func (h *holder) emit(ctx context.Context, td ptrace.Traces) {
+	if err := h.next.ConsumeTraces(ctx, td); err != nil {
+		now := h.now().UnixNano()
+		h.queueUndelivered(undelivered{td: td, since: now, next: now + int64(redeliverFirst), attempts: 1, err: err})
+	}
+}
+
+// queueUndelivered queues a span to send again. The queue is bounded by
+// limits.max_open_trajectories; past it the oldest span is lost and counted.
+func (h *holder) queueUndelivered(u undelivered) {
+	h.deliveryMu.Lock()
+	var lost []undelivered
+	if len(h.undelivered) >= h.maxQueued {
+		lost = append(lost, h.undelivered[0])
+		h.undelivered = h.undelivered[1:]
+	}
+	h.undelivered = append(h.undelivered, u)
+	h.tel.held.Add(1)
+	h.deliveryMu.Unlock()
+	h.countLost(context.Background(), lost)
+}
+
+// redeliver sends again the undelivered spans that are due (all of them
+// when final, at close). Spans failing past limits.max_age, or at all when
+// final, are lost: counted, logged and returned as an error.
+func (h *holder) redeliver(ctx context.Context, final bool) error {
+	now := h.now().UnixNano()
+	h.deliveryMu.Lock()
+	var due, wait []undelivered
+	for _, u := range h.undelivered {
+		if final || u.next <= now {
+			due = append(due, u)
+		} else {
+			wait = append(wait, u)
+		}
+	}
+	h.undelivered = wait
+	h.tel.held.Add(-int64(len(due)))
+	h.deliveryMu.Unlock()
+	if len(due) == 0 {
+		return nil
+	}
+	var lost []undelivered
+	for _, u := range due {
+		err := h.next.ConsumeTraces(ctx, u.td)
+		if err == nil {
+			continue
+		}
+		u.err = err
+		u.attempts++
+		if final || now-u.since > int64(h.maxAge) {
+			lost = append(lost, u)
+			continue
+		}
+		u.next = now + int64(min(redeliverFirst<<min(u.attempts, 20), redeliverMax))
+		h.deliveryMu.Lock()
+		h.undelivered = append(h.undelivered, u)
+		h.tel.held.Add(1)
+		h.deliveryMu.Unlock()
+	}
+	return h.countLost(ctx, lost)
+}
+
+// countLost counts and logs held spans that could not be delivered, and
+// returns the error that says so.
+func (h *holder) countLost(ctx context.Context, lost []undelivered) error {
+	if len(lost) == 0 {
+		return nil
+	}
+	h.tel.tb.ProcessorToolCallAccuracyLostSpans.Add(ctx, int64(len(lost)), h.tel.lostDownstream.add...)
+	last := lost[len(lost)-1]
+	err := fmt.Errorf("%d held agent span(s) could not be delivered downstream after %d attempt(s): %w", len(lost), last.attempts, last.err)
+	h.logger.Error("held agent spans lost", zap.Int("spans", len(lost)), zap.Error(err))
+	return err
+}
+
+// errShutDown refuses batches that arrive after Shutdown: nothing could
+// send what the processor would hold back.
+var errShutDown = errors.New("tool_call_accuracy processor is shut down")
+
+// runKey names an agent (or root) span.
+type runKey struct {
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+}
+
+// replayCache keeps the annotations of recent runs whose span may come
+// again, first in first out: at most limit entries, each for at most ttl.
+type replayCache struct {
+	limit   int
+	ttl     int64
+	byRun   map[runKey]*annotations
+	entries []replayEntry
+	head    int
+}
+
+type replayEntry struct {
+	key   runKey
+	added int64
+	a     *annotations
+}
+
+func newReplayCache(limit int, ttl int64) *replayCache {
+	return &replayCache{limit: limit, ttl: ttl, byRun: make(map[runKey]*annotations)}
+}
+
+// len returns how many runs the cache holds.
+func (c *replayCache) len() int { return len(c.byRun) }
+
+// put remembers a run's annotations, dropping the oldest past the limit.
+func (c *replayCache) put(key runKey, a *annotations, now int64) {
+	if a == nil || c.limit <= 0 {
+		return
+	}
+	c.byRun[key] = a
+	c.entries = append(c.entries, replayEntry{key: key, added: now, a: a})
+	for len(c.byRun) > c.limit {
+		c.dropOldest()
+	}
+}
+
+// get returns a run's annotations, or nil.
+func (c *replayCache) get(key runKey) *annotations { return c.byRun[key] }
+
+// sweep drops entries older than the ttl.
+func (c *replayCache) sweep(now int64) {
+	for c.head < len(c.entries) && now-c.entries[c.head].added > c.ttl {
+		c.dropOldest()
+	}
+}
+
+func (c *replayCache) dropOldest() {
+	e := c.entries[c.head]
+	c.entries[c.head] = replayEntry{}
+	c.head++
+	if c.byRun[e.key] == e.a {
+		delete(c.byRun, e.key)
+	}
+	if c.head > 1024 && c.head > len(c.entries)/2 {
+		c.entries = append(c.entries[:0], c.entries[c.head:]...)
+		c.head = 0
+	}
+	if c.head == len(c.entries) {
+		c.entries, c.head = c.entries[:0], 0
+	}
+}
