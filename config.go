@@ -10,8 +10,8 @@ import (
 
 	"go.opentelemetry.io/collector/confmap"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgelimits"
 )
 
 // Config is the processor's configuration.
@@ -150,7 +150,7 @@ type JudgeConfig struct {
 	// Client is the chat-completions client: endpoint, model, api_key,
 	// api_version, headers, tls, auth, timeouts, retries, redact. Its keys
 	// sit beside the others in the judge section.
-	Client judge.Config `mapstructure:"-"`
+	Client judgeclient.Config `mapstructure:"-"`
 	// SampleRatio is the share of runs judged, decided by a hash of the
 	// trace id so that every collector picks the same runs. Default 1.
 	SampleRatio *float64 `mapstructure:"sample_ratio"`
@@ -191,7 +191,7 @@ func (j *JudgeConfig) Unmarshal(conf *confmap.Conf) error {
 	if err := confmap.NewFromStringMap(own).Unmarshal((*ownFields)(j)); err != nil {
 		return err
 	}
-	j.Client = judge.NewDefaultConfig()
+	j.Client = judgeclient.NewDefaultConfig()
 	cc := confmap.NewFromStringMap(client)
 	if u, ok := any(&j.Client).(confmap.Unmarshaler); ok {
 		return u.Unmarshal(cc) // it checks its keys
@@ -207,8 +207,8 @@ func (j *JudgeConfig) sampleRatio() float64 {
 }
 
 // limits returns the judge limits with defaults applied.
-func (j *JudgeConfig) limits() judging.Limits {
-	l := judging.Limits{MaxConcurrent: j.MaxConcurrent, QueueSize: j.QueueSize, RequestsPerMinute: j.RequestsPerMinute, TokensPerMinute: j.TokensPerMinute, CacheSize: j.CacheSize}
+func (j *JudgeConfig) limits() judgelimits.Limits {
+	l := judgelimits.Limits{MaxConcurrent: j.MaxConcurrent, QueueSize: j.QueueSize, RequestsPerMinute: j.RequestsPerMinute, TokensPerMinute: j.TokensPerMinute, CacheSize: j.CacheSize}
 	if l.MaxConcurrent == 0 {
 		l.MaxConcurrent = 4
 	}

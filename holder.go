@@ -105,8 +105,8 @@ type heldRun struct {
 	deadline time.Time
 	// twin marks a copy of an agent span already held (a retried batch, a
 	// duplicate span id), before it joins the held run in twins.
-	twin  bool
-	twins []ptrace.Traces
+	copyOfHeld bool
+	copies     []ptrace.Traces
 }
 
 // newRun copies the span at ref, with its resource and scope, into a held
@@ -166,7 +166,7 @@ func (h *holder) take(held []heldRun, td ptrace.Traces) {
 		switch {
 		case r.deferred != nil:
 			h.queueDeferred(&r)
-		case r.twin:
+		case r.copyOfHeld:
 			twins = append(twins, &r)
 		default:
 			waiting = append(waiting, &r)
@@ -204,7 +204,7 @@ func (h *holder) take(held []heldRun, td ptrace.Traces) {
 func (h *holder) join(t *heldRun) bool {
 	for _, r := range h.waiting {
 		if r.trace == t.trace && r.span == t.span {
-			r.twins = append(r.twins, t.td)
+			r.copies = append(r.copies, t.td)
 			return true
 		}
 	}
@@ -276,7 +276,7 @@ func (h *holder) send(ctx context.Context, runs ...*heldRun) {
 	for i, r := range runs {
 		_, _, span := r.heldSpan()
 		kept[i] = copyAnnotations(span)
-		for _, twin := range r.twins {
+		for _, twin := range r.copies {
 			if kept[i] != nil {
 				kept[i].writeTo(twin.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0))
 			}
@@ -290,7 +290,7 @@ func (h *holder) send(ctx context.Context, runs ...*heldRun) {
 	h.mu.Unlock()
 	for _, r := range runs {
 		h.emit(ctx, r.td)
-		for _, twin := range r.twins {
+		for _, twin := range r.copies {
 			h.emit(ctx, twin)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
 
-	judgepkg "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
@@ -21,7 +21,7 @@ import (
 // sampling ratio, with a judge that is never reached (its endpoint is
 // closed) unless a test replaces the client.
 func withJudgeRule(cfg *Config, ratio float64) *Config {
-	jc := &JudgeConfig{Client: judgepkg.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
+	jc := &JudgeConfig{Client: judgeclient.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
 	jc.Client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1"
 	jc.Client.Model = "bench"
 	var tools []ToolConfig

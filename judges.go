@@ -11,7 +11,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgelimits"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
@@ -22,7 +22,7 @@ import (
 type ruleJudge struct {
 	cfg    *JudgeConfig
 	client atomic.Pointer[completerBox]
-	guard  *judging.Guard
+	guard  *judgelimits.Guard
 	// sampleBelow is the sampling ratio as a bound on the trace-id hash.
 	sampleBelow uint64
 	all         bool
@@ -41,7 +41,7 @@ func newRuleJudge(cfg *JudgeConfig) *ruleJudge {
 	if ratio >= 1 {
 		j.sampleBelow = math.MaxUint64
 	}
-	j.guard = judging.NewGuard(j, cfg.limits())
+	j.guard = judgelimits.NewGuard(j, cfg.limits())
 	return j
 }
 
@@ -84,7 +84,7 @@ type judgeObserver struct {
 	rule, scorer int
 }
 
-func (o *judgeObserver) observe(outcome judging.Outcome, took time.Duration, resp *toolcall.ChatResponse) {
+func (o *judgeObserver) observe(outcome judgelimits.Outcome, took time.Duration, resp *toolcall.ChatResponse) {
 	if o.p == nil || o.p.tel == nil {
 		return
 	}

@@ -24,8 +24,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	judgepkg "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient/judgetest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadatatest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
@@ -102,7 +102,7 @@ func (f *fakeJudge) Complete(ctx context.Context, req toolcall.ChatRequest) (too
 func judgeRuleConfig(judge *JudgeConfig) *Config {
 	cfg := weatherConfig()
 	cfg.Rules[0].Scorers = []ScorerConfig{{Name: "native"}, {Name: "test_echo_judge", Label: "judge"}}
-	judge.Client = judgepkg.NewDefaultConfig()
+	judge.Client = judgeclient.NewDefaultConfig()
 	judge.Client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1" // never called: the tests' judges are fakes
 	judge.Client.Model = "fake"
 	cfg.Rules[0].Judge = judge
@@ -250,7 +250,7 @@ func TestShutdownCancelsJudges(t *testing.T) {
 func judgeServerConfig(t *testing.T, endpoint string) *Config {
 	cfg := createDefaultConfig().(*Config)
 	cfg.ScoreTimeout = 10 * time.Second
-	jc := &JudgeConfig{Client: judgepkg.NewDefaultConfig()}
+	jc := &JudgeConfig{Client: judgeclient.NewDefaultConfig()}
 	jc.Client.ClientConfig.Endpoint = endpoint
 	jc.Client.Model = "judge-model"
 	jc.Client.APIKey = "sk-secret-key-do-not-log"

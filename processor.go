@@ -260,7 +260,7 @@ type entry struct {
 // whether it may link a tool span to its run, and its place. Most are not
 // kept, so their entries are built only for those that are (see
 // linkEntry).
-type other struct {
+type linkCandidate struct {
 	trace pcommon.TraceID
 	ref   spanRef
 }
@@ -271,10 +271,10 @@ type batch struct {
 	// others are the batch's spans that are neither tool, agent nor model
 	// spans, gathered while some trace is tracked: under the lock, apply
 	// keeps those of traces that have state or GenAI spans in the batch.
-	others []other
+	candidates []linkCandidate
 	// td is the batch itself, for the entries of the others kept.
 	td    ptrace.Traces
-	calls []extract.Call
+	calls []extract.SpanCall
 	order []int
 	// ordering is applyOrder's working memory.
 	ordering orderScratch
@@ -301,19 +301,19 @@ func (b *batch) reset() {
 	b.scratch.clear()
 	b.td = ptrace.Traces{}
 	b.classified, b.part = extract.Result{}, extract.ContextPart{}
-	b.entries, b.others, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.others[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
+	b.entries, b.candidates, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.candidates[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 }
 
 // closedRun is an agent run (or a trace root's calls) ready to score, or
 // a span seen before: replay holds the annotations its run got then, twin
 // marks a copy of an agent span that is held.
 type closedRun struct {
-	ref    spanRef
-	agent  pcommon.SpanID
-	traj   *trajectory.Trajectory
-	hold   bool
-	twin   bool
-	replay *annotations
+	ref        spanRef
+	agent      pcommon.SpanID
+	traj       *trajectory.Trajectory
+	hold       bool
+	copyOfHeld bool
+	replay     *annotations
 }
 
 // processTraces is the processorhelper callback: classify every span, update
@@ -357,7 +357,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 	var held []heldRun
 	for i := range runs {
 		run := &runs[i]
-		if run.replay != nil || run.twin || run.hold {
+		if run.replay != nil || run.copyOfHeld || run.hold {
 			held = p.setAside(td, run, held)
 			continue
 		}
@@ -387,7 +387,7 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 		return held
 	}
 	h := p.holder.newRun(run.ref, rs, ss, span)
-	h.twin = run.twin
+	h.copyOfHeld = run.copyOfHeld
 	return append(held, h)
 }
 
@@ -428,7 +428,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 			for pi, span := range ss.Spans().All() {
 				if extract.Ordinary(span) {
 					if tracked {
-						b.others = append(b.others, other{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
+						b.candidates = append(b.candidates, linkCandidate{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
 					}
 					continue
 				}
@@ -446,7 +446,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				if !res.GenAI {
 					// Not reached: a span that is not ordinary is GenAI.
 					if tracked {
-						b.others = append(b.others, other{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
+						b.candidates = append(b.candidates, linkCandidate{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
 					}
 					continue
 				}
@@ -566,7 +566,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 // max_open_trajectories does not evict its own runs.
 func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	now := p.now().UnixNano()
-	if len(b.others) == 0 {
+	if len(b.candidates) == 0 {
 		b.order = applyOrder(b.entries, b.order, &b.ordering) // outside the lock
 	}
 	runs := b.runs[:0]
@@ -574,7 +574,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
 	p.holder.sweep(now)
-	if len(b.others) > 0 {
+	if len(b.candidates) > 0 {
 		p.keepLinks(b)
 		b.order = applyOrder(b.entries, b.order, &b.ordering)
 	}
@@ -611,7 +611,7 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 	if seen := p.store.Seen(e.trace, e.span); seen != trajectory.SeenNot {
 		// A retried batch or a duplicate span id: the run was scored (or
 		// is held) already.
-		return p.again(runs, e, seen)
+		return p.seenBefore(runs, e, seen)
 	}
 	if e.context > 0 {
 		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
@@ -673,8 +673,8 @@ func (p *tcaProcessor) takeStats(counts *batchCounts) {
 func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
 	replays := p.holder.replaying()
-	for i := range b.others {
-		o := &b.others[i]
+	for i := range b.candidates {
+		o := &b.candidates[i]
 		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
 		} else if replays {
@@ -689,9 +689,9 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 // with it; a span whose run was scored gets the annotations kept for it, or
 // passes unannotated when none were kept (its first copy went out scored).
 // Nothing is scored or counted twice. Called with p.mu held.
-func (p *tcaProcessor) again(runs []closedRun, e *entry, seen trajectory.Seen) []closedRun {
+func (p *tcaProcessor) seenBefore(runs []closedRun, e *entry, seen trajectory.Seen) []closedRun {
 	if seen == trajectory.SeenHeld {
-		return append(runs, closedRun{ref: e.ref, agent: e.span, twin: true})
+		return append(runs, closedRun{ref: e.ref, agent: e.span, copyOfHeld: true})
 	}
 	if a := p.holder.replayed(e.trace, e.span); a != nil {
 		return append(runs, closedRun{ref: e.ref, agent: e.span, replay: a})

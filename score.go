@@ -91,8 +91,7 @@ func needsResults(rs []*rules.Rule, judges bool) bool {
 			}
 		}
 		for _, s := range r.Scorers {
-			switch s.Name() {
-			case "deepeval", "mastra_trajectory", "mastra_trajectory_full":
+			if rr, ok := s.Scorer.(toolcall.ResultReader); ok && rr.ReadsResults() {
 				return true
 			}
 			if s.Deferred && judges { // judges read results

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgelimits"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
@@ -123,7 +123,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 			ra, sa := attribute.String("rule", r.Name), attribute.String("scorer", sc.Label)
 			jo[si].plain = newMeasureOpts(proc, ra, sa)
 			for o := range jo[si].outcome {
-				jo[si].outcome[o] = newMeasureOpts(proc, ra, sa, attribute.String("outcome", judging.Outcome(o).String()))
+				jo[si].outcome[o] = newMeasureOpts(proc, ra, sa, attribute.String("outcome", judgelimits.Outcome(o).String()))
 			}
 			jo[si].input = newMeasureOpts(proc, ra, sa, attribute.String("token_type", "input"))
 			jo[si].output = newMeasureOpts(proc, ra, sa, attribute.String("token_type", "output"))
@@ -289,18 +289,18 @@ func (t *telemetry) recordStore(ctx context.Context, st trajectory.Stats) {
 // judgeOpts are one judge scorer's metric attribute sets.
 type judgeOpts struct {
 	plain, input, output measureOpts
-	outcome              [judging.NumOutcomes]measureOpts
+	outcome              [judgelimits.NumOutcomes]measureOpts
 }
 
 // recordJudge records one judge request: its outcome, duration and tokens.
-func (t *telemetry) recordJudge(rule, scorer int, outcome judging.Outcome, took time.Duration, resp *toolcall.ChatResponse) {
+func (t *telemetry) recordJudge(rule, scorer int, outcome judgelimits.Outcome, took time.Duration, resp *toolcall.ChatResponse) {
 	if rule >= len(t.judge) || scorer >= len(t.judge[rule]) {
 		return
 	}
 	o := &t.judge[rule][scorer]
 	ctx := context.Background()
 	t.tb.ProcessorToolCallAccuracyJudgeRequests.Add(ctx, 1, o.outcome[outcome].add...)
-	if outcome == judging.OutcomeBudget || outcome == judging.OutcomeCacheHit {
+	if outcome == judgelimits.OutcomeBudget || outcome == judgelimits.OutcomeCacheHit {
 		return // nothing was sent
 	}
 	t.tb.ProcessorToolCallAccuracyJudgeDuration.Record(ctx, took.Seconds(), o.plain.record...)

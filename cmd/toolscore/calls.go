@@ -45,7 +45,7 @@ func attachCalls(rep *Report, td ptrace.Traces, skipTools []string) {
 	type toolSpan struct {
 		trace pcommon.TraceID
 		span  ptrace.Span
-		call  extract.Call
+		call  extract.SpanCall
 	}
 	var tools []toolSpan
 	opts := extract.Options{SkipTools: skipTools}
@@ -108,7 +108,7 @@ func attachCalls(rep *Report, td ptrace.Traces, skipTools []string) {
 	}
 }
 
-func callDetail(span ptrace.Span, c *extract.Call) CallDetail {
+func callDetail(span ptrace.Span, c *extract.SpanCall) CallDetail {
 	d := CallDetail{Tool: c.Name, Failed: c.Failed, SpanID: span.SpanID().String(), Convention: c.Convention.String()}
 	args, state := extract.DecodeArguments(c.Args, c.Encoding, extract.DecodeOptions{})
 	d.ArgumentsState = state.String()

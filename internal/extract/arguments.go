@@ -81,7 +81,7 @@ func appendValueJSON(sb *strings.Builder, v pcommon.Value, depth int) {
 // (message) in its default mode, or the tool_call part of
 // gen_ai.client.inference.operation.details in its latest-semconv mode.
 // Classify calls it only when the tool attributes gave no arguments.
-func eventArguments(span ptrace.Span, c *Call) {
+func eventArguments(span ptrace.Span, c *SpanCall) {
 	need := true
 	for _, ev := range span.Events().All() {
 		attrs := ev.Attributes()
@@ -108,7 +108,7 @@ func eventArguments(span ptrace.Span, c *Call) {
 // messages, as Strands Agents records them in its latest-semconv mode: on
 // an event, or, in its Langfuse mode, on the span itself. It returns
 // whether arguments are still needed.
-func messageArguments(attrs pcommon.Map, c *Call, need bool) bool {
+func messageArguments(attrs pcommon.Map, c *SpanCall, need bool) bool {
 	if v, ok := attrs.Get("gen_ai.input.messages"); ok && need {
 		if args, found := toolCallPartArguments(valueText(v), c.Name); found {
 			c.Args, c.Encoding, need = args, EncodingJSON, false

@@ -184,7 +184,7 @@ func scopeConvention(scope pcommon.InstrumentationScope) Convention {
 // Google ADK, Strands, Pydantic AI, Mastra, Semantic Kernel, AI SDK v7,
 // OpenLLMetry >= 0.53, newer Spring AI, and MCP-enriched spans.
 func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope) Result {
-	c := Call{
+	c := SpanCall{
 		Name: f.first(fToolName, fSpringToolName, fAIToolName, fOIToolName),
 		ID:   f.first(fToolCallID, fOIToolID, fAIToolID, fSpringToolID),
 		Type: f.str(fToolType),
@@ -260,7 +260,7 @@ var argumentSources = [...]struct {
 
 // mcpTool reads an MCP tools/call client or server span (semconv >= 1.39).
 func (f *fields) mcpTool(span ptrace.Span) Result {
-	c := Call{Name: f.str(fToolName), Type: "mcp", MCP: true, Convention: ConventionMCP}
+	c := SpanCall{Name: f.str(fToolName), Type: "mcp", MCP: true, Convention: ConventionMCP}
 	if c.Name == "" {
 		c.Name = nameAfterPrefix(span.Name(), "tools/call ")
 	}
@@ -272,7 +272,7 @@ func (f *fields) mcpTool(span ptrace.Span) Result {
 // openInferenceTool reads an OpenInference TOOL span. Arguments are in
 // input.value; there is usually no call id.
 func (f *fields) openInferenceTool(span ptrace.Span) Result {
-	c := Call{Name: f.str(fOIToolName), ID: f.str(fOIToolID), Convention: ConventionOpenInference}
+	c := SpanCall{Name: f.str(fOIToolName), ID: f.str(fOIToolID), Convention: ConventionOpenInference}
 	if c.Name == "" {
 		c.Name = span.Name()
 	}
@@ -287,7 +287,7 @@ func (f *fields) openInferenceTool(span ptrace.Span) Result {
 
 // traceloopTool reads an OpenLLMetry decorator tool span ({name}.tool).
 func (f *fields) traceloopTool(span ptrace.Span) Result {
-	c := Call{Name: f.str(fToolName), Convention: ConventionOpenLLMetry}
+	c := SpanCall{Name: f.str(fToolName), Convention: ConventionOpenLLMetry}
 	if c.Name == "" {
 		c.Name = f.str(fTLEntityName)
 	}
@@ -309,7 +309,7 @@ func (f *fields) traceloopTool(span ptrace.Span) Result {
 
 // aiSDKTool reads a Vercel AI SDK (v4-v6, v7 legacy) ai.toolCall span.
 func (f *fields) aiSDKTool() Result {
-	c := Call{Name: f.str(fAIToolName), ID: f.str(fAIToolID), Convention: ConventionAISDK}
+	c := SpanCall{Name: f.str(fAIToolName), ID: f.str(fAIToolID), Convention: ConventionAISDK}
 	c.Args, c.Encoding = f.raw(fAIToolArgs, EncodingJSON)
 	c.Result, _ = f.raw(fAIToolResult, EncodingJSON)
 	return Result{Kind: KindTool, Convention: ConventionAISDK, Call: c}
@@ -317,7 +317,7 @@ func (f *fields) aiSDKTool() Result {
 
 // springTool reads a Spring AI tool_call observation span.
 func (f *fields) springTool(span ptrace.Span) Result {
-	c := Call{Name: f.str(fSpringToolName), ID: f.str(fSpringToolID), Convention: ConventionSpringAI}
+	c := SpanCall{Name: f.str(fSpringToolName), ID: f.str(fSpringToolID), Convention: ConventionSpringAI}
 	if c.Name == "" {
 		c.Name = nameAfterPrefix(span.Name(), "tool_call ")
 	}
@@ -336,7 +336,7 @@ func (f *fields) isGenkitTool() bool {
 
 // genkitTool reads a Genkit tool action span.
 func (f *fields) genkitTool() Result {
-	c := Call{Name: f.str(fGenkitName), Convention: ConventionGenkit}
+	c := SpanCall{Name: f.str(fGenkitName), Convention: ConventionGenkit}
 	c.Args, c.Encoding = f.raw(fGenkitInput, EncodingJSON)
 	c.Result, _ = f.raw(fGenkitOutput, EncodingJSON)
 	if f.str(fGenkitSubtype) == "tool.v2" {
@@ -350,7 +350,7 @@ func (f *fields) genkitTool() Result {
 
 // pydanticV2Tool reads a Pydantic AI format-2 "running tool" span.
 func (f *fields) pydanticV2Tool() Result {
-	c := Call{Name: f.str(fToolName), ID: f.str(fToolCallID), Convention: ConventionPydanticAI}
+	c := SpanCall{Name: f.str(fToolName), ID: f.str(fToolCallID), Convention: ConventionPydanticAI}
 	c.Args, c.Encoding = f.raw(fPydanticArgs, EncodingJSON)
 	c.Result, _ = f.raw(fPydanticResponse, EncodingJSON)
 	return Result{Kind: KindTool, Convention: ConventionPydanticAI, Call: c}
@@ -404,7 +404,7 @@ func isLangChainToolClass(name string) bool {
 // element of traceloop.entity.path, else from the serialized ToolMessage in
 // traceloop.entity.output (kwargs.name and kwargs.tool_call_id). A failed call
 // has no output, so its name stays the class name.
-func (f *fields) langChainToolName(c *Call) {
+func (f *fields) langChainToolName(c *SpanCall) {
 	if n := lastPathElement(f.str(fTLEntityPath)); n != "" {
 		c.Name = n
 		return

@@ -145,10 +145,10 @@ func resultForm(c Convention) ResultForm {
 	return ResultPlain
 }
 
-// Call is the compact record of one tool execution, kept until its agent
-// run is scored. Strings reference the span's attribute values; nothing is
-// parsed yet.
-type Call struct {
+// SpanCall is one tool execution as its span records it, kept in compact
+// form until its agent run is scored. Strings reference the span's
+// attribute values; nothing is parsed yet.
+type SpanCall struct {
 	// Name is the tool name.
 	Name string
 	// ID is the call id the model assigned, or "".
@@ -185,7 +185,7 @@ type Result struct {
 	// response may have requested the tool calls that follow it.
 	ModelCall bool
 	// Call is the tool call, for KindTool.
-	Call Call
+	Call SpanCall
 }
 
 // Options tune extraction.
@@ -249,7 +249,7 @@ func bareToolCall(span ptrace.Span, scope pcommon.InstrumentationScope, name str
 	if opts.skips(name) {
 		return Result{GenAI: true, Convention: conv}
 	}
-	c := Call{
+	c := SpanCall{
 		Name: name, Convention: conv,
 		Start: uint64(span.StartTimestamp()), End: uint64(span.EndTimestamp()),
 		Failed: span.Status().Code() == ptrace.StatusCodeError,

@@ -205,6 +205,9 @@ func NewDeepEval(s toolcall.Settings) (toolcall.Scorer, error) {
 
 func (d *Deepeval) Name() string { return DeepEvalName }
 
+// ReadsResults reports that the profile reads tool results (ToolCall.output).
+func (d *Deepeval) ReadsResults() bool { return true }
+
 func (d *Deepeval) fail(err error) (res toolcall.Result) {
 	d.failInto(&res, err)
 	return res

@@ -194,6 +194,10 @@ func newMastraTrajectory(s toolcall.Settings) (toolcall.Scorer, error) {
 
 func (m *mastraTrajectory) Name() string { return MastraTrajectoryName }
 
+// ReadsResults reports that the profile reads tool results (a step's
+// toolResult).
+func (m *mastraTrajectory) ReadsResults() bool { return true }
+
 // Score implements Scorer.
 func (m *mastraTrajectory) Score(_ context.Context, calls []toolcall.Call) (res toolcall.Result) {
 	m.ScoreInto(calls, nil, &res)

@@ -187,6 +187,10 @@ func newMastraTrajectoryFull(s toolcall.Settings) (toolcall.Scorer, error) {
 
 func (m *mastraTrajectoryFull) Name() string { return MastraTrajectoryFullName }
 
+// ReadsResults reports that the profile reads tool results and step
+// durations (tool failures, efficiency budgets).
+func (m *mastraTrajectoryFull) ReadsResults() bool { return true }
+
 // Score implements Scorer.
 func (m *mastraTrajectoryFull) Score(_ context.Context, calls []toolcall.Call) (res toolcall.Result) {
 	m.ScoreInto(calls, nil, &res)

@@ -22,6 +22,16 @@ type Scorer interface {
 	Score(ctx context.Context, calls []Call) Result
 }
 
+// ResultReader is implemented by scorers that compare tool results or step
+// durations. Callers keep results and durations only for runs such a
+// scorer (or an expected result) reads, and drop them otherwise to save
+// memory.
+type ResultReader interface {
+	Scorer
+	// ReadsResults reports whether the scorer, as configured, reads them.
+	ReadsResults() bool
+}
+
 // Deferred is implemented by scorers that may take long (LLM judges): callers
 // run them asynchronously and bound them with a context deadline.
 type Deferred interface {

@@ -26,7 +26,7 @@ import (
 // Turns are ordered by their first call's start time; within a turn calls
 // keep start-time order (the scorer treats calls of one turn as unordered
 // among themselves). Ties break on end time, then arrival order.
-func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
+func Order(calls []StoredCall, agent pcommon.SpanID, models []ModelStarts) []int {
 	turns := make([]int, len(calls))
 	orderInto(calls, agent, models, turns)
 	return turns
@@ -34,10 +34,10 @@ func Order(calls []Call, agent pcommon.SpanID, models []ModelStarts) []int {
 
 // orderInto is [Order] writing the turns into turns, which has a slot per
 // call.
-func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns []int) {
+func orderInto(calls []StoredCall, agent pcommon.SpanID, models []ModelStarts, turns []int) {
 	// Tool spans mostly arrive in the order they started.
 	if !startOrdered(calls) {
-		slices.SortStableFunc(calls, func(a, b Call) int { return startTimeOrder(&a, &b) })
+		slices.SortStableFunc(calls, func(a, b StoredCall) int { return startTimeOrder(&a, &b) })
 	}
 	turn := 0
 	// steps map a step span, or a (parent, model call) pair, to its turn:
@@ -99,7 +99,7 @@ func orderInto(calls []Call, agent pcommon.SpanID, models []ModelStarts, turns [
 }
 
 // startOrdered reports whether calls are already in startTimeOrder.
-func startOrdered(calls []Call) bool {
+func startOrdered(calls []StoredCall) bool {
 	for i := 1; i < len(calls); i++ {
 		if startTimeOrder(&calls[i-1], &calls[i]) > 0 {
 			return false
@@ -109,7 +109,7 @@ func startOrdered(calls []Call) bool {
 }
 
 // startTimeOrder orders calls by start, then end time.
-func startTimeOrder(a, b *Call) int {
+func startTimeOrder(a, b *StoredCall) int {
 	switch {
 	case a.Start < b.Start || a.Start == b.Start && a.End < b.End:
 		return -1

@@ -145,7 +145,7 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 // of c. Not inlined: its values would take room in ScoringCalls' frame.
 //
 //go:noinline
-func addResult(sc *toolcall.Call, c *Call, durations bool) {
+func addResult(sc *toolcall.Call, c *StoredCall, durations bool) {
 	if c.Result != "" {
 		sc.Result, _ = extract.DecodeResult(c.Result, c.ResultForm)
 	}
@@ -158,7 +158,7 @@ func addResult(sc *toolcall.Call, c *Call, durations bool) {
 // is on the way down to the JSON parser.
 //
 //go:noinline
-func addDuration(sc *toolcall.Call, c *Call) {
+func addDuration(sc *toolcall.Call, c *StoredCall) {
 	sc.Fields = map[string]jsonv.Value{"durationMs": jsonv.Number(float64(c.End-c.Start) / 1e6)}
 }
 
@@ -171,7 +171,7 @@ type documents struct {
 
 // init prepares documents for the calls, reusing the memory of the last
 // run's.
-func (d *documents) init(calls []Call) {
+func (d *documents) init(calls []StoredCall) {
 	d.docs = resize(d.store, len(calls))
 	d.store = d.docs
 }
@@ -187,7 +187,7 @@ func resize[T any](s []T, n int) []T {
 
 // deferArgs makes call i's arguments document i, reporting whether they may be
 // known arguments a document covers (extract.DeferredArgumentsDocument).
-func (d *documents) deferArgs(c *Call, opts extract.DecodeOptions, i int) bool {
+func (d *documents) deferArgs(c *StoredCall, opts extract.DecodeOptions, i int) bool {
 	doc, ok := extract.DeferredArgumentsDocument(c.Args, c.Encoding, opts)
 	d.docs[i] = doc
 	return ok

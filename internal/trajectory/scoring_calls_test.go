@@ -14,7 +14,7 @@ import (
 // parsed for scorers that read them and left undecoded, marked unknown, for
 // runs whose scorers do not.
 func TestScoringCallsDecodesArgumentsUnlessSkipped(t *testing.T) {
-	traj := &Trajectory{Calls: []Call{
+	traj := &Trajectory{Calls: []StoredCall{
 		{Name: "get_weather", Args: `{"city":"Paris"}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
 		{Name: "get_time", Args: `{"tz":"CET"`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 2},
 	}}
@@ -41,12 +41,12 @@ func TestScoringCallsDecodesArgumentsUnlessSkipped(t *testing.T) {
 // longer one included), that a run in steady state allocates nothing, and
 // that Clear drops what the calls referenced.
 func TestScoringCallsReusesScratch(t *testing.T) {
-	long := &Trajectory{Calls: []Call{
+	long := &Trajectory{Calls: []StoredCall{
 		{Name: "get_weather", Args: `{"city":"Paris","days":3}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
 		{Name: "get_time", Args: `{"tz":"CET"`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 2},
 		{Name: "book", Args: `{"seats":[1,2],"note":"a\nb"}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 3},
 	}}
-	short := &Trajectory{Calls: []Call{
+	short := &Trajectory{Calls: []StoredCall{
 		{Name: "search", Args: `{"q":"x","q":"y"}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
 	}}
 	var scratch Scratch
@@ -62,7 +62,7 @@ func TestScoringCallsReusesScratch(t *testing.T) {
 	}
 	// Arguments that are not complete JSON are decoded as before, which
 	// allocates; complete ones take nothing.
-	valid := &Trajectory{Calls: []Call{long.Calls[0], long.Calls[2]}}
+	valid := &Trajectory{Calls: []StoredCall{long.Calls[0], long.Calls[2]}}
 	allocs := testing.AllocsPerRun(20, func() {
 		ScoringCalls(valid, sid(1), &ScoringOptions{Documents: true, Scratch: &scratch})
 	})
@@ -98,12 +98,12 @@ func TestScratchAligned(t *testing.T) {
 // Scratch's slab equal those decoded without one, run after run, and that
 // a run in steady state takes no memory for them.
 func TestScoringCallsDecodesIntoScratch(t *testing.T) {
-	long := &Trajectory{Calls: []Call{
+	long := &Trajectory{Calls: []StoredCall{
 		{Name: "get_weather", Args: `{"city":"Paris","days":3}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
 		{Name: "lookup", Args: `{"args":["{\"symbol\":\"ZZZZ\"}"]}`, Encoding: extract.EncodingTraceloop, Parent: sid(1), Start: 2},
 		{Name: "book", Args: `{"seats":[1,2],"note":{"a":[{"b":1}]}}`, Encoding: extract.EncodingJSONOrPython, Parent: sid(1), Start: 3},
 	}}
-	short := &Trajectory{Calls: []Call{
+	short := &Trajectory{Calls: []StoredCall{
 		{Name: "search", Args: `{"q":"x","q":"y"}`, Encoding: extract.EncodingJSON, Parent: sid(1), Start: 1},
 	}}
 	var scratch Scratch
@@ -116,7 +116,7 @@ func TestScoringCallsDecodesIntoScratch(t *testing.T) {
 			assert.Equal(t, fresh[i].Args.JSON(), reused[i].Args.JSON())
 		}
 	}
-	plain := &Trajectory{Calls: []Call{long.Calls[0], long.Calls[2]}}
+	plain := &Trajectory{Calls: []StoredCall{long.Calls[0], long.Calls[2]}}
 	allocs := testing.AllocsPerRun(20, func() {
 		ScoringCalls(plain, sid(1), &ScoringOptions{Scratch: &scratch})
 	})

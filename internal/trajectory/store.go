@@ -52,9 +52,10 @@ type Limits struct {
 // A walk that reaches it is taken as a cycle.
 const maxWalk = 64
 
-// Call is a held tool call: only what scoring needs, so an open run costs
-// little memory. Strings reference the span's attribute values.
-type Call struct {
+// StoredCall is what the store keeps of a tool call: only what scoring
+// needs, so an open run costs little memory. Strings reference the span's
+// attribute values.
+type StoredCall struct {
 	// Name is the tool name (interned).
 	Name string
 	// Args is the raw argument text; Encoding says how to decode it.
@@ -73,9 +74,9 @@ type Call struct {
 	Failed, MCP bool
 }
 
-// newCall keeps what scoring needs of an extracted call.
-func newCall(c *extract.Call, parent pcommon.SpanID, name string) Call {
-	return Call{
+// newStoredCall keeps what scoring needs of an extracted call.
+func newStoredCall(c *extract.SpanCall, parent pcommon.SpanID, name string) StoredCall {
+	return StoredCall{
 		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Parent: parent,
 		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed,
 		MCP: c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
@@ -85,7 +86,7 @@ func newCall(c *extract.Call, parent pcommon.SpanID, name string) Call {
 // Trajectory is the calls one agent run made.
 type Trajectory struct {
 	// Calls are in arrival order; see [Order] for scoring order.
-	Calls []Call
+	Calls []StoredCall
 	// Dropped counts calls not kept because of MaxCallsPerTrajectory.
 	// (32 bits, like SubAgents, so that a run's node and trajectory fit
 	// one 96-byte allocation; a run has far fewer spans.)
@@ -98,7 +99,7 @@ type Trajectory struct {
 	// the model calls beside them, which mark the model turns (see [Order]).
 	Models []ModelStarts
 	// Context is the run context captured (nil when none was).
-	Context *RunContext
+	Context *CapturedContext
 }
 
 // ModelStarts are the start times, ascending, of the model calls (inference
@@ -490,14 +491,14 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 // Tool records a tool call made by span (whose parent is parent). The
 // call's id and type are not kept. It reports
 // whether the call arrived late, after its agent run had been scored.
-func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.Call, now int64) (late bool) {
+func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.SpanCall, now int64) (late bool) {
 	room := s.callRoom()
 	ts := s.trace(trace, now, true)
 	if parent == span {
 		s.stats.Cyclic++ // its own parent: no run to find
 		return false
 	}
-	call := newCall(&c, parent, s.intern(c.Name))
+	call := newStoredCall(&c, parent, s.intern(c.Name))
 	if n := ts.nodes.get(span); n != nil {
 		switch n.kind {
 		case nodeGroup:
@@ -524,7 +525,7 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 		s.stats.Cyclic++
 		return false
 	}
-	return s.attach(ts, target, n, []Call{call}, room)
+	return s.attach(ts, target, n, []StoredCall{call}, room)
 }
 
 // ExpectCalls says that the next n calls of [Store.Tool] are of one trace,
@@ -552,7 +553,7 @@ func (s *Store) callRoom() int {
 // attach adds calls to the node calls resolve to, creating a group there when
 // the span has not been seen, a run's first calls with room for room. It
 // reports a late arrival.
-func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []Call, room int) bool {
+func (s *Store) attach(ts *traceState, target pcommon.SpanID, n *node, calls []StoredCall, room int) bool {
 	n, late := s.runAt(ts, target, n, len(calls), nil)
 	if n != nil {
 		s.addCalls(n, calls, room)
@@ -596,7 +597,7 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 
 // addCalls adds calls to run n, within MaxCallsPerTrajectory; a run's first
 // calls get room for room (see appendCall).
-func (s *Store) addCalls(n *node, calls []Call, room int) {
+func (s *Store) addCalls(n *node, calls []StoredCall, room int) {
 	for _, c := range calls {
 		if s.limits.MaxCallsPerTrajectory > 0 && len(n.traj.Calls) >= s.limits.MaxCallsPerTrajectory {
 			n.traj.Dropped++
@@ -634,7 +635,7 @@ func (s *Store) moveGroup(ts *traceState, target pcommon.SpanID, n, g *node) {
 // and its final count is unknown, so doubling would waste up to half. The
 // first call gets a slice of room calls: its own size when the caller knows
 // of no others to come, since many runs make one call.
-func appendCall(calls []Call, c Call, room int) []Call {
+func appendCall(calls []StoredCall, c StoredCall, room int) []StoredCall {
 	if len(calls) < cap(calls) {
 		return append(calls, c)
 	}
@@ -642,7 +643,7 @@ func appendCall(calls []Call, c Call, room int) []Call {
 	if len(calls) == 0 {
 		grow = max(room, 1)
 	}
-	grown := make([]Call, len(calls), len(calls)+grow)
+	grown := make([]StoredCall, len(calls), len(calls)+grow)
 	copy(grown, calls)
 	return append(grown, c)
 }
@@ -995,7 +996,7 @@ func (s *Store) adopt(traj, orphan *Trajectory) {
 }
 
 // mergeContext adds a moved group's run context to traj's.
-func (s *Store) mergeContext(traj *Trajectory, c *RunContext) {
+func (s *Store) mergeContext(traj *Trajectory, c *CapturedContext) {
 	if c == nil {
 		return
 	}
@@ -1141,7 +1142,7 @@ func (s *Store) Shutdown() {
 // Arguments come from the inner record when the outer one has none that
 // decode (OpenLLMetry's withTool span records an empty wrapper around the
 // LangChain span that has them); decoding runs only here, for nested records.
-func mergeDuplicate(outer, inner *Call) {
+func mergeDuplicate(outer, inner *StoredCall) {
 	if !argumentsKnown(outer) && argumentsKnown(inner) {
 		outer.Args, outer.Encoding = inner.Args, inner.Encoding
 	}
@@ -1155,7 +1156,7 @@ func mergeDuplicate(outer, inner *Call) {
 	outer.Failed = outer.Failed || inner.Failed
 }
 
-func argumentsKnown(c *Call) bool {
+func argumentsKnown(c *StoredCall) bool {
 	_, st := extract.DecodeArguments(c.Args, c.Encoding, extract.DecodeOptions{})
 	return st == extract.ArgumentsKnown
 }

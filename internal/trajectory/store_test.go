@@ -21,8 +21,8 @@ var (
 
 func sid(n byte) pcommon.SpanID { return pcommon.SpanID{n} }
 
-func tool(name string) extract.Call {
-	return extract.Call{Name: name, Args: `{"q":1}`, Encoding: extract.EncodingJSON}
+func tool(name string) extract.SpanCall {
+	return extract.SpanCall{Name: name, Args: `{"q":1}`, Encoding: extract.EncodingJSON}
 }
 
 func names(t *Trajectory) []string {
@@ -203,7 +203,7 @@ func TestCyclicParentsDoNotLoop(t *testing.T) {
 
 func TestOrderRecoversTurns(t *testing.T) {
 	agent := sid(1)
-	calls := []Call{
+	calls := []StoredCall{
 		// Two direct children running in parallel, then one after a gap.
 		{Name: "b", Start: 20, End: 40, Parent: agent},
 		{Name: "a", Start: 10, End: 30, Parent: agent},
@@ -220,7 +220,7 @@ func TestOrderRecoversTurns(t *testing.T) {
 func TestOrderSplitsTurnsAtModelCalls(t *testing.T) {
 	agent, advisor := sid(1), sid(2)
 	t.Run("one parent holds every turn (Spring AI)", func(t *testing.T) {
-		calls := []Call{
+		calls := []StoredCall{
 			{Name: "a", Start: 110, End: 120, Parent: advisor},
 			{Name: "b", Start: 121, End: 130, Parent: advisor}, // run after a, same response
 			{Name: "c", Start: 210, End: 220, Parent: advisor}, // after the second model call
@@ -230,7 +230,7 @@ func TestOrderSplitsTurnsAtModelCalls(t *testing.T) {
 		assert.Equal(t, []int{1, 1, 1}, Order(slices.Clone(calls), agent, nil), "without model calls the step is one turn")
 	})
 	t.Run("sequential calls of one response under the agent", func(t *testing.T) {
-		calls := []Call{
+		calls := []StoredCall{
 			{Name: "a", Start: 110, End: 120, Parent: agent},
 			{Name: "b", Start: 130, End: 140, Parent: agent},
 		}
@@ -493,10 +493,10 @@ func TestRecycledTracesChangeNothing(t *testing.T) {
 // are numbered as for few: by first appearance.
 func TestOrderManySteps(t *testing.T) {
 	for _, steps := range []int{1, 8, 9, maxListedTurns, maxListedTurns + 1, 3 * maxListedTurns} {
-		var calls []Call
+		var calls []StoredCall
 		var want []int
 		for i := 0; i < 2*steps; i++ {
-			calls = append(calls, Call{Parent: pcommon.SpanID{byte(i % steps), 1}, Start: uint64(i), End: uint64(i)})
+			calls = append(calls, StoredCall{Parent: pcommon.SpanID{byte(i % steps), 1}, Start: uint64(i), End: uint64(i)})
 			want = append(want, i%steps+1)
 		}
 		assert.Equal(t, want, Order(calls, sid(99), nil), "%d steps", steps)

@@ -1,7 +1,7 @@
 // Package toolcalltest builds calls and expectations from JSON text for the
 // tests of the packages that score them (toolcall's own tests keep copies,
 // since they cannot import this package).
-package toolcalltest
+package toolcalltest // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall/toolcalltest"
 
 import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"

@@ -1,4 +1,4 @@
-package judging
+package judgelimits
 
 import (
 	"context"

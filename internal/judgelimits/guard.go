@@ -1,4 +1,4 @@
-// Package judging bounds what a rule's LLM judges may cost: a content-hash
+// Package judgelimits bounds what a rule's LLM judges may cost: a content-hash
 // cache, one request for identical requests in flight, a requests and a
 // tokens budget per minute, a bound on requests in flight and on requests
 // waiting for one. A request over a budget or a full queue is not sent: it
@@ -7,7 +7,7 @@
 //
 // Sampling is not here: the processor decides by the trace id whether a run
 // is judged at all, before anything is held.
-package judging // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judging"
+package judgelimits // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgelimits"
 
 import (
 	"container/list"

@@ -28,7 +28,7 @@ var contextIssueNames = [numContextIssues]string{"context_cap", "invalid_tool_de
 // see definitionsCache), with a note, a counter and a debug line for what
 // could not be used. It returns an empty context when nothing was captured.
 // into, if not nil, is the memory the context is written in.
-func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.RunContext, counts *batchCounts, into *toolcall.RunContext) *toolcall.RunContext {
+func (p *tcaProcessor) runContext(span ptrace.Span, c *trajectory.CapturedContext, counts *batchCounts, into *toolcall.RunContext) *toolcall.RunContext {
 	rc := into
 	if rc == nil {
 		rc = &toolcall.RunContext{}

@@ -14,7 +14,7 @@
 // /openai/deployments/{deployment}/chat/completions?api-version=X (which, as
 // on Azure, needs api-version: without it the answer is 404). Anything else
 // is 404 or 405 and is still recorded.
-package judgetest // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
+package judgetest // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient/judgetest"
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package judge
+package judgeclient
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.uber.org/zap/zaptest"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient/judgetest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 

@@ -1,4 +1,4 @@
-package judge
+package judgeclient
 
 // Unavailable reports a judge that could not be reached or did not answer:
 // no status (a transport error or a timeout), 429 or a 5xx after the

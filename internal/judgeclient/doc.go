@@ -1,4 +1,4 @@
-// Package judge asks an LLM judge over the OpenAI chat-completions API. Its
+// Package judgeclient asks an LLM judge over the OpenAI chat-completions API. Its
 // [Client] implements [scoring.Completer] for OpenAI, Azure OpenAI and every
 // OpenAI-compatible server (vLLM, Ollama, llama.cpp, LiteLLM, gateways).
 //
@@ -56,6 +56,6 @@
 // nor bodies.
 //
 // Package
-// [github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest]
+// [github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient/judgetest]
 // is a scripted chat-completions server for tests.
-package judge // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge"
+package judgeclient // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient"

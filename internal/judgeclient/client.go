@@ -1,4 +1,4 @@
-package judge
+package judgeclient
 
 import (
 	"bytes"
@@ -115,7 +115,7 @@ func NewClientFromHost(ctx context.Context, cfg *Config, host component.Host, se
 
 // String describes the Client without its secrets, for %v and %+v.
 func (c *Client) String() string {
-	return fmt.Sprintf("judge.Client{model: %q, url: %q}", c.model, c.display)
+	return fmt.Sprintf("judgeclient.Client{model: %q, url: %q}", c.model, c.display)
 }
 
 // GoString is String, so %#v cannot print the key either.

@@ -1,4 +1,4 @@
-package judge
+package judgeclient
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judge/judgetest"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient/judgetest"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 

@@ -9,11 +9,11 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 )
 
-// RunContext is the context captured for an open run while its spans
+// CapturedContext is the context captured for an open run while its spans
 // stream by: the tool definitions offered (each distinct text once), the
 // request and the response, within a byte cap. Strings reference span
 // attribute values, except text cut at the cap, which is copied.
-type RunContext struct {
+type CapturedContext struct {
 	// Definitions are the distinct definition texts recorded on the run's
 	// model calls and agent span.
 	Definitions []string
@@ -31,7 +31,7 @@ type RunContext struct {
 }
 
 // add merges what one span recorded, within maxBytes for the whole run.
-func (c *RunContext) add(p *extract.ContextPart, agent bool, maxBytes int) {
+func (c *CapturedContext) add(p *extract.ContextPart, agent bool, maxBytes int) {
 	for _, d := range p.Definitions {
 		if slices.Contains(c.Definitions, d) {
 			continue
@@ -54,7 +54,7 @@ func (c *RunContext) add(p *extract.ContextPart, agent bool, maxBytes int) {
 }
 
 // keep replaces old with text, cut to what the cap leaves.
-func (c *RunContext) keep(old, text string, maxBytes int) string {
+func (c *CapturedContext) keep(old, text string, maxBytes int) string {
 	c.Bytes -= len(old)
 	room := maxBytes - c.Bytes
 	if room <= 0 {
@@ -70,7 +70,7 @@ func (c *RunContext) keep(old, text string, maxBytes int) string {
 }
 
 // merge adds a sub-span's context (a step's, an orphan group's).
-func (c *RunContext) merge(o *RunContext, maxBytes int) {
+func (c *CapturedContext) merge(o *CapturedContext, maxBytes int) {
 	if o == nil {
 		return
 	}
@@ -92,7 +92,7 @@ func (s *Store) AttachContext(trace pcommon.TraceID, at pcommon.SpanID, part *ex
 		return
 	}
 	if n.traj.Context == nil {
-		n.traj.Context = &RunContext{}
+		n.traj.Context = &CapturedContext{}
 	}
 	n.traj.Context.add(part, agent, s.limits.MaxContextBytes)
 }
