@@ -12,10 +12,9 @@ import (
 const maxCachedDefinitions = 256
 
 // definitionsCache keeps the tool definitions read from a recorded text, by
-// the text: an agent offers its model the same definitions on every run, and
-// parsing them and compiling their schemas for each run took a quarter of
-// the time spent scoring under the end-to-end benchmark's load. When full it
-// is emptied. Safe for concurrent use.
+// the text: an agent offers its model the same definitions on every run, so
+// each distinct text is parsed and its schemas compiled once, not once per
+// run. When full it is emptied. Safe for concurrent use.
 type definitionsCache struct {
 	mu     sync.Mutex
 	byText map[string]*definitionsRead

@@ -378,6 +378,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 // annotations its run got before; a twin or a run that waits is appended
 // to held. (Kept out of processTraces, whose frame is on the way down to
 // the scorers: see scoreClosed.)
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun) []heldRun {
@@ -409,6 +410,7 @@ func (p *tcaProcessor) scoreClosed(ctx context.Context, td ptrace.Traces, run *c
 
 // holdDeferred appends the run on span, scored but for its deferred
 // scorers, to held.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) holdDeferred(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, deferred *scoredRun, held []heldRun) []heldRun {
@@ -461,6 +463,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 // addEntry adds the entry of a GenAI span, classified in b.classified
 // (and its run context in b.part), at ref. It is not inlined: classify's
 // frame is on the way down to the extractors (see scoreClosed).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
@@ -605,6 +608,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 // so that apply's frame, which the deepest calls below it (a tool span's
 // arguments decoded when a duplicate record is merged) sit under, stays
 // small (see scoreClosed). Called with p.mu held.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int64) []closedRun {
@@ -627,6 +631,7 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 // applyOther applies a span that is neither tool nor agent span (a model
 // call, a step, a GenAI root, an ordinary span kept as a link), appending
 // the run it closes, if any, to runs. Called with p.mu held.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int64) []closedRun {
@@ -658,6 +663,7 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 
 // takeStats moves the store's counters into the batch's counts and
 // publishes its sizes. Called with p.mu held.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) takeStats(counts *batchCounts) {

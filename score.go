@@ -133,6 +133,7 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 }
 
 // logNoRule explains at debug level why a run with calls was not scored.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) logNoRule(span ptrace.Span, calls int) {
@@ -187,6 +188,7 @@ func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agen
 // waitForDeferred is the run that waits for its judges. It keeps its raw
 // calls, not the decoded ones (several times larger): the worker decodes
 // them again, which gives the same calls.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) waitForDeferred(traj *trajectory.Trajectory, agent pcommon.SpanID, opts *trajectory.ScoringOptions, rc *toolcall.RunContext, evals []evaluation, pending [][2]int) *scoredRun {
@@ -209,6 +211,7 @@ func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj
 }
 
 // runScorers runs the selected rules' scorers on calls (see evaluate).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, calls []toolcall.Call, opts *trajectory.ScoringOptions,

@@ -4,10 +4,10 @@ package extract
 // a collision-free multiplier is found at once.
 const fieldTableBits = 8
 
-// keyTable finds what an attribute key stands for without a Go map lookup
-// (hashing the whole key cost about 150 instructions per attribute of
-// every GenAI span): a key goes to the one slot that its length and three
-// of its bytes pick, and is then compared with the key stored there. The
+// keyTable finds what an attribute key stands for without hashing the whole
+// key, as a Go map lookup would for every attribute of every GenAI span: a
+// key goes to the one slot that its length and three of its bytes pick, and
+// is then compared with the key stored there. The
 // multiplier is searched for when the package loads so that no two keys
 // share a slot.
 type keyTable[T any] struct {

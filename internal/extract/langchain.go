@@ -25,6 +25,7 @@ func langChainToolMessage(out string) (name, id string, ok bool) {
 // did not read (not an object, not JSON or nested deeper than it follows):
 // it checks the text, then reads the parsed tree. Not inlined: its values
 // would take room in the frame of the common case.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func langChainToolMessageTree(out string) (name, id string, ok bool) {

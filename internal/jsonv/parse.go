@@ -383,6 +383,7 @@ func (p *parser) value(i int, dst *Value, depth int) (int, error) {
 // of its own. The parser's frames are on the stack once per nesting level,
 // so value and object write their results field by field, not through a
 // Value built in the frame and copied.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (p *parser) unexpected(i int) error {
@@ -497,6 +498,7 @@ func numberValue(lit string, isInt bool) (Value, bool) {
 // parsedNumber is numberValue by strconv.ParseFloat, whose frames (its
 // slow path's decimal takes 800 bytes) are not on the stack of the
 // numbers smallInt and smallDecimal convert.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func parsedNumber(lit string, isInt bool) (Value, bool) {

@@ -11,6 +11,7 @@ const ReceiverDepth = 2210
 
 // AtDepth calls f once the stack is depth bytes below top. (top is a
 // pointer, not an address: the stack may move while it grows.)
+// Not inlined: each call must take a frame of its own.
 //
 //go:noinline
 func AtDepth(top *byte, depth uintptr, f func()) {

@@ -265,12 +265,15 @@ func (a *adk) scoreInvocations(actual [][]toolcall.Call, expected [][]toolcall.E
 // invocationError and lengthMismatch write scoreInvocations' error
 // results, in frames of their own: fmt.Errorf inlined there made its frame
 // the deepest on a scorer's path (see ScoreInto).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (a *adk) invocationError(res *toolcall.Result, i int, err error) {
 	toolcall.SetError(res, ADKName, a.threshold, fmt.Errorf("invocation %d: %w", i+1, err))
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func (a *adk) lengthMismatch(res *toolcall.Result, actual, expected int) {
 	toolcall.SetError(res, ADKName, a.threshold, fmt.Errorf("adk: actual_invocations and expected_invocations must have the same length; got %d and %d.", actual, expected))

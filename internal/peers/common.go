@@ -107,6 +107,7 @@ func FlattenToolCalls(calls []toolcall.Call) []toolcall.Call {
 // steps are dropped), with their indexes in the expectation. Not inlined:
 // appending an ExpectedCall copies it through a temporary in the frame,
 // which made each caller's frame that much deeper (see ScoreInto).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func toolExpectations(calls []toolcall.ExpectedCall) ([]toolcall.ExpectedCall, []int) {
@@ -152,6 +153,7 @@ func (e *prefixedError) Unwrap() error { return e.err }
 // prefixError returns err with prefix before its text, wrapping it. Not
 // inlined: the scorers call it on their error paths, whose frames are on
 // the OTLP receiver's stack (see ScoreInto).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func prefixError(prefix string, err error) error {

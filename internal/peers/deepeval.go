@@ -265,6 +265,7 @@ func (d *Deepeval) ScoreWithReason(calls []toolcall.Call, res *toolcall.Result) 
 // but for its Details, outcome and explanation; ok is false when it wrote
 // an error result. (Apart from score, whose frame is on the way down to
 // reason's string building: see ScoreInto.)
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (d *Deepeval) compare(calls []toolcall.Call, res *toolcall.Result) (called []deCall, score float64, lcs []int, ok bool) {
@@ -332,6 +333,7 @@ func (d *Deepeval) compare(calls []toolcall.Call, res *toolcall.Result) (called 
 
 // addDetails sets the result's Details (DeepEval's success, threshold and
 // reason), in a frame of its own (see ScoreInto).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (d *Deepeval) addDetails(res *toolcall.Result, score float64, reason string) {
@@ -351,12 +353,15 @@ func (d *Deepeval) addDetails(res *toolcall.Result, score float64, reason string
 // failInto writes the error result of err; notADict that of call j
 // (name), whose arguments are a k and not an object. In frames of their
 // own (see ScoreInto).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (d *Deepeval) failInto(res *toolcall.Result, err error) {
 	toolcall.SetError(res, DeepEvalName, d.Threshold, prefixError("deepeval: ", err))
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func (d *Deepeval) notADict(res *toolcall.Result, j int, name string, k jsonv.Kind) {
 	// Without fmt, as argsUnavailable.
@@ -586,6 +591,7 @@ func (d *Deepeval) reason(called []deCall, score float64, lcs []int) string {
 
 // typeMismatches names the expected tools called with another type (MCP or
 // function).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (d *Deepeval) typeMismatches(called []deCall) []string {
@@ -612,6 +618,8 @@ func namesNotIn(a, b []string) []string {
 	return out
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func exactReason(score float64, el, cl string, mismatches []string) string {
 	s := "Not an exact match"
@@ -625,6 +633,8 @@ func exactReason(score float64, el, cl string, mismatches []string) string {
 	return s + " See details above."
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func (d *Deepeval) orderedReason(score float64, en, cn []string, el, cl string, lcs []int, mismatches []string) string {
 	if score == 1 {
@@ -651,6 +661,7 @@ func (d *Deepeval) orderedReason(score float64, en, cn []string, el, cl string, 
 // called lists: the reason of an incomplete or incorrect usage. (One
 // builder rather than a concatenation of seven strings, whose operands
 // would take room in the caller's frame: see ScoreInto.)
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func usageReason(head string, issues []string, sep, el, cl string) string {
@@ -671,6 +682,8 @@ func usageReason(head string, issues []string, sep, el, cl string) string {
 	return b.String()
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func (d *Deepeval) unorderedReason(called []deCall, score float64, el, cl string, mismatches []string) string {
 	if score == 1 {

@@ -253,6 +253,7 @@ func (m *mastraTrajectory) scoreRun(run *MastraRun, res *toolcall.Result) {
 // (addDetails) are in frames of their own: this one is on the way down to
 // the comparison, on the OTLP receiver's stack in the collector (see
 // ScoreInto).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (m *mastraTrajectory) compareInto(res *toolcall.Result, steps []toolcall.Call, resolved []mastraExpectedStep, names *mastraStepNames, ordering string, allowRep bool) {
@@ -275,6 +276,7 @@ func (m *mastraTrajectory) compareInto(res *toolcall.Result, steps []toolcall.Ca
 
 // addDetails sets the result's Details from the comparison of n actual
 // steps.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func addDetails(res *toolcall.Result, cmp *mastraComparison, n int) {
@@ -285,6 +287,7 @@ func addDetails(res *toolcall.Result, cmp *mastraComparison, n int) {
 }
 
 // noExpectation is the result of a run with no expected trajectory.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (m *mastraTrajectory) noExpectation(res *toolcall.Result, steps []toolcall.Call) {
@@ -849,6 +852,7 @@ func mastraExpectedNames(steps []mastraExpectedStep) []string {
 // mastraSteps drops message steps, which Mastra trajectories do not have.
 // Not inlined: appending a Call copies it through a temporary in the frame
 // (see toolExpectations).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func mastraSteps(calls []toolcall.Call) []toolcall.Call {
@@ -1173,6 +1177,7 @@ func newMastraStepNames(steps []mastraExpectedStep) *mastraStepNames {
 // newMastraStepNamesIndexed is newMastraStepNames for many steps, with a map of
 // the names seen. (Apart: the map would be made in the frame, which is on
 // the way down to the comparison: see ScoreInto.)
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func newMastraStepNamesIndexed(steps []mastraExpectedStep) *mastraStepNames {

@@ -260,6 +260,7 @@ type mastraLevel struct {
 
 // runExpectation is the scorer's configuration with the run's expectation
 // merged over it.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (m *mastraTrajectoryFull) runExpectation(run *MastraRun) (*mastraExpectation, error) {
@@ -387,6 +388,7 @@ func (lv *mastraLevel) details() map[string]any {
 
 // addDetails sets the result's Details: the level's, its score and the
 // nested steps'. (In a frame of its own: see ScoreInto.)
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (lv *mastraLevel) addDetails(res *toolcall.Result, score float64, nested []mastraNode) {
@@ -427,6 +429,8 @@ func (lv *mastraLevel) reason(score float64, nested []mastraNode, version string
 	return strings.Join(parts, "\n")
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func blacklistReason(bl *mastraBlacklistResult) string {
 	var v []string
@@ -443,6 +447,8 @@ func blacklistReason(bl *mastraBlacklistResult) string {
 	return "Blacklist violation: " + strings.Join(v, ". ") + "."
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func nestedBlacklistReason(nested []mastraNode, version string) string {
 	var names []string
@@ -454,6 +460,8 @@ func nestedBlacklistReason(nested []mastraNode, version string) string {
 	return "Nested blacklist violation in: " + strings.Join(names, ", ") + "."
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func accuracyReason(a *mastraComparison) string {
 	d := []string{fmt.Sprintf("%d/%d expected steps matched", a.matched, a.totalExpected)}
@@ -469,6 +477,8 @@ func accuracyReason(a *mastraComparison) string {
 	return "Accuracy (" + jsonv.FormatJSNumber(a.score) + "): " + strings.Join(d, ". ") + "."
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func efficiencyReason(e *mastraEfficiencyResult) string {
 	var d []string
@@ -494,6 +504,8 @@ func efficiencyReason(e *mastraEfficiencyResult) string {
 	return "Efficiency (" + jsonv.FormatJSNumber(e.score) + "): all budgets met, no redundant calls."
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func failuresReason(f *mastraFailureResult) string {
 	var d []string
@@ -506,6 +518,8 @@ func failuresReason(f *mastraFailureResult) string {
 	return "Tool failures (" + jsonv.FormatJSNumber(f.score) + "): " + strings.Join(d, ". ") + "."
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func nestedReason(nested []mastraNode) string {
 	s := make([]string, len(nested))

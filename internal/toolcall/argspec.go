@@ -530,6 +530,7 @@ func (t *argTally) miss(n *argNode, got *jsonv.Value, kind mismatchKind) {
 // read). It is not inlined: eval, which records them, recurses once per
 // nesting level of the arguments, and a mismatch built in its frame would
 // make every level's frame larger (docs/performance.md, "Stack growth").
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (t *argTally) recordMismatch(n *argNode, got *jsonv.Value, kind mismatchKind) {
@@ -688,6 +689,7 @@ func (s *argSpec) eval(n *argNode, v *jsonv.Value, t *argTally) {
 }
 
 // recordLength records that an array of fixed length n has got elements.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (t *argTally) recordLength(n *argNode, got int) {

@@ -32,18 +32,22 @@ type InPlaceScorer interface {
 
 // scoreContextCopy and scoreCopy are ScoreInto for the other scorers, in
 // functions of their own so that ScoreInto's frame holds no Result.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func scoreContextCopy(ctx context.Context, s ContextScorer, calls []Call, run *RunContext, res *Result) {
 	*res = s.ScoreContext(ctx, calls, run)
 }
 
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
 //go:noinline
 func scoreCopy(ctx context.Context, s Scorer, calls []Call, res *Result) {
 	*res = s.Score(ctx, calls)
 }
 
 // SetError makes *res the error result of scorer name.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func SetError(res *Result, name string, threshold float64, err error) {

@@ -85,6 +85,7 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 }
 
 // scoringCalls is ScoringCalls but for the results and durations.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []toolcall.Call {
@@ -143,6 +144,7 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 
 // addResult gives sc the result and, when durations is set, the duration
 // of c. Not inlined: its values would take room in ScoringCalls' frame.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func addResult(sc *toolcall.Call, c *StoredCall, durations bool) {
@@ -156,6 +158,7 @@ func addResult(sc *toolcall.Call, c *StoredCall, durations bool) {
 
 // addDuration gives sc the duration of c, in a frame of its own: addResult
 // is on the way down to the JSON parser.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func addDuration(sc *toolcall.Call, c *StoredCall) {

@@ -180,9 +180,8 @@ type runNode struct {
 }
 
 // newRunNode returns a node of kind with a trajectory, numbered as the
-// next run opened. Links, tools and closed spans (most of a trace's spans)
-// carry none: a node with its trajectory inline took 96 bytes for each of
-// them.
+// next run opened. Only run nodes carry a trajectory, so links, tools and
+// closed spans (most of a trace's spans) stay at the plain node's size.
 func (s *Store) newRunNode(kind nodeKind) *node {
 	s.opened++
 	r := &runNode{node: node{kind: kind, opened: s.opened}}
