@@ -36,6 +36,7 @@ captures=(
   "genkit-js-mock-simple|genkit-js|-|node emit.mjs simple $two catch"
   "genkit-js-mock-batch|genkit-js|-|node emit.mjs batch $two catch"
   "genkit-js-mock-toolerror-simple|genkit-js|-|node emit.mjs simple $two throw"
+  "genkit-js-mock-toolerror-slowtool-simple|genkit-js|-|node emit.mjs simple $two throw slow"
   "mastra-two-turns-batch|mastra|-|node emit.mjs batch $two"
   "mastra-two-turns-perspan|mastra|-|node emit.mjs perspan $two"
 )

@@ -7,8 +7,10 @@
 // flow): with "throw" lookup_stock throws as in every other emitter; with
 // "catch" it returns {"error": "unknown symbol ZZZZ"} instead, the way a
 // Genkit app keeps the run going, so the model gets its second turn.
+// With "slow", get_weather takes 50 ms (a remote weather service), so under
+// "throw" the flow has failed before the get_weather calls end.
 //
-//   node emit.mjs simple|batch SCRIPT.json throw|catch
+//   node emit.mjs simple|batch SCRIPT.json throw|catch [slow]
 import { readFileSync } from 'node:fs';
 import { genkit, z } from 'genkit';
 import { enableTelemetry, flushTracing } from 'genkit/tracing';
@@ -16,7 +18,7 @@ import { BatchSpanProcessor, SimpleSpanProcessor } from '@opentelemetry/sdk-trac
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { PROMPT, INSTRUCTIONS, WEATHER_DESCRIPTION, STOCK_DESCRIPTION, getWeather, lookupStock } from '../scenario.mjs';
 
-const [mode, scriptPath, errors] = process.argv.slice(2);
+const [mode, scriptPath, errors, speed] = process.argv.slice(2);
 const Processor = { simple: SimpleSpanProcessor, batch: BatchSpanProcessor }[mode];
 if (!Processor || !scriptPath || !['throw', 'catch'].includes(errors)) throw new Error('usage: node emit.mjs simple|batch SCRIPT.json throw|catch');
 const script = JSON.parse(readFileSync(scriptPath, 'utf8'));
@@ -41,7 +43,10 @@ const getWeatherTool = ai.defineTool({
   name: 'get_weather',
   description: WEATHER_DESCRIPTION,
   inputSchema: z.object({ city: z.string(), unit: z.enum(['celsius', 'fahrenheit']) }),
-}, async (input) => getWeather(input));
+}, async (input) => {
+  if (speed === 'slow') await new Promise((r) => setTimeout(r, 50));
+  return getWeather(input);
+});
 const lookupStockTool = ai.defineTool({
   name: 'lookup_stock',
   description: STOCK_DESCRIPTION,
