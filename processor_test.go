@@ -198,6 +198,10 @@ func TestGoldenTraces(t *testing.T) {
 	// stock_must_succeed expects only lookup_stock, succeeding.
 	stockOK := ruleResult{score: 1, passed: true, unexpected: []string{"get_weather"}}
 	stockErr := ruleResult{score: 0, passed: false, unexpected: []string{"get_weather"}}
+	// retry_after_error on the two-turn captures: every call seen, London
+	// extra; or no call seen at all.
+	retryOK := ruleResult{score: 1, passed: true, unexpected: []string{"get_weather"}}
+	retryNone := ruleResult{score: 0, passed: false, missing: []string{"get_weather", "lookup_stock", "lookup_stock"}}
 	tests := []struct {
 		file   string
 		config string
@@ -334,6 +338,72 @@ func TestGoldenTraces(t *testing.T) {
 			// Three records of each call (execute_tool, MCP client, MCP
 			// server) count once.
 			"invoke_agent weather-agent": {"paris_trip": pass, "stock_must_succeed": stockErr},
+		}},
+		// Two-turn captures of JS frameworks (testdata/traces/captures/README.md),
+		// scored with today's reading: tool spans only. London is an allowed
+		// extra, so it shows as unexpected.
+		{"captures/adk-ts-mock-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			// The failed lookup_stock span has no attributes: judged by name.
+			"invoke_agent weather_agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/adk-ts-mock-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/openai-agents-openinference-mock-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			// The root "Agent workflow" AGENT span only wraps weather_agent.
+			"weather_agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/openai-agents-openinference-mock-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"weather_agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/openai-sdk-openinference-manual-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			// A manual tool loop: the calls (and the hallucinated
+			// book_flight) are only in the LLM spans, which are not read.
+			"weather_agent": {"retry_after_error": retryNone},
+		}},
+		{"captures/openai-sdk-openinference-manual-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"weather_agent": {"retry_after_error": retryNone},
+		}},
+		{"captures/openai-sdk-openllmetry-manual-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"weather_agent.agent": {"retry_after_error": retryNone},
+		}},
+		{"captures/openai-sdk-openllmetry-manual-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"weather_agent.agent": {"retry_after_error": retryNone},
+		}},
+		{"captures/mcp-tool-error-openllmetry-shinzo-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			// The MCP server's tools/call spans sit under the client's tool
+			// spans and count once with them.
+			"weather_agent.agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/mcp-tool-error-openllmetry-shinzo-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"weather_agent.agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/strands-ts-mock-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/strands-ts-mock-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"invoke_agent weather_agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/genkit-js-mock-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"weatherAgentFlow": {"retry_after_error": retryOK},
+		}},
+		{"captures/genkit-js-mock-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"weatherAgentFlow": {"retry_after_error": retryOK},
+		}},
+		{"captures/genkit-js-mock-toolerror-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			// The thrown error aborted the flow: no second turn.
+			"weatherAgentFlow": {"retry_after_error": {score: 2.0 / 3, missing: []string{"lookup_stock"}, unexpected: []string{"get_weather"}}},
+		}},
+		{"captures/genkit-js-mock-toolerror-slowtool-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			// The flow failed while the slow get_weather calls still ran:
+			// their spans arrive after the flow span and are not counted.
+			"weatherAgentFlow": {"retry_after_error": {score: 1.0 / 3, missing: []string{"get_weather", "lookup_stock"}}},
+		}},
+		{"captures/mastra-two-turns-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"invoke_agent weather-agent": {"retry_after_error": retryOK},
+		}},
+		{"captures/mastra-two-turns-perspan.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"invoke_agent weather-agent": {"retry_after_error": retryOK},
 		}},
 	}
 	for _, tt := range tests {
