@@ -260,7 +260,7 @@ var argumentSources = [...]struct {
 
 // mcpTool reads an MCP tools/call client or server span (semconv >= 1.39).
 func (f *fields) mcpTool(span ptrace.Span) Result {
-	c := SpanCall{Name: f.str(fToolName), Type: "mcp", MCP: true, Convention: ConventionMCP}
+	c := SpanCall{Name: f.str(fToolName), Type: "mcp", MCP: true, MCPClient: span.Kind() == ptrace.SpanKindClient, Convention: ConventionMCP}
 	if c.Name == "" {
 		c.Name = nameAfterPrefix(span.Name(), "tools/call ")
 	}

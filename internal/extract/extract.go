@@ -165,8 +165,9 @@ type SpanCall struct {
 	// Failed reports a failed execution (status ERROR or error.type).
 	Failed bool
 	// MCP marks an MCP tools/call span (a duplicate of an enclosing tool
-	// span when one exists).
-	MCP bool
+	// span when one exists); MCPClient an MCP span of the client's side
+	// (span kind CLIENT), the others being the server's.
+	MCP, MCPClient bool
 	// Convention is where the call was read from.
 	Convention Convention
 	// Start and End are the span's timestamps (Unix nanoseconds).

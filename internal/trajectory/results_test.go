@@ -75,7 +75,7 @@ func TestCapturedResultsUnwrapped(t *testing.T) {
 							if res.Kind != extract.KindTool || res.Call.Result == "" {
 								continue
 							}
-							traj := &Trajectory{Calls: []StoredCall{newStoredCall(&res.Call, sid(2), res.Call.Name)}}
+							traj := &Trajectory{Calls: []StoredCall{newStoredCall(&res.Call, sid(3), sid(2), res.Call.Name)}}
 							got = &ScoringCalls(traj, sid(1), &ScoringOptions{})[0]
 						}
 					}

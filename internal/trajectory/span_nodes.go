@@ -90,11 +90,11 @@ func (s *spanNodes) get(id pcommon.SpanID) *node {
 	return nil
 }
 
-// inlineLink returns a listed entry's link node to parent, or nil (always
-// nil once the entries are in a map).
-func (s *spanNodes) inlineLink(parent pcommon.SpanID) *node {
+// inlineLink returns a listed entry's link node (of kind) to parent, or nil
+// (always nil once the entries are in a map).
+func (s *spanNodes) inlineLink(parent pcommon.SpanID, kind nodeKind) *node {
 	for i := range s.n {
-		if _, n := s.slot(i); (*n).kind == nodeLink && (*n).parent == parent {
+		if _, n := s.slot(i); (*n).kind == kind && (*n).parent == parent {
 			return *n
 		}
 	}

@@ -64,23 +64,54 @@ type StoredCall struct {
 	Result string
 	// Start and End are the tool span's timestamps (Unix nanoseconds).
 	Start, End uint64
-	// Parent is the tool span's parent: the step that ran it.
-	Parent     pcommon.SpanID
+	// Span is the tool span; Parent is its parent, the step that ran it.
+	Span, Parent pcommon.SpanID
+	// ID is the call id the model assigned, when the span records it.
+	ID         string
 	Encoding   extract.Encoding
 	Convention extract.Convention
 	// ResultForm says which wrapper the framework put around Result.
 	ResultForm extract.ResultForm
 	// Failed reports a failed execution; MCP an MCP tool call.
 	Failed, MCP bool
+	// Records are the spans that recorded the call (a framework's tool
+	// span, MCP client and server spans), merged into this one; Failures
+	// those that reported it failed.
+	Records, Failures Records
 }
 
+// Records is a set of the kinds of span that recorded one call.
+type Records uint8
+
+// The kinds of span that record a call.
+const (
+	// RecordTool is a framework's or SDK's tool execution span.
+	RecordTool Records = 1 << iota
+	// RecordMCPClient is an MCP tools/call client span.
+	RecordMCPClient
+	// RecordMCPServer is an MCP tools/call server span.
+	RecordMCPServer
+)
+
 // newStoredCall keeps what scoring needs of an extracted call.
-func newStoredCall(c *extract.SpanCall, parent pcommon.SpanID, name string) StoredCall {
-	return StoredCall{
-		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Parent: parent,
-		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed,
-		MCP: c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
+func newStoredCall(c *extract.SpanCall, span, parent pcommon.SpanID, name string) StoredCall {
+	rec := RecordTool
+	switch {
+	case c.MCP && c.MCPClient:
+		rec = RecordMCPClient
+	case c.MCP:
+		rec = RecordMCPServer
 	}
+	sc := StoredCall{
+		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Span: span, Parent: parent, ID: c.ID,
+		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed,
+		MCP:     c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
+		Records: rec,
+	}
+	if c.Failed {
+		sc.Failures = rec
+	}
+	return sc
 }
 
 // Trajectory is the calls one agent run made.
@@ -147,7 +178,10 @@ const (
 	nodeGroup nodeKind = iota
 	// nodeLink is a seen span that is neither tool nor agent.
 	nodeLink
-	// nodeTool is a seen tool span: calls under it are duplicates.
+	// nodeTool is a seen tool span: calls under it are other records of
+	// its call (MCP client and server spans, a wrapper's inner span), which
+	// join its run as a link's would and are merged with it when the run
+	// is scored. Like a link's, the node is shared by siblings.
 	nodeTool
 	// nodeHeld is an agent span held open to collect stragglers.
 	nodeHeld
@@ -189,10 +223,7 @@ func (s *Store) newRunNode(kind nodeKind) *node {
 	return &r.node
 }
 
-var (
-	toolNode   = &node{kind: nodeTool}
-	closedNode = &node{kind: nodeClosed}
-)
+var closedNode = &node{kind: nodeClosed}
 
 type traceState struct {
 	id    pcommon.TraceID
@@ -260,27 +291,27 @@ func (x *traceExtra) reset() bool {
 // linkTo returns a link node to parent: link nodes are never changed, so
 // sibling spans share one. A sibling's is found as the last one made (a
 // step's children arrive together), among the trace's first ones or among
-// the inline entries.
-func (ts *traceState) linkTo(parent pcommon.SpanID) *node {
-	if n := ts.lastLink; n != nil && n.parent == parent {
+// the inline entries. kind is nodeLink, or nodeTool for a tool span.
+func (ts *traceState) linkTo(parent pcommon.SpanID, kind nodeKind) *node {
+	if n := ts.lastLink; n != nil && n.parent == parent && n.kind == kind {
 		return n
 	}
 	x := ts.extras()
 	for i := range x.nlinks {
-		if n := &x.links[i]; n.parent == parent {
+		if n := &x.links[i]; n.parent == parent && n.kind == kind {
 			return n
 		}
 	}
-	if n := ts.nodes.inlineLink(parent); n != nil {
+	if n := ts.nodes.inlineLink(parent, kind); n != nil {
 		return n
 	}
 	if x.nlinks < inlineLinks {
 		ts.lastLink = &x.links[x.nlinks]
 		x.nlinks++
-		*ts.lastLink = node{kind: nodeLink, parent: parent}
+		*ts.lastLink = node{kind: kind, parent: parent}
 		return ts.lastLink
 	}
-	ts.lastLink = &node{kind: nodeLink, parent: parent}
+	ts.lastLink = &node{kind: kind, parent: parent}
 	return ts.lastLink
 }
 
@@ -460,12 +491,13 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 	return ts
 }
 
-// resolve walks from span up through links to the node calls attach to. It
-// reports false when the walk loops (or goes deeper than maxWalk).
+// resolve walks from span up through links (and tool spans) to the node
+// calls attach to. It reports false when the walk loops (or goes deeper
+// than maxWalk).
 func resolve(ts *traceState, span pcommon.SpanID) (pcommon.SpanID, *node, bool) {
 	for i := 0; i < maxWalk; i++ {
 		n := ts.nodes.get(span)
-		if n == nil || n.kind != nodeLink || n.parent.IsEmpty() {
+		if n == nil || (n.kind != nodeLink && n.kind != nodeTool) || n.parent.IsEmpty() {
 			return span, n, true
 		}
 		span = n.parent
@@ -497,7 +529,7 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 		s.stats.Cyclic++ // its own parent: no run to find
 		return false
 	}
-	call := newStoredCall(&c, parent, s.intern(c.Name))
+	call := newStoredCall(&c, span, parent, s.intern(c.Name))
 	if n := ts.nodes.get(span); n != nil {
 		switch n.kind {
 		case nodeGroup:
@@ -511,14 +543,16 @@ func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extra
 			return false // a repeated span id: ignore
 		}
 	}
-	// Remember the tool span: another record of the same call (an MCP
-	// client or server span, a wrapper's inner span) may arrive after it.
-	s.remember(ts, span, toolNode)
 	if parent.IsEmpty() {
+		s.remember(ts, span, closedNode)
 		// A tool span with no parent is its own, one-call run; there is
 		// no agent span to score it on.
 		return false
 	}
+	// Remember the tool span: another record of the same call (an MCP
+	// client or server span, a wrapper's inner span) may arrive after it,
+	// and joins its run to be merged with it (see mergeRecords).
+	s.remember(ts, span, ts.linkTo(parent, nodeTool))
 	target, n, ok := resolve(ts, parent)
 	if !ok {
 		s.stats.Cyclic++
@@ -585,10 +619,7 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 	case nodeClosed:
 		s.stats.Late += int64(count)
 		return nil, true
-	case nodeTool:
-		// Under a tool span that already left: a duplicate record.
-		return nil, false
-	case nodeLink:
+	case nodeLink, nodeTool:
 		return nil, false // resolve never returns a link with a parent
 	}
 	return n, false
@@ -661,7 +692,7 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	if parent.IsEmpty() || parent == span {
 		return s.closeRoot(ts, span, n, true)
 	}
-	s.remember(ts, span, ts.linkTo(parent))
+	s.remember(ts, span, ts.linkTo(parent, nodeLink))
 	if n != nil {
 		target, tn, ok := resolve(ts, parent)
 		if !ok {
@@ -821,11 +852,13 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 	x.models = append(x.models, modelCall{parent: parent, start: start})
 }
 
-// withModels gives a closed run the model calls beside its tool calls: the
+// withModels merges a closing run's records of one call (see mergeRecords)
+// and gives it the model calls beside its tool calls: the
 // start times, ascending, of the model calls under each span its calls ran
 // under, in the order the calls name those spans. The run has none yet.
 // Its starts share one array, sized by a count first.
 func withModels(ts *traceState, traj *Trajectory) *Trajectory {
+	traj.Calls = mergeRecords(ts, traj.Calls)
 	models := ts.modelCalls()
 	if len(models) == 0 {
 		return traj
@@ -1152,7 +1185,12 @@ func mergeDuplicate(outer, inner *StoredCall) {
 	if outer.Name == "" {
 		outer.Name = inner.Name
 	}
+	if outer.ID == "" {
+		outer.ID = inner.ID
+	}
 	outer.Failed = outer.Failed || inner.Failed
+	outer.Records |= inner.Records
+	outer.Failures |= inner.Failures
 }
 
 func argumentsKnown(c *StoredCall) bool {

@@ -694,3 +694,60 @@ func TestOpenRunsQueueWithoutTheMap(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedRecordsMergeInAnyOrder sends the records of one call (an MCP
+// server span under the client span under execute_tool, and a wrapper's
+// inner record) in every order: the run has the same one call.
+func TestNestedRecordsMergeInAnyOrder(t *testing.T) {
+	server := tool("get_weather")
+	server.MCP = true
+	server.Result = `{"ok":true}`
+	client := tool("get_weather")
+	client.MCP, client.MCPClient, client.Failed = true, true, true
+	outer := tool("get_weather")
+	outer.Args, outer.Encoding = "", extract.EncodingAbsent
+	records := []struct {
+		span, parent pcommon.SpanID
+		c            extract.SpanCall
+	}{{sid(5), sid(4), server}, {sid(4), sid(3), client}, {sid(3), sid(1), outer}, {sid(6), sid(3), tool("get_weather")}}
+	var want *StoredCall
+	permute(len(records), func(order []int) {
+		s := NewStore(limits())
+		for _, i := range order {
+			r := records[i]
+			s.Tool(trace1, r.span, r.parent, r.c, 0)
+		}
+		traj := s.Agent(trace1, sid(1), sid(9), false, 0)
+		require.Len(t, traj.Calls, 1, "order %v", order)
+		c := traj.Calls[0]
+		assert.Equal(t, `{"q":1}`, c.Args, "order %v", order)
+		assert.Equal(t, RecordTool|RecordMCPClient|RecordMCPServer, c.Records, "order %v", order)
+		assert.Equal(t, RecordMCPClient, c.Failures, "order %v", order)
+		if want == nil {
+			want = &c
+			return
+		}
+		assert.Equal(t, *want, c, "order %v", order)
+	})
+}
+
+// permute calls f with every permutation of 0..n-1.
+func permute(n int, f func([]int)) {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	var rec func(k int)
+	rec = func(k int) {
+		if k == n {
+			f(append([]int(nil), order...))
+			return
+		}
+		for i := k; i < n; i++ {
+			order[k], order[i] = order[i], order[k]
+			rec(k + 1)
+			order[k], order[i] = order[i], order[k]
+		}
+	}
+	rec(0)
+}
