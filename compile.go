@@ -97,7 +97,11 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+	source, err := callSource(r, scorerCfgs[0].Name)
+	if err != nil {
+		return nil, err
+	}
+	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold, Source: source}, set)
 }
 
 // unsentJudge stands in for a rule's judge while the configuration is only
@@ -195,4 +199,21 @@ func buildExpectation(c *ExpectConfig) (toolcall.Expectation, error) {
 		exp.Calls = append(exp.Calls, call)
 	}
 	return exp, errors.Join(errs...)
+}
+
+// callSource is the rule's call source: as configured, else "all" for a
+// rule whose primary scorer is checks and "executed_else_requested" for the
+// others.
+func callSource(r *RuleConfig, primary string) (rules.CallSource, error) {
+	if r.Calls == "" {
+		if primary == toolcall.ChecksName {
+			return rules.SourceAll, nil
+		}
+		return rules.SourceExecutedElseRequested, nil
+	}
+	s, err := rules.ParseCallSource(r.Calls)
+	if err != nil {
+		return 0, fmt.Errorf("calls: %w", err)
+	}
+	return s, nil
 }

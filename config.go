@@ -131,6 +131,16 @@ type RuleConfig struct {
 	// Threshold is the pass threshold in [0, 1]. Default 1 (everything
 	// expected happened).
 	Threshold *float64 `mapstructure:"threshold"`
+	// Calls says which of a run's calls the rule's scorers judge, by their
+	// witnesses: "executed" (calls a tool span recorded), "requested"
+	// (calls the model asked for, executed or not), "all" (both, a
+	// requested call no tool span executed included), or
+	// "executed_else_requested" (executed calls, or a run's requested calls
+	// when it has no tool spans: apps instrumented only at the model
+	// client). Default: "all" for a rule whose first scorer is checks (a
+	// call the model asked for and the app refused is a call to judge),
+	// "executed_else_requested" for the others.
+	Calls string `mapstructure:"calls"`
 	// Tools define the tools the agent is offered, for apps that record no
 	// tool definitions on their spans; the checks scorer validates calls
 	// against them (a configured definition wins over a recorded one).

@@ -44,6 +44,9 @@ type tcaProcessor struct {
 	// captureContext is set when a rule's scorer reads the run context;
 	// contextAlways when a scorer other than a sampled judge reads it.
 	captureContext, contextAlways bool
+	// readTurns is set when model turns are read from model-call spans:
+	// a rule takes calls from the model's requests.
+	readTurns bool
 	// definitions caches tool definitions read from recorded texts.
 	definitions definitionsCache
 	// judges are the rules' LLM judges, by rule (nil for rules without).
@@ -119,6 +122,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		now:        time.Now,
 		done:       make(chan struct{}),
 	}
+	p.readTurns = slices.ContainsFunc(compiled, func(r *rules.Rule) bool { return r.Source.ReadsRequests() })
 	p.captureContext = readsContext(compiled, true)
 	p.contextAlways = readsContext(compiled, false)
 	p.store = trajectory.NewStore(p.storeLimits())
@@ -253,6 +257,9 @@ type entry struct {
 	// context indexes batch.contexts plus one: the run context an agent
 	// or model-call span recorded (0 for none).
 	context int32
+	// turn indexes batch.turns plus one: the model turn a model-call span
+	// recorded (0 for none).
+	turn int32
 }
 
 // other is a span of the batch that is neither tool, agent nor model span,
@@ -286,6 +293,9 @@ type batch struct {
 	genai traceSet
 	// scratch holds the calls and evaluations of the run being scored.
 	scratch runScratch
+	// turns are the model turns the batch's model-call spans recorded,
+	// when they are read.
+	turns []extract.ModelTurn
 	// classified and part are what classify reads of the span in hand,
 	// kept here rather than in its frame (see scoreClosed).
 	classified extract.Result
@@ -298,6 +308,8 @@ func (b *batch) reset() {
 	clear(b.calls) // drop references to span strings
 	clear(b.runs)
 	clear(b.contexts)
+	clear(b.turns)
+	b.turns = b.turns[:0]
 	b.scratch.clear()
 	b.td = ptrace.Traces{}
 	b.classified, b.part = extract.Result{}, extract.ContextPart{}
@@ -482,6 +494,14 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 		b.contexts = append(b.contexts, *part)
 		e.context = int32(len(b.contexts))
 	}
+	if p.readTurns && extract.IsTurn(res, span) {
+		b.turns = append(b.turns, extract.ModelTurn{})
+		if extract.ReadTurn(span, &b.turns[len(b.turns)-1]) {
+			e.turn = int32(len(b.turns))
+		} else {
+			b.turns = b.turns[:len(b.turns)-1]
+		}
+	}
 	b.entries = append(b.entries, e)
 }
 
@@ -654,6 +674,11 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 	}
 	if e.modelStart != 0 {
 		p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
+	}
+	if e.turn > 0 {
+		t := new(extract.ModelTurn)
+		*t = b.turns[e.turn-1]
+		p.store.Turn(e.trace, e.parent, t)
 	}
 	if e.context > 0 && e.modelStart != 0 {
 		p.store.AttachContext(e.trace, e.parent, &b.contexts[e.context-1], false, now)

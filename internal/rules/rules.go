@@ -33,7 +33,9 @@ type Rule struct {
 	// Scorers run in order; the first is the primary scorer.
 	Scorers []Scorer
 	// Threshold is the pass threshold.
-	Threshold   float64
+	Threshold float64
+	// Source says which of a run's calls the scorers judge.
+	Source      CallSource
 	when        *ottl.ConditionSequence[*ottlspan.TransformContext]
 	aligner     *toolcall.TurnAligner
 	readsArgs   bool
@@ -48,12 +50,13 @@ type Spec struct {
 	Expectation toolcall.Expectation
 	Scorers     []Scorer
 	Threshold   float64
+	Source      CallSource
 }
 
 // New compiles a rule: it parses the OTTL conditions with context-prefixed
 // paths (span.attributes[...], resource.attributes[...]).
 func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
-	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold}
+	r := &Rule{Name: spec.Name, Expectation: spec.Expectation, Scorers: spec.Scorers, Threshold: spec.Threshold, Source: spec.Source}
 	aligner, err := toolcall.NewTurnAligner(spec.Expectation)
 	if err != nil {
 		return nil, err
@@ -98,18 +101,18 @@ func (r *Rule) Applies(ctx context.Context, tCtx *ottlspan.TransformContext) boo
 // applies to every run, and Applies needs no transform context for it.
 func (r *Rule) Unconditional() bool { return r.when == nil }
 
-// Calls returns the run's calls as the rule's scorers see them: the calls
-// of each model turn follow the expectation's order (see
-// [scoring.AlignTurns]).
+// Calls returns the run's calls as the rule's scorers see them: those its
+// call source judges, the calls of each model turn in the expectation's
+// order (see [toolcall.AlignTurns]).
 func (r *Rule) Calls(calls []toolcall.Call) []toolcall.Call {
-	return r.aligner.Align(calls)
+	return r.aligner.Align(r.Source.filter(calls))
 }
 
 // CallsInto is [Rule.Calls] writing the calls it reorders into *buf's
 // memory, kept there for the next run (see [scoring.TurnAligner.AlignInto]);
 // a nil buf gets new memory.
 func (r *Rule) CallsInto(buf *[]toolcall.Call, calls []toolcall.Call) []toolcall.Call {
-	return r.aligner.AlignInto(buf, calls)
+	return r.aligner.AlignInto(buf, r.Source.filter(calls))
 }
 
 // ReadsArguments reports whether any of the rule's scorers can read call

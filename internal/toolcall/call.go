@@ -40,6 +40,13 @@ type Call struct {
 	// ArgsUnknown reports that the arguments were not available. It is
 	// different from a call made without arguments.
 	ArgsUnknown bool
+	// Witnesses are the records of the call that were seen: the model's
+	// request, the tool span, MCP client and server spans, a later request
+	// carrying its outcome. Zero when the source does not say (calls built
+	// by hand): every scorer then takes the call as made.
+	Witnesses Witnesses
+	// FailedWitnesses are the witnesses that reported the call failed.
+	FailedWitnesses Witnesses
 	// ArgsNote says why unknown arguments are unknown when a limit caused
 	// it ("arguments larger than the 1 MiB limit"); scorers repeat it in
 	// their explanation.
@@ -68,7 +75,53 @@ type Call struct {
 	Fields map[string]jsonv.Value
 	// Children holds nested steps (a sub-agent's or workflow's calls).
 	Children []Call
+	// RequestedArgs is the arguments' JSON text as the model requested
+	// them, when a tool span executed the call with other arguments ("" when
+	// they agree or one side is unknown).
+	RequestedArgs string
+	// Note is what a witness recorded beyond the call, for explanations:
+	// the result the app sent back for a requested call that no tool span
+	// executed (its refusal, an error).
+	Note string
 }
+
+// Witnesses is a set of the records that saw one call.
+type Witnesses uint8
+
+// The witnesses of a call.
+const (
+	// WitnessRequested is the model's response that asked for the call.
+	WitnessRequested Witnesses = 1 << iota
+	// WitnessExecuted is a tool span that recorded its execution (a
+	// framework's or SDK's tool span, or an MCP span).
+	WitnessExecuted
+	// WitnessMCPClient is an MCP tools/call client span.
+	WitnessMCPClient
+	// WitnessMCPServer is an MCP tools/call server span.
+	WitnessMCPServer
+	// WitnessOutcome is a later model request carrying the call's result.
+	WitnessOutcome
+)
+
+var witnessNames = [...]string{"requested", "executed", "mcp_client", "mcp_server", "outcome"}
+
+// String lists the witnesses, "requested+executed", or "" for none.
+func (w Witnesses) String() string {
+	var b []byte
+	for i, n := range witnessNames {
+		if w&(1<<i) != 0 {
+			if len(b) > 0 {
+				b = append(b, '+')
+			}
+			b = append(b, n...)
+		}
+	}
+	return string(b)
+}
+
+// Executed reports a call a tool span executed, or one whose source does
+// not say (no witnesses recorded).
+func (c *Call) Executed() bool { return c.Witnesses == 0 || c.Witnesses&WitnessExecuted != 0 }
 
 // IsToolCall reports whether the step is a tool call (plain or MCP).
 func (c *Call) IsToolCall() bool {

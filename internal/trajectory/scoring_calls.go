@@ -70,8 +70,12 @@ func (s *Scratch) Aligned(i int) *[]toolcall.Call {
 // ScoringCalls decodes a trajectory's calls for the scorers: in scoring order
 // (see [Order]) with turns, arguments parsed (or marked unknown), results
 // parsed when kept, status, tool type ("mcp" or "function") and, when asked,
-// duration.
+// duration; with the witnesses of each call and the calls the model
+// requested that no tool span executed (see withWitnesses).
 func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) []toolcall.Call {
+	if len(traj.Turns) > 0 {
+		parseTurns(traj.Turns)
+	}
 	out := scoringCalls(traj, agent, opts)
 	// Results are decoded from here, beside the arguments' pass rather
 	// than under its frame: they are JSON of any depth, and the parser's
@@ -81,7 +85,7 @@ func ScoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 			addResult(&out[i], c, opts.Durations)
 		}
 	}
-	return out
+	return withWitnesses(traj, out, traj.Calls, opts)
 }
 
 // scoringCalls is ScoringCalls but for the results and durations.

@@ -131,6 +131,10 @@ type Trajectory struct {
 	Models []ModelStarts
 	// Context is the run context captured (nil when none was).
 	Context *CapturedContext
+	// Turns are the model turns recorded under the run (see
+	// [Store.Turn]), by start time: the calls the model requested and the
+	// outcomes the app sent back. Empty when turns are not read.
+	Turns []*extract.ModelTurn
 }
 
 // ModelStarts are the start times, ascending, of the model calls (inference
@@ -141,7 +145,9 @@ type ModelStarts struct {
 }
 
 // IsWrapper reports a run that made no calls itself and only ran sub-agents.
-func (t *Trajectory) IsWrapper() bool { return len(t.Calls) == 0 && t.Dropped == 0 && t.SubAgents > 0 }
+func (t *Trajectory) IsWrapper() bool {
+	return len(t.Calls) == 0 && t.Dropped == 0 && t.SubAgents > 0 && len(t.Turns) == 0
+}
 
 // EvictReason says why open state was dropped.
 type EvictReason uint8
@@ -256,6 +262,15 @@ type traceExtra struct {
 	// each, read once when a run closes; the first are in first.
 	models []modelCall
 	first  [inlineModelCalls]modelCall
+	// turns are the trace's model turns (up to maxModelCalls), when turns
+	// are read: each run takes those recorded under it as it closes.
+	turns []turnRecord
+}
+
+// turnRecord is a model turn and the span it is a child of.
+type turnRecord struct {
+	parent pcommon.SpanID
+	turn   *extract.ModelTurn
 }
 
 // Bounds on a trace's extra: the link nodes and model calls held in place
@@ -285,6 +300,8 @@ func (x *traceExtra) reset() bool {
 	}
 	x.links, x.nlinks = [inlineLinks]node{}, 0
 	x.models = x.models[:0]
+	clear(x.turns)
+	x.turns = x.turns[:0]
 	return true
 }
 
@@ -749,7 +766,8 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 	if adopt {
 		s.adoptOrphans(ts, span, traj)
 	}
-	if len(traj.Calls) == 0 && traj.Dropped == 0 {
+	runTurns(ts, span, traj, adopt)
+	if len(traj.Calls) == 0 && traj.Dropped == 0 && !requestsAny(traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
 	return withModels(ts, traj)
@@ -787,6 +805,7 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 	if hold {
 		return nil
 	}
+	runTurns(ts, span, n.traj, parent.IsEmpty())
 	return withModels(ts, n.traj)
 }
 
@@ -850,6 +869,52 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 	}
 	x := ts.extras()
 	x.models = append(x.models, modelCall{parent: parent, start: start})
+}
+
+// Turn records a model turn (what a model-call span records of the run's
+// tool calls, see [extract.ModelTurn]) under parent, in a trace already
+// tracked. The run it belongs to takes it when it closes.
+func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract.ModelTurn) {
+	ts := s.lookup(trace)
+	if ts == nil || parent.IsEmpty() {
+		return
+	}
+	x := ts.extras()
+	if len(x.turns) >= maxModelCalls {
+		return
+	}
+	x.turns = append(x.turns, turnRecord{parent: parent, turn: turn})
+}
+
+// runTurns gives a closing run, whose span is span, the turns recorded
+// under it: those whose parent resolves to span, and, for a root run
+// (adopt), those whose parent resolves to no span seen or to an open group
+// (their spans never came). Turns that resolve to another run's span are
+// that run's.
+func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, adopt bool) {
+	if ts.extra == nil || len(ts.extra.turns) == 0 {
+		return
+	}
+	for _, t := range ts.extra.turns {
+		target, n, ok := resolve(ts, t.parent)
+		if !ok {
+			continue
+		}
+		if target == span || (adopt && (n == nil || n.kind == nodeGroup)) {
+			traj.Turns = append(traj.Turns, t.turn)
+		}
+	}
+	slices.SortStableFunc(traj.Turns, func(a, b *extract.ModelTurn) int { return cmp.Compare(a.Start, b.Start) })
+}
+
+// requestsAny reports whether a turn requested tool calls.
+func requestsAny(turns []*extract.ModelTurn) bool {
+	for _, t := range turns {
+		if len(t.Requested()) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // withModels merges a closing run's records of one call (see mergeRecords)
@@ -940,6 +1005,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	ts.nodes.set(span, closedNode, &s.overflows)
 	ts.open--
 	s.open--
+	runTurns(ts, span, n.traj, n.root)
 	return withModels(ts, n.traj)
 }
 

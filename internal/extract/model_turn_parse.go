@@ -1,0 +1,263 @@
+package extract
+
+import (
+	"strings"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+)
+
+// parse reads the recorded texts once. They are indexed as documents (one
+// loop over the text, whatever its depth: a model's request may nest its
+// history many levels deep, and this runs on the receiver's goroutine) and
+// read through jnode.
+func (t *ModelTurn) parse() {
+	if t.parsed {
+		return
+	}
+	t.parsed = true
+	switch t.form {
+	case formFlat:
+		t.parseFlat()
+		return
+	case formStrands:
+		t.parseStrands()
+		return
+	}
+	var dp jsonv.DocumentParser
+	if t.output != "" {
+		if d, err := dp.Parse(t.output); err == nil {
+			t.requested = appendCalls(t.requested, t.form, rootNode(&d), false)
+		}
+	}
+	if t.input != "" {
+		if d, err := dp.Parse(t.input); err == nil {
+			root := rootNode(&d)
+			t.history = appendCalls(t.history, t.form, root, true)
+			t.outcomes = appendOutcomes(t.outcomes, t.form, root)
+		}
+	}
+}
+
+func (t *ModelTurn) parseFlat() {
+	for _, f := range t.flatCalls {
+		if f.c.Name == "" {
+			continue
+		}
+		if f.output {
+			t.requested = append(t.requested, f.c)
+		} else {
+			t.history = append(t.history, f.c)
+		}
+	}
+	for _, m := range t.flatMessages {
+		if m.role != "tool" {
+			continue
+		}
+		t.outcomes = append(t.outcomes, Outcome{ID: m.id, Name: m.name, Result: m.content, Failed: failedText(m.content)})
+	}
+}
+
+func (t *ModelTurn) parseStrands() {
+	var dp jsonv.DocumentParser
+	for _, e := range t.events {
+		switch e.name {
+		case "gen_ai.choice":
+			if e.id != "" {
+				continue // a tool's result, recorded on the tool's span too
+			}
+			if d, err := dp.Parse(e.message); err == nil {
+				t.requested = appendStrandsUses(t.requested, rootNode(&d))
+			}
+		case "gen_ai.assistant.message":
+			if d, err := dp.Parse(e.content); err == nil {
+				t.history = appendStrandsUses(t.history, rootNode(&d))
+			}
+		case "gen_ai.tool.message":
+			if d, err := dp.Parse(e.content); err == nil {
+				for _, part := range rootNode(&d).elems() {
+					if r, ok := part.get("toolResult"); ok {
+						o := Outcome{ID: r.str("toolUseId"), Result: r.text("content")}
+						o.Failed = r.str("status") == "error" || failedText(o.Result)
+						t.outcomes = append(t.outcomes, o)
+					}
+				}
+			}
+		}
+	}
+}
+
+// appendStrandsUses appends the toolUse parts of a Strands message.
+func appendStrandsUses(out []RequestedCall, v jnode) []RequestedCall {
+	for _, part := range v.elems() {
+		use := part
+		if u, ok := part.get("toolUse"); ok {
+			use = u
+		} else if part.str("type") != "toolUse" {
+			continue
+		}
+		out = append(out, RequestedCall{ID: use.str("toolUseId"), Name: use.str("name"), Args: use.jsonText("input")})
+	}
+	return out
+}
+
+// appendCalls appends the tool calls a parsed response (or, with history,
+// the assistant messages of a request) records in form.
+func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []RequestedCall {
+	switch form {
+	case formGenAI:
+		for _, m := range messages(v) {
+			if history && m.str("role") != "assistant" {
+				continue
+			}
+			for _, p := range m.items("parts") {
+				if p.str("type") == "tool_call" {
+					out = append(out, RequestedCall{ID: p.str("id"), Name: p.str("name"), Args: p.jsonText("arguments")})
+				}
+			}
+		}
+	case formAISDK:
+		if !history {
+			for _, c := range v.elems() {
+				out = append(out, RequestedCall{ID: c.str("toolCallId"), Name: c.str("toolName"), Args: c.firstJSON("input", "args")})
+			}
+			return out
+		}
+		for _, m := range v.elems() {
+			if m.str("role") != "assistant" {
+				continue
+			}
+			for _, p := range m.items("content") {
+				if p.str("type") == "tool-call" {
+					out = append(out, RequestedCall{ID: p.str("toolCallId"), Name: p.str("toolName"), Args: p.firstJSON("input", "args")})
+				}
+			}
+		}
+	case formADK:
+		contents := v.items("contents")
+		if !history {
+			if c, ok := v.get("content"); ok {
+				contents = []jnode{c}
+			}
+		}
+		for _, c := range contents {
+			for _, p := range c.items("parts") {
+				if fc, ok := p.get("functionCall"); ok {
+					out = append(out, RequestedCall{ID: fc.str("id"), Name: fc.str("name"), Args: fc.jsonText("args")})
+				}
+			}
+		}
+	case formGenkit:
+		msgs := v.items("messages")
+		if !history {
+			if m, ok := v.get("message"); ok {
+				msgs = []jnode{m}
+			}
+		}
+		for _, m := range msgs {
+			for _, p := range m.items("content") {
+				if tr, ok := p.get("toolRequest"); ok {
+					out = append(out, RequestedCall{ID: tr.str("ref"), Name: tr.str("name"), Args: tr.jsonText("input")})
+				}
+			}
+		}
+	case formMastra:
+		if history {
+			return out // Mastra's step input summarises earlier calls by name
+		}
+		for _, c := range v.items("toolCalls") {
+			out = append(out, RequestedCall{ID: c.str("toolCallId"), Name: c.str("toolName"), Args: c.firstJSON("args", "input")})
+		}
+	}
+	return out
+}
+
+// appendOutcomes appends the tool results a parsed request records in form.
+func appendOutcomes(out []Outcome, form turnForm, v jnode) []Outcome {
+	switch form {
+	case formGenAI:
+		for _, m := range messages(v) {
+			for _, p := range m.items("parts") {
+				if p.str("type") == "tool_call_response" {
+					r, _ := p.get("response")
+					out = append(out, Outcome{ID: p.str("id"), Result: p.text("response"), Failed: r.failed()})
+				}
+			}
+		}
+	case formAISDK:
+		for _, m := range v.elems() {
+			if m.str("role") != "tool" {
+				continue
+			}
+			for _, p := range m.items("content") {
+				if p.str("type") != "tool-result" {
+					continue
+				}
+				o := Outcome{ID: p.str("toolCallId"), Name: p.str("toolName"), Result: p.firstText("output", "result")}
+				outType := ""
+				if r, ok := p.get("output"); ok {
+					outType = r.str("type")
+				}
+				o.Failed = strings.HasPrefix(outType, "error") || p.boolean("isError")
+				out = append(out, o)
+			}
+		}
+	case formADK:
+		for _, c := range v.items("contents") {
+			for _, p := range c.items("parts") {
+				if fr, ok := p.get("functionResponse"); ok {
+					r, _ := fr.get("response")
+					out = append(out, Outcome{ID: fr.str("id"), Name: fr.str("name"), Result: fr.text("response"), Failed: r.failed()})
+				}
+			}
+		}
+	case formGenkit:
+		for _, m := range v.items("messages") {
+			for _, p := range m.items("content") {
+				if tr, ok := p.get("toolResponse"); ok {
+					r, _ := tr.get("output")
+					out = append(out, Outcome{ID: tr.str("ref"), Name: tr.str("name"), Result: tr.text("output"), Failed: r.failed()})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// messages returns the messages of a GenAI messages value: a list, or an
+// object holding one under "messages".
+func messages(v jnode) []jnode {
+	if v.kind() == jsonv.KindObject {
+		return v.items("messages")
+	}
+	return v.elems()
+}
+
+// toolErrorTexts are results frameworks send back in place of a failed
+// tool's: the OpenAI Agents SDK's default tool error.
+var toolErrorTexts = []string{"An error occurred while running the tool"}
+
+// failedText reports a tool result text that reports a failure: it starts
+// with "error" (any case) followed by a separator, it is a framework's
+// tool-error message, or it is a JSON object with an "error" member that is
+// not null or false.
+func failedText(s string) bool {
+	t := strings.TrimSpace(s)
+	if len(t) > 5 && strings.EqualFold(t[:5], "error") {
+		switch t[5] {
+		case ':', ' ', '(', '[', '-', '.':
+			return true
+		}
+	}
+	for _, e := range toolErrorTexts {
+		if strings.HasPrefix(t, e) {
+			return true
+		}
+	}
+	if strings.HasPrefix(t, "{") && strings.Contains(t, `"error"`) {
+		var dp jsonv.DocumentParser
+		if d, err := dp.Parse(t); err == nil {
+			return rootNode(&d).failed()
+		}
+	}
+	return false
+}

@@ -1,0 +1,378 @@
+package trajectory
+
+import (
+	"slices"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
+)
+
+// maxNote bounds the text of a call's Note.
+const maxNote = 200
+
+// requested is a call a model turn of the run requested.
+type requested struct {
+	c extract.RequestedCall
+	// turn is the index of the turn that requested it in the run's turns.
+	turn int
+	// exec is the index of the executed call paired with it, -1 for none.
+	exec int
+}
+
+// withWitnesses pairs a run's executed calls (calls, in scoring order, one
+// per tool span merged with its MCP records) with the calls its model turns
+// requested, and returns every call a witness saw: each executed call with
+// the witnesses that agree on it, and after them, in the place of their
+// turn, the requested calls no tool span executed. A call is paired by its
+// id, else by name and arguments, else by name, in order. An outcome a later
+// request carried (a tool result the app sent back) is its call's outcome:
+// a failure there fails the call.
+//
+// A run without turns (turns not read, or a convention that records none)
+// keeps its calls as they are.
+func withWitnesses(traj *Trajectory, calls []toolcall.Call, stored []StoredCall, opts *ScoringOptions) []toolcall.Call {
+	for i := range calls {
+		calls[i].Witnesses, calls[i].FailedWitnesses = executedWitnesses(&stored[i])
+		if calls[i].ID == "" {
+			calls[i].ID = stored[i].ID
+		}
+	}
+	if len(traj.Turns) == 0 {
+		return calls
+	}
+	return pairWitnesses(traj.Turns, calls, opts)
+}
+
+// pairWitnesses is withWitnesses for a run with turns, whose turns are
+// parsed (see parseTurns). It keeps no Call in its frame: this is on the
+// way down from the processor's batch (docs/architecture.md, "A batch").
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
+func pairWitnesses(turns []*extract.ModelTurn, calls []toolcall.Call, opts *ScoringOptions) []toolcall.Call {
+	reqs := requestedCalls(turns)
+	pair(reqs, calls)
+	outcomes := runOutcomes(turns)
+	for k := range reqs {
+		if r := &reqs[k]; r.exec >= 0 {
+			agreeRequest(&calls[r.exec], &r.c, opts)
+		}
+	}
+	for i := range calls {
+		if o := outcomes.take(calls[i].ID, calls[i].Name); o != nil {
+			addOutcome(&calls[i], o)
+		}
+	}
+	only := 0
+	for k := range reqs {
+		if reqs[k].exec < 0 {
+			only++
+		}
+	}
+	if only == 0 {
+		return calls
+	}
+	// The requested calls no tool span executed go after the executed calls
+	// of their turn.
+	merged := make([]toolcall.Call, len(calls), len(calls)+only)
+	copy(merged, calls)
+	for k := range reqs {
+		r := &reqs[k]
+		if r.exec >= 0 {
+			continue
+		}
+		turn := turnNumber(reqs, calls, r.turn)
+		at := len(merged)
+		for i := range merged {
+			if merged[i].Turn > turn {
+				at = i
+				break
+			}
+		}
+		merged = slices.Insert(merged, at, toolcall.Call{})
+		c := &merged[at]
+		requestedOnly(c, &r.c, opts)
+		c.Turn = turn
+		if o := outcomes.take(c.ID, c.Name); o != nil {
+			addOutcome(c, o)
+		}
+	}
+	for i := range merged {
+		merged[i].Position = i
+	}
+	return merged
+}
+
+// parseTurns reads the recorded texts of a run's turns, from a frame above
+// the calls' decoding rather than below it (the JSON parser's frames add up
+// per nesting level).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
+func parseTurns(turns []*extract.ModelTurn) {
+	for _, t := range turns {
+		t.Outcomes()
+	}
+}
+
+// agreeRequest records on an executed call that its request witnessed it,
+// with the call id when the tool span recorded none, and the arguments as
+// agreeArguments says.
+func agreeRequest(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptions) {
+	c.Witnesses |= toolcall.WitnessRequested
+	if c.ID == "" {
+		c.ID = r.ID
+	}
+	agreeArguments(c, r, opts)
+}
+
+// executedWitnesses are the witnesses of an executed call: its tool span's
+// records, and those of them that reported a failure.
+func executedWitnesses(c *StoredCall) (seen, failed toolcall.Witnesses) {
+	seen = toolcall.WitnessExecuted
+	if c.Records&RecordMCPClient != 0 {
+		seen |= toolcall.WitnessMCPClient
+	}
+	if c.Records&RecordMCPServer != 0 {
+		seen |= toolcall.WitnessMCPServer
+	}
+	if c.Failures&RecordTool != 0 {
+		failed |= toolcall.WitnessExecuted
+	}
+	if c.Failures&RecordMCPClient != 0 {
+		failed |= toolcall.WitnessMCPClient
+	}
+	if c.Failures&RecordMCPServer != 0 {
+		failed |= toolcall.WitnessMCPServer
+	}
+	return seen, failed
+}
+
+// requestedCalls lists the calls the run's turns requested, in turn order.
+// A call two turns record (Mastra's chat span and its agent_step) is listed
+// once, by id.
+func requestedCalls(turns []*extract.ModelTurn) []requested {
+	var out []requested
+	for ti, t := range turns {
+		for _, c := range t.Requested() {
+			if c.Name == "" || (c.ID != "" && slices.ContainsFunc(out, func(r requested) bool { return r.c.ID == c.ID })) {
+				continue
+			}
+			out = append(out, requested{c: c, turn: ti, exec: -1})
+		}
+	}
+	return out
+}
+
+// pair pairs requested calls with executed ones: by id; then by name and
+// equal arguments; then by name; each executed call with the first unpaired
+// request that fits, in order.
+func pair(reqs []requested, calls []toolcall.Call) {
+	taken := make([]bool, len(calls))
+	for k := range reqs {
+		if id := reqs[k].c.ID; id != "" {
+			for i := range calls {
+				if !taken[i] && calls[i].ID == id {
+					reqs[k].exec, taken[i] = i, true
+					break
+				}
+			}
+		}
+	}
+	for _, sameArgs := range []bool{true, false} {
+		for i := range calls {
+			if taken[i] || (calls[i].ID != "" && hasID(reqs, calls[i].ID)) {
+				continue
+			}
+			for k := range reqs {
+				r := &reqs[k]
+				if r.exec >= 0 || r.c.Name != calls[i].Name || (r.c.ID != "" && calls[i].ID != "" && r.c.ID != calls[i].ID) {
+					continue
+				}
+				if sameArgs && !sameArguments(&calls[i], r.c.Args) {
+					continue
+				}
+				r.exec, taken[i] = i, true
+				break
+			}
+		}
+	}
+}
+
+func hasID(reqs []requested, id string) bool {
+	return slices.ContainsFunc(reqs, func(r requested) bool { return r.c.ID == id })
+}
+
+// sameArguments reports whether a call's decoded arguments equal the
+// requested ones; unknown arguments on either side agree with anything.
+func sameArguments(c *toolcall.Call, text string) bool {
+	got, ok := callArgs(c)
+	if !ok || text == "" {
+		return true
+	}
+	want, err := jsonv.Parse(text)
+	if err != nil {
+		return true
+	}
+	return jsonv.Equal(got, want)
+}
+
+// callArgs returns a call's arguments as a tree, when known.
+func callArgs(c *toolcall.Call) (jsonv.Value, bool) {
+	switch {
+	case c.ArgsUnknown:
+		return jsonv.Value{}, false
+	case c.ArgsDoc != nil:
+		return c.ArgsDoc.Value(), true
+	}
+	return c.Args, true
+}
+
+// agreeArguments completes an executed call with what its request
+// recorded: the arguments when the tool span recorded none (a tool that
+// raised before its span's attributes were set), or, when both recorded
+// arguments that differ, the requested ones in RequestedArgs.
+func agreeArguments(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptions) {
+	if r.Args == "" || opts.SkipArguments {
+		return
+	}
+	if c.ArgsUnknown && c.ArgsNote == "" {
+		if v, err := jsonv.Parse(r.Args); err == nil {
+			c.Args, c.ArgsDoc, c.ArgsUnknown = v, nil, false
+		}
+		return
+	}
+	if !sameArguments(c, r.Args) {
+		c.RequestedArgs = r.Args
+	}
+}
+
+// requestedOnly makes c the call a model requested and no tool span
+// executed.
+func requestedOnly(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptions) {
+	c.Name, c.ID, c.Type, c.StepType = r.Name, r.ID, "function", toolcall.StepToolCall
+	c.Witnesses, c.ArgsUnknown = toolcall.WitnessRequested, true
+	if r.Args != "" && !opts.SkipArguments {
+		if v, err := jsonv.Parse(r.Args); err == nil {
+			c.Args, c.ArgsUnknown = v, false
+		}
+	}
+}
+
+// turnNumber is the Turn of the calls model turn ti requested: that of an
+// executed call paired with one of them, else a number after every
+// executed call's turn, in turn order.
+func turnNumber(reqs []requested, calls []toolcall.Call, ti int) int {
+	last := 0
+	for i := range calls {
+		last = max(last, calls[i].Turn)
+	}
+	for k := range reqs {
+		if reqs[k].turn == ti && reqs[k].exec >= 0 && calls[reqs[k].exec].Turn > 0 {
+			return calls[reqs[k].exec].Turn
+		}
+	}
+	// Turns with no executed call, numbered after the executed calls'.
+	n := last
+	seen := map[int]bool{}
+	for k := range reqs {
+		t := reqs[k].turn
+		if seen[t] || t > ti {
+			continue
+		}
+		seen[t] = true
+		if !turnExecuted(reqs, t) {
+			n++
+		}
+	}
+	return n
+}
+
+func turnExecuted(reqs []requested, ti int) bool {
+	for k := range reqs {
+		if reqs[k].turn == ti && reqs[k].exec >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// outcomeSet holds the outcomes a run's requests carried, taken once each:
+// by call id, or, for conventions that record none (Google ADK), by tool
+// name in order.
+type outcomeSet struct {
+	byID   map[string]*extract.Outcome
+	byName []*extract.Outcome
+}
+
+// runOutcomes collects the outcomes the run's turns carry; a later turn's
+// record of an outcome replaces an earlier one's (each request repeats the
+// history).
+func runOutcomes(turns []*extract.ModelTurn) *outcomeSet {
+	s := &outcomeSet{}
+	var last []extract.Outcome
+	for _, t := range turns {
+		if o := t.Outcomes(); len(o) >= len(last) {
+			last = o
+		}
+	}
+	for i := range last {
+		o := &last[i]
+		if o.ID != "" {
+			if s.byID == nil {
+				s.byID = map[string]*extract.Outcome{}
+			}
+			s.byID[o.ID] = o
+			continue
+		}
+		s.byName = append(s.byName, o)
+	}
+	return s
+}
+
+// take returns the outcome of the call id (or, without an id, the next one
+// of tool name), once.
+func (s *outcomeSet) take(id, name string) *extract.Outcome {
+	if id != "" {
+		if o, ok := s.byID[id]; ok {
+			delete(s.byID, id)
+			return o
+		}
+	}
+	for i, o := range s.byName {
+		if o != nil && (o.Name == name || o.Name == "") {
+			s.byName[i] = nil
+			return o
+		}
+	}
+	return nil
+}
+
+// addOutcome gives a call the outcome a later request carried: a failure
+// there fails the call, and a requested call's note says what the app sent
+// back.
+func addOutcome(c *toolcall.Call, o *extract.Outcome) {
+	c.Witnesses |= toolcall.WitnessOutcome
+	switch {
+	case o.Failed:
+		c.FailedWitnesses |= toolcall.WitnessOutcome
+		c.Status = toolcall.StatusError
+	case c.Status == toolcall.StatusUnset:
+		c.Status = toolcall.StatusOK
+	}
+	if c.Witnesses&toolcall.WitnessExecuted == 0 && o.Result != "" {
+		c.Note = cutText(o.Result, maxNote)
+	}
+}
+
+// cutText returns s cut to at most n bytes on a rune boundary, marked.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
