@@ -32,11 +32,17 @@ const (
 	statusRepeated
 	statusUnrecoveredFailure
 	statusOverBudget
+	statusNotExecuted
+	statusNotRequested
+	statusArgumentsChanged
+	statusMCPDisagreement
+	statusMCPOneSide
 	numCallStatuses
 )
 
 var callStatusNames = [numCallStatuses]string{"matched", "mismatched", "missing", "unexpected", "out_of_order", "forbidden", "hallucinated",
-	"invalid_arguments", "repeated", "unrecovered_failure", "over_budget"}
+	"invalid_arguments", "repeated", "unrecovered_failure", "over_budget",
+	toolcall.CheckNotExecuted, toolcall.CheckNotRequested, toolcall.CheckArgumentsChanged, toolcall.CheckMCPDisagreement, toolcall.CheckMCPOneSide}
 
 // findingStatus is the tool_calls status of a check a call failed; an
 // undefined tool counts as hallucinated (from Breakdown.Hallucinated).
@@ -50,6 +56,16 @@ func findingStatus(check string) (callStatus, bool) {
 		return statusUnrecoveredFailure, true
 	case toolcall.CheckOverBudget:
 		return statusOverBudget, true
+	case toolcall.CheckNotExecuted:
+		return statusNotExecuted, true
+	case toolcall.CheckNotRequested:
+		return statusNotRequested, true
+	case toolcall.CheckArgumentsChanged:
+		return statusArgumentsChanged, true
+	case toolcall.CheckMCPDisagreement:
+		return statusMCPDisagreement, true
+	case toolcall.CheckMCPOneSide:
+		return statusMCPOneSide, true
 	}
 	return 0, false
 }

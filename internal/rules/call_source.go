@@ -82,13 +82,11 @@ func (s CallSource) filter(calls []toolcall.Call) []toolcall.Call {
 	return out
 }
 
-func requestedCall(c *toolcall.Call) bool {
-	return c.Witnesses == 0 || c.Witnesses&toolcall.WitnessRequested != 0
-}
+func requestedCall(c *toolcall.Call) bool { return c.Requested() }
 
 func anyExecuted(calls []toolcall.Call) bool {
 	for i := range calls {
-		if calls[i].Witnesses == 0 || calls[i].Witnesses&toolcall.WitnessExecuted != 0 {
+		if calls[i].Executed() {
 			return true
 		}
 	}

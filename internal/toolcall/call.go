@@ -92,8 +92,8 @@ type Witnesses uint8
 const (
 	// WitnessRequested is the model's response that asked for the call.
 	WitnessRequested Witnesses = 1 << iota
-	// WitnessExecuted is a tool span that recorded its execution (a
-	// framework's or SDK's tool span, or an MCP span).
+	// WitnessExecuted is a framework's or SDK's tool span that recorded
+	// its execution.
 	WitnessExecuted
 	// WitnessMCPClient is an MCP tools/call client span.
 	WitnessMCPClient
@@ -104,6 +104,9 @@ const (
 )
 
 var witnessNames = [...]string{"requested", "executed", "mcp_client", "mcp_server", "outcome"}
+
+// executions are the witnesses that record a call's execution.
+const executions = WitnessExecuted | WitnessMCPClient | WitnessMCPServer
 
 // String lists the witnesses, "requested+executed", or "" for none.
 func (w Witnesses) String() string {
@@ -119,9 +122,13 @@ func (w Witnesses) String() string {
 	return string(b)
 }
 
-// Executed reports a call a tool span executed, or one whose source does
-// not say (no witnesses recorded).
-func (c *Call) Executed() bool { return c.Witnesses == 0 || c.Witnesses&WitnessExecuted != 0 }
+// Executed reports a call a span executed (a tool span, an MCP client or
+// server span), or one whose source does not say (no witnesses recorded).
+func (c *Call) Executed() bool { return c.Witnesses == 0 || c.Witnesses&executions != 0 }
+
+// Requested reports a call the model's request witnessed, or one whose
+// source does not say.
+func (c *Call) Requested() bool { return c.Witnesses == 0 || c.Witnesses&WitnessRequested != 0 }
 
 // IsToolCall reports whether the step is a tool call (plain or MCP).
 func (c *Call) IsToolCall() bool {

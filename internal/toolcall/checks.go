@@ -23,6 +23,13 @@ const (
 	CheckRepeated          = "repeated"
 	CheckUnrecoveredFailed = "unrecovered_failure"
 	CheckOverBudget        = "over_budget"
+	// The checks of a call's witnesses (see Witnesses): what the model
+	// requested and what ran disagree.
+	CheckNotExecuted      = "requested_not_executed"
+	CheckNotRequested     = "executed_not_requested"
+	CheckArgumentsChanged = "arguments_changed"
+	CheckMCPDisagreement  = "mcp_disagreement"
+	CheckMCPOneSide       = "mcp_one_side"
 )
 
 // Finding is one check a call failed.
@@ -43,6 +50,14 @@ type Finding struct {
 // that failed no check. Calls whose arguments are unknown are not checked
 // on their arguments, and never fail for them.
 //
+// When the run's calls carry witnesses (the processor pairs what the model
+// requested with what ran), a call also fails when they disagree: requested
+// but not executed (with what the app sent back, when recorded), executed
+// with no request for it in a run whose requests were recorded, executed
+// with arguments other than the requested ones, or MCP client and server
+// spans that disagree on its outcome; with mcp_one_side, an MCP call seen
+// by one side only.
+//
 // Definitions come from the rule's tools (configuration), the run's recorded
 // definitions (RunContext) and the expectation's available_tools (names
 // only); a configured definition wins over a recorded one of the same name.
@@ -54,6 +69,8 @@ type checks struct {
 	maxRepeats    int
 	unrecovered   bool
 	maxCalls      int
+	witnesses     bool
+	mcpOneSide    bool
 	configured    ToolDefinitions
 	available     []string
 	availableSet  map[string]bool
@@ -71,6 +88,8 @@ func newChecks(s Settings) (Scorer, error) {
 		maxRepeats:  r.Int("max_repeats", 3, 0, 1<<20),
 		unrecovered: r.Bool("unrecovered_failures", true),
 		maxCalls:    r.Int("max_calls", 0, 0, 1<<20),
+		witnesses:   r.Bool("witnesses", true),
+		mcpOneSide:  r.Bool("mcp_one_side", false),
 		available:   s.Expectation.AvailableTools,
 	}
 	if err := r.Err(); err != nil {
@@ -133,6 +152,9 @@ func (c *checks) ScoreInto(calls []Call, run *RunContext, res *Result) {
 	if c.maxCalls > 0 {
 		findings = c.checkBudget(calls, findings)
 	}
+	if c.witnesses {
+		findings = c.checkWitnesses(calls, findings)
+	}
 	slices.SortStableFunc(findings, func(a, b Finding) int { return cmp.Compare(a.Call, b.Call) })
 	res.Breakdown.Findings = findings
 	failed := failedCalls(findings)
@@ -151,6 +173,51 @@ func (c *checks) checkUndefined(calls []Call, defs *offered, res *Result, findin
 		if !defs.has(calls[i].Name) {
 			findings = append(findings, Finding{Call: i, Check: CheckUndefinedTool, Detail: "tool " + quoteName(calls[i].Name) + " was not offered to the model"})
 			res.Breakdown.Hallucinated = append(res.Breakdown.Hallucinated, i)
+		}
+	}
+	return findings
+}
+
+// checkWitnesses finds the calls whose witnesses disagree (see checks).
+func (c *checks) checkWitnesses(calls []Call, findings []Finding) []Finding {
+	requests := false
+	for i := range calls {
+		if calls[i].Witnesses&WitnessRequested != 0 {
+			requests = true
+			break
+		}
+	}
+	for i := range calls {
+		w, failed := calls[i].Witnesses, calls[i].FailedWitnesses
+		if w == 0 {
+			continue // the source recorded no witnesses
+		}
+		switch {
+		case w&executions == 0:
+			detail := "requested by the model, never executed"
+			if n := calls[i].Note; n != "" {
+				detail += "; the app answered " + strconv.Quote(n)
+			}
+			findings = append(findings, Finding{Call: i, Check: CheckNotExecuted, Detail: detail})
+		case w&WitnessRequested == 0 && requests:
+			findings = append(findings, Finding{Call: i, Check: CheckNotRequested, Detail: "executed, but no model request for it was recorded"})
+		}
+		if a := calls[i].RequestedArgs; a != "" {
+			findings = append(findings, Finding{Call: i, Check: CheckArgumentsChanged, Detail: "executed with other arguments than the model requested (" + TruncateText(a, 120) + ")"})
+		}
+		agent := w&(WitnessExecuted|WitnessMCPClient) != 0
+		server := w&WitnessMCPServer != 0
+		switch {
+		case agent && server && (failed&(WitnessExecuted|WitnessMCPClient) != 0) != (failed&WitnessMCPServer != 0):
+			detail := "the MCP server reported a failure the client side did not"
+			if failed&WitnessMCPServer == 0 {
+				detail = "the client side reported a failure the MCP server did not"
+			}
+			findings = append(findings, Finding{Call: i, Check: CheckMCPDisagreement, Detail: detail})
+		case c.mcpOneSide && w&WitnessMCPClient != 0 && !server:
+			findings = append(findings, Finding{Call: i, Check: CheckMCPOneSide, Detail: "an MCP client span, and no server span"})
+		case c.mcpOneSide && server && !agent:
+			findings = append(findings, Finding{Call: i, Check: CheckMCPOneSide, Detail: "an MCP server span, and no client span"})
 		}
 	}
 	return findings

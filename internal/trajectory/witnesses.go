@@ -130,7 +130,9 @@ func agreeRequest(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptio
 // executedWitnesses are the witnesses of an executed call: its tool span's
 // records, and those of them that reported a failure.
 func executedWitnesses(c *StoredCall) (seen, failed toolcall.Witnesses) {
-	seen = toolcall.WitnessExecuted
+	if c.Records&RecordTool != 0 || c.Records == 0 {
+		seen = toolcall.WitnessExecuted
+	}
 	if c.Records&RecordMCPClient != 0 {
 		seen |= toolcall.WitnessMCPClient
 	}
@@ -362,17 +364,7 @@ func addOutcome(c *toolcall.Call, o *extract.Outcome) {
 		c.Status = toolcall.StatusOK
 	}
 	if c.Witnesses&toolcall.WitnessExecuted == 0 && o.Result != "" {
-		c.Note = cutText(o.Result, maxNote)
+		c.Note = toolcall.TruncateText(o.Result, maxNote)
 	}
 }
 
-// cutText returns s cut to at most n bytes on a rune boundary, marked.
-func cutText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}
