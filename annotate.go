@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
 
 // Attribute names written on agent spans.
@@ -20,17 +21,49 @@ const (
 	attrFailedRules = attrPrefix + "failed_rules"
 	attrToolCalls   = attrPrefix + "tool_calls"
 
-	eventEvaluation   = "gen_ai.evaluation.result"
-	attrEvalName      = "gen_ai.evaluation.name"
-	attrEvalScore     = "gen_ai.evaluation.score.value"
-	attrEvalLabel     = "gen_ai.evaluation.score.label"
-	attrEvalExplain   = "gen_ai.evaluation.explanation"
-	attrErrorType     = "error.type"
-	attrEventRule     = attrPrefix + "rule"
-	attrEventScorer   = attrPrefix + "scorer"
-	errorTypeScoring  = "scoring_error"
-	incompleteWarning = " (incomplete: calls over max_calls_per_trajectory were dropped)"
+	eventEvaluation  = "gen_ai.evaluation.result"
+	attrEvalName     = "gen_ai.evaluation.name"
+	attrEvalScore    = "gen_ai.evaluation.score.value"
+	attrEvalLabel    = "gen_ai.evaluation.score.label"
+	attrEvalExplain  = "gen_ai.evaluation.explanation"
+	attrErrorType    = "error.type"
+	attrEventRule    = attrPrefix + "rule"
+	attrEventScorer  = attrPrefix + "scorer"
+	errorTypeScoring = "scoring_error"
+	droppedWarning   = " (incomplete: calls over max_calls_per_trajectory were dropped)"
 )
+
+// runGaps is what a run's explanations say it lacks: calls dropped over
+// max_calls_per_trajectory, or spans its trace still showed missing when
+// wait_for_missing ran out.
+type runGaps struct {
+	dropped int32
+	missing trajectory.Missing
+	// noToolSpans marks a run still waiting, at its deadline, for the tool
+	// spans of calls its model requested, without any: its app most likely
+	// ran them by hand.
+	noToolSpans bool
+}
+
+// gapsOf returns what traj lacks.
+func gapsOf(traj *trajectory.Trajectory) runGaps {
+	return runGaps{dropped: traj.Dropped, missing: traj.Missing, noToolSpans: traj.Missing == trajectory.MissingExecution && len(traj.Calls) == 0}
+}
+
+// note is appended to each explanation of a run with gaps.
+func (g runGaps) note() string {
+	var s string
+	if g.dropped > 0 {
+		s = droppedWarning
+	}
+	switch {
+	case g.noToolSpans:
+		s += " (no tool span arrived for the requested calls within wait_for_missing: scored from the model's requests)"
+	case g.missing != trajectory.MissingNone:
+		s += " (incomplete: scored after wait_for_missing without " + g.missing.String() + ")"
+	}
+	return s
+}
 
 // ruleOutput holds the attribute keys and event names of one rule's
 // results, built once when the processor starts rather than per span.
@@ -121,7 +154,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		b := &res.Breakdown
 		putNames(attrs, o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
 		putNames(attrs, o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
-		attrs.PutStr(o.reason, ev.explanation(run.dropped, cfg.MaxExplanationLength))
+		attrs.PutStr(o.reason, ev.explanation(run.gaps, cfg.MaxExplanationLength))
 	}
 	if scored {
 		attrs.PutDouble(attrScore, minScore)
@@ -271,24 +304,24 @@ func annotateEvent(span ptrace.Span, ev *evaluation, run *scoredRun, outs []rule
 	case toolcall.OutcomeNotEvaluated:
 		attrs.PutStr(attrEvalLabel, res.Outcome.String())
 	}
-	attrs.PutStr(attrEvalExplain, ev.explanation(run.dropped, maxLen))
+	attrs.PutStr(attrEvalExplain, ev.explanation(run.gaps, maxLen))
 }
 
 // explanation returns the evaluation's explanation as written: made once,
 // for the rule's attribute and its event.
-func (ev *evaluation) explanation(dropped, maxLen int) string {
+func (ev *evaluation) explanation(gaps runGaps, maxLen int) string {
 	if !ev.explained {
-		ev.text, ev.explained = explanation(&ev.result, dropped, maxLen), true
+		ev.text, ev.explained = explanation(&ev.result, gaps, maxLen), true
 	}
 	return ev.text
 }
 
-// explanation returns the result's explanation as valid UTF-8, noting an
-// incomplete run, truncated to maxLen bytes.
-func explanation(res *toolcall.Result, dropped, maxLen int) string {
+// explanation returns the result's explanation as valid UTF-8, noting what
+// an incomplete run lacks, truncated to maxLen bytes.
+func explanation(res *toolcall.Result, gaps runGaps, maxLen int) string {
 	s := validText(res.Explanation)
-	if dropped > 0 {
-		s += incompleteWarning
+	if gaps != (runGaps{}) {
+		s += gaps.note()
 	}
 	if len(s) <= maxLen {
 		return s

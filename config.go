@@ -23,6 +23,17 @@ type Config struct {
 	// tool spans that arrive after it (out-of-order delivery). 0 (the
 	// default) scores at once and never holds a span.
 	Wait time.Duration `mapstructure:"wait"`
+	// WaitForMissing holds an agent span while its trace shows spans of its
+	// run still on their way, at most this long: nothing below the agent
+	// span yet, a last model turn that asked for tools whose answer has not
+	// come, a requested call without its tool span, calls or model turns
+	// inside the agent's time under a parent not seen. The span is released
+	// as soon as they arrive; a run with nothing missing is scored at once.
+	// Exporters that send each span on its own, several exporting
+	// goroutines and load-balancing tiers deliver a run's spans out of
+	// order. Default 5s; 0 scores at once whatever is missing. Ignored when
+	// wait is set.
+	WaitForMissing time.Duration `mapstructure:"wait_for_missing"`
 	// ScoreTimeout bounds asynchronous scorers (LLM judges): the agent span
 	// is released with whatever results are in by then. Default 30s.
 	ScoreTimeout time.Duration `mapstructure:"score_timeout"`
@@ -370,6 +381,9 @@ func (cfg *Config) Validate() error {
 		if err := validateSkipTool(name); err != nil {
 			errs = append(errs, fmt.Errorf("skip_tools[%d]: %w", i, err))
 		}
+	}
+	if cfg.WaitForMissing < 0 {
+		errs = append(errs, fmt.Errorf("wait_for_missing: %v must not be negative", cfg.WaitForMissing))
 	}
 	if cfg.Wait < 0 {
 		errs = append(errs, fmt.Errorf("wait: %v must not be negative", cfg.Wait))

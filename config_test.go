@@ -29,6 +29,7 @@ func TestLoadConfig(t *testing.T) {
 	threshold := 0.8
 	want := &Config{
 		Wait:           2 * time.Second,
+		WaitForMissing: 3 * time.Second,
 		ScoreTimeout:   10 * time.Second,
 		EmptyArguments: "empty",
 		SkipTools:      []string{"(merged tools)"},

@@ -34,6 +34,7 @@ func newFactory(opts ...processorOption) processor.Factory {
 func createDefaultConfig() component.Config {
 	return &Config{
 		ScoreTimeout:   30 * time.Second,
+		WaitForMissing: 5 * time.Second,
 		EmptyArguments: "unknown",
 		SkipTools:      extract.DefaultSkipTools(),
 		Limits: LimitsConfig{

@@ -67,8 +67,11 @@ func FuzzConsumeTraces(f *testing.F) {
 	f.Add([]byte(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.call.arguments","value":{"kvlistValue":{"values":[{"key":"a","value":{"arrayValue":{}}}]}}}]}]}]}]}`), uint8(0))
 
 	cfg := loadConfig(f, filepath.Join("testdata", "golden", "config.yaml"), "paris")
+	cfg.WaitForMissing = 0 // the reference scores every run at once
 	held := *cfg
 	held.Wait = time.Millisecond
+	incomplete := *cfg
+	incomplete.WaitForMissing = time.Millisecond
 	var u ptrace.JSONUnmarshaler
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		td, err := u.UnmarshalTraces(data)
@@ -106,28 +109,31 @@ func FuzzConsumeTraces(f *testing.F) {
 			t.Fatalf("the retried batch was annotated differently: %s", diff)
 		}
 
-		// Holding agent spans, under a downstream that refuses at random:
+		// Holding agent spans (wait, and wait_for_missing while a run
+		// shows spans missing), under a downstream that refuses at random:
 		// the caller retries until the batch is taken.
-		waiting := newFuzzTarget(t, &held)
-		if mode&fuzzFailHeld != 0 {
-			waiting.sink.refuse(int(mode>>4) + 1)
-		}
-		for attempt := 0; ; attempt++ {
-			err := waiting.proc.ConsumeTraces(context.Background(), copyOf(td))
-			if err == nil {
-				break
+		for _, hold := range []*Config{&held, &incomplete} {
+			waiting := newFuzzTarget(t, hold)
+			if mode&fuzzFailHeld != 0 {
+				waiting.sink.refuse(int(mode>>4) + 1)
 			}
-			if attempt > 20 {
-				t.Fatalf("still refused: %v", err)
+			for attempt := 0; ; attempt++ {
+				err := waiting.proc.ConsumeTraces(context.Background(), copyOf(td))
+				if err == nil {
+					break
+				}
+				if attempt > 20 {
+					t.Fatalf("still refused: %v", err)
+				}
 			}
-		}
-		waiting.shutdown(t)
-		missing := spanKeys(td)
-		for _, s := range allSpans(waiting.sink.out()) {
-			delete(missing, runKey{s.TraceID(), s.SpanID()})
-		}
-		if len(missing) > 0 {
-			t.Fatalf("wait: %d span ids never came out", len(missing))
+			waiting.shutdown(t)
+			missing := spanKeys(td)
+			for _, s := range allSpans(waiting.sink.out()) {
+				delete(missing, runKey{s.TraceID(), s.SpanID()})
+			}
+			if len(missing) > 0 {
+				t.Fatalf("wait %v, wait_for_missing %v: %d span ids never came out", hold.Wait, hold.WaitForMissing, len(missing))
+			}
 		}
 	})
 }

@@ -1,9 +1,11 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -47,12 +49,14 @@ type holder struct {
 	scoreTimeout time.Duration
 	maxQueued    int
 
-	// waiting (in due order: wait is constant, so arrival order is due
-	// order) and replays are guarded by the processor's mutex, which apply
+	// waiting (in due order) and replays are guarded by the processor's mutex, which apply
 	// holds while it looks up replays as it updates the store.
 	mu      *sync.Mutex
 	waiting []*heldRun
 	replays *replayCache
+	// ready wakes the loop when waiting runs were made due early (their
+	// traces completed).
+	ready chan struct{}
 
 	// deferred queues runs for the deferred-scorer workers; runs is their
 	// context, cancelled at close.
@@ -82,6 +86,7 @@ func newHolder(p *tcaProcessor, cfg *Config, next consumer.Traces) *holder {
 		mu:           &p.mu,
 		replays:      newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge)),
 		deferred:     make(chan *heldRun, cfg.Limits.MaxOpenTrajectories),
+		ready:        make(chan struct{}, 1),
 	}
 	h.runs, h.cancelRuns = context.WithCancel(context.Background())
 	return h
@@ -107,11 +112,20 @@ type heldRun struct {
 	// duplicate span id), before it joins the held run in twins.
 	copyOfHeld bool
 	copies     []ptrace.Traces
+	// incomplete marks a run held because its trace showed spans missing
+	// (wait_for_missing); root that its span is a trace root, not an agent
+	// span, scored only when calls reached it.
+	incomplete, root bool
 }
 
 // newRun copies the span at ref, with its resource and scope, into a held
 // run that is due after wait.
 func (h *holder) newRun(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span) heldRun {
+	return h.newRunFor(ref, rs, ss, span, h.wait)
+}
+
+// newRunFor is newRun for a run due after d.
+func (h *holder) newRunFor(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpans, span ptrace.Span, d time.Duration) heldRun {
 	td := ptrace.NewTraces()
 	nrs := td.ResourceSpans().AppendEmpty()
 	rs.Resource().CopyTo(nrs.Resource())
@@ -120,7 +134,7 @@ func (h *holder) newRun(ref spanRef, rs ptrace.ResourceSpans, ss ptrace.ScopeSpa
 	ss.Scope().CopyTo(nss.Scope())
 	nss.SetSchemaUrl(ss.SchemaUrl())
 	span.CopyTo(nss.Spans().AppendEmpty())
-	return heldRun{td: td, trace: span.TraceID(), span: span.SpanID(), due: h.now().Add(h.wait).UnixNano(), ref: ref}
+	return heldRun{td: td, trace: span.TraceID(), span: span.SpanID(), due: h.now().Add(d).UnixNano(), ref: ref}
 }
 
 // heldSpan returns the single span of a held run's copy.
@@ -145,8 +159,8 @@ func (h *holder) start(workers int) {
 
 // take removes held spans from their batch and queues them: waiting runs
 // until due, deferred runs to their scorers at once, twins to the run they
-// copy.
-func (h *holder) take(held []heldRun, td ptrace.Traces) {
+// copy. The waiting runs of complete are released.
+func (h *holder) take(held []heldRun, td ptrace.Traces, complete []runKey) {
 	remove := make(map[spanRef]bool, len(held))
 	for _, r := range held {
 		remove[r.ref] = true
@@ -172,11 +186,16 @@ func (h *holder) take(held []heldRun, td ptrace.Traces) {
 			waiting = append(waiting, &r)
 		}
 	}
-	if len(waiting) == 0 && len(twins) == 0 {
+	if len(waiting) == 0 && len(twins) == 0 && len(complete) == 0 {
 		return
 	}
 	h.mu.Lock()
-	h.waiting = append(h.waiting, waiting...)
+	for _, r := range waiting {
+		h.queueWaiting(r)
+	}
+	if len(complete) > 0 {
+		h.releaseComplete(complete)
+	}
 	h.tel.held.Add(int64(len(waiting)))
 	var orphans []*heldRun
 	for _, t := range twins {
@@ -196,6 +215,37 @@ func (h *holder) take(held []heldRun, td ptrace.Traces) {
 			replays[i].writeTo(span)
 		}
 		h.emit(context.Background(), t.td)
+	}
+}
+
+// queueWaiting queues a waiting run in due order (runs held for wait and for
+// wait_for_missing have different deadlines). Called with h.mu held.
+func (h *holder) queueWaiting(r *heldRun) {
+	i := len(h.waiting)
+	for i > 0 && h.waiting[i-1].due > r.due {
+		i--
+	}
+	h.waiting = slices.Insert(h.waiting, i, r)
+}
+
+// releaseComplete makes the waiting runs of keys, held while their traces
+// showed spans missing and now complete, due at once, and wakes the loop
+// to release them: the batch that completed them does not wait for their
+// scoring and sending. Called with h.mu held.
+func (h *holder) releaseComplete(keys []runKey) {
+	moved := false
+	for _, r := range h.waiting {
+		if r.incomplete && r.due > 0 && slices.Contains(keys, runKey{r.trace, r.span}) {
+			r.due, moved = 0, true
+		}
+	}
+	if !moved {
+		return
+	}
+	slices.SortStableFunc(h.waiting, func(a, b *heldRun) int { return cmp.Compare(a.due, b.due) })
+	select {
+	case h.ready <- struct{}{}:
+	default: // a wake-up is pending already
 	}
 }
 

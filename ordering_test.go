@@ -133,13 +133,16 @@ func onlyScored(t *testing.T, td ptrace.Traces) ptrace.Span {
 	return ptrace.Span{}
 }
 
-// TestReversedBatchesCountLateSpans sends the agent span first: without wait
-// the run is scored on what it has and every tool span is counted late.
+// TestReversedBatchesCountLateSpans sends the agent span first: with
+// neither wait nor wait_for_missing the run is scored on what it has and
+// every tool span is counted late.
 func TestReversedBatchesCountLateSpans(t *testing.T) {
 	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/mastra-otel-mock.otlp.jsonl"))
 	batches := splitSpans(cloneAll(in))
 	slices.Reverse(batches)
-	c := newControlled(t, parisConfig(t))
+	cfg := parisConfig(t)
+	cfg.WaitForMissing = 0
+	c := newControlled(t, cfg)
 	c.send(t, batches...)
 	require.NoError(t, c.proc.Shutdown(context.Background()))
 	out := mergeTraces(c.sink.AllTraces())
@@ -148,6 +151,82 @@ func TestReversedBatchesCountLateSpans(t *testing.T) {
 	assertRule(t, agent, "paris_trip", ruleResult{score: 0, missing: []string{"get_weather", "lookup_stock"}})
 	metadatatest.AssertEqualProcessorToolCallAccuracyLateSpans(t, c.tel,
 		[]metricdata.DataPoint[int64]{{Value: 2, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"))}},
+		metricdatatest.IgnoreTimestamp())
+}
+
+// TestWaitForMissingReleasesWhenComplete: with the default configuration,
+// an agent span that arrives before its run's spans is held while its
+// trace shows them missing and released, scored as in order, as soon as
+// the last one arrives; the clock never moves.
+func TestWaitForMissingReleasesWhenComplete(t *testing.T) {
+	for _, file := range orderingFiles {
+		t.Run(file, func(t *testing.T) {
+			in := readTraceFile(t, filepath.Join("testdata", "traces", file))
+			for _, order := range []string{"reversed", "shuffled"} {
+				batches := splitSpans(cloneAll(in))
+				if order == "reversed" {
+					slices.Reverse(batches)
+				} else {
+					r := rand.New(rand.NewPCG(7, uint64(len(file))))
+					r.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
+				}
+				cfg := parisConfig(t)
+				require.Equal(t, 5*time.Second, cfg.WaitForMissing, "the default")
+				c := newControlled(t, cfg)
+				c.send(t, batches...)
+				require.Eventually(t, func() bool { return c.sink.SpanCount() == totalSpans(in) }, 5*time.Second, time.Millisecond, order)
+				out := mergeTraces(c.sink.AllTraces())
+				assertConserved(t, in, out)
+				assertRule(t, onlyScored(t, out), "paris_trip", ruleResult{score: 1, passed: true})
+				require.NoError(t, c.proc.Shutdown(context.Background()))
+				_, err := c.tel.GetMetric("otelcol_processor_tool_call_accuracy_late_spans")
+				require.Error(t, err, "no span came too late")
+				complete, err := c.tel.GetMetric("otelcol_processor_tool_call_accuracy_incomplete_runs")
+				if order == "reversed" {
+					require.NoError(t, err, "the run was held")
+				}
+				sum, _ := complete.Data.(metricdata.Sum[int64])
+				for _, dp := range sum.DataPoints {
+					resolution, _ := dp.Attributes.Value("resolution")
+					require.Equal(t, "complete", resolution.AsString())
+				}
+			}
+		})
+	}
+}
+
+// TestWaitForMissingDeadline: a run whose trace still shows a span missing
+// at wait_for_missing is scored with what arrived, its explanation naming
+// what was missing, and counted as released at the deadline.
+func TestWaitForMissingDeadline(t *testing.T) {
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/mastra-otel-mock.otlp.jsonl"))
+	batches := splitSpans(cloneAll(in))
+	// The agent span first, then the others as they ended, but for one
+	// tool span held up on its way.
+	agent := batches[len(batches)-1]
+	batches = append([]ptrace.Traces{agent}, batches[:len(batches)-1]...)
+	i := slices.IndexFunc(batches, func(td ptrace.Traces) bool {
+		return td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Name() == "execute_tool get_weather"
+	})
+	last := batches[i]
+	batches = slices.Delete(batches, i, i+1)
+	c := newControlled(t, parisConfig(t))
+	c.send(t, batches...)
+	c.release()
+	require.Equal(t, totalSpans(in)-1-1, c.sink.SpanCount(), "the agent span is held")
+	c.clock.advance(6 * time.Second)
+	c.release()
+	require.Equal(t, totalSpans(in)-1, c.sink.SpanCount())
+	c.send(t, last)
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	scored := onlyScored(t, mergeTraces(c.sink.AllTraces()))
+	explanation, _ := scored.Attributes().Get("tool_call_accuracy.paris_trip.explanation")
+	require.Contains(t, explanation.Str(), "(incomplete: scored after wait_for_missing without a tool span of a requested call)")
+	metadatatest.AssertEqualProcessorToolCallAccuracyIncompleteRuns(t, c.tel,
+		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("resolution", "deadline"))}},
+		metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorToolCallAccuracyLateSpans(t, c.tel,
+		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"))}},
 		metricdatatest.IgnoreTimestamp())
 }
 

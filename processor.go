@@ -44,6 +44,9 @@ type tcaProcessor struct {
 	// captureContext is set when a rule's scorer reads the run context;
 	// contextAlways when a scorer other than a sampled judge reads it.
 	captureContext, contextAlways bool
+	// toolServices are the services whose runs leave tool spans (guarded
+	// by mu).
+	toolServices toolServices
 	// readTurns is set when model turns are read from model-call spans:
 	// a rule takes calls from the model's requests.
 	readTurns bool
@@ -126,6 +129,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.captureContext = readsContext(compiled, true)
 	p.contextAlways = readsContext(compiled, false)
 	p.store = trajectory.NewStore(p.storeLimits())
+	p.toolServices = toolServices{}
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
 		p.judges = nil // no judge rule: nothing to sample
 	}
@@ -193,6 +197,8 @@ func (p *tcaProcessor) loop() {
 			return
 		case <-p.tick:
 			p.holder.tick(context.Background())
+		case <-p.holder.ready:
+			p.holder.releaseDue(context.Background(), false)
 		}
 	}
 }
@@ -254,6 +260,10 @@ type entry struct {
 	localRoot bool
 	// modelStart is a model call's start time (0 for other spans).
 	modelStart pcommon.Timestamp
+	// start is an agent span's start time (0 for other spans), failed
+	// marks an agent span with an error status.
+	start  pcommon.Timestamp
+	failed bool
 	// context indexes batch.contexts plus one: the run context an agent
 	// or model-call span recorded (0 for none).
 	context int32
@@ -286,6 +296,12 @@ type batch struct {
 	// ordering is applyOrder's working memory.
 	ordering orderScratch
 	runs     []closedRun
+	// complete lists runs held while their traces showed spans missing
+	// that this batch completed.
+	complete []runKey
+	// service is the service.name of resource serviceRS-1 (see serviceOf).
+	service   string
+	serviceRS int
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
@@ -314,18 +330,23 @@ func (b *batch) reset() {
 	b.td = ptrace.Traces{}
 	b.classified, b.part = extract.Result{}, extract.ContextPart{}
 	b.entries, b.candidates, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.candidates[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
+	b.complete = b.complete[:0]
+	b.service, b.serviceRS = "", 0
 }
 
 // closedRun is an agent run (or a trace root's calls) ready to score, or
 // a span seen before: replay holds the annotations its run got then, twin
 // marks a copy of an agent span that is held.
 type closedRun struct {
-	ref        spanRef
-	agent      pcommon.SpanID
-	traj       *trajectory.Trajectory
-	hold       bool
-	copyOfHeld bool
-	replay     *annotations
+	ref   spanRef
+	agent pcommon.SpanID
+	traj  *trajectory.Trajectory
+	hold  bool
+	// incomplete marks a run held because its trace showed spans missing;
+	// root that the span is a trace root, not an agent span.
+	incomplete, root bool
+	copyOfHeld       bool
+	replay           *annotations
 }
 
 // processTraces is the processorhelper callback: classify every span, update
@@ -365,6 +386,9 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 			c.Result = ""
 		}
 	}
+	if len(b.turns) > 0 {
+		parseTurns(b.turns)
+	}
 	runs := p.apply(b, counts)
 	var held []heldRun
 	for i := range runs {
@@ -375,8 +399,8 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		}
 		held = p.scoreClosed(ctx, td, run, counts, &b.scratch, held)
 	}
-	if len(held) > 0 {
-		p.holder.take(held, td)
+	if len(held) > 0 || len(b.complete) > 0 {
+		p.holder.take(held, td, b.complete)
 	}
 	p.tel.record(ctx, counts)
 	if td.SpanCount() == 0 {
@@ -384,6 +408,19 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		return td, processorhelper.ErrSkipProcessingData
 	}
 	return td, nil
+}
+
+// parseTurns reads the recorded request and response of the batch's model
+// turns before apply takes the lock: a held run's completeness is judged
+// from them under it, and the JSON parser's frames are kept off that
+// deeper path.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
+func parseTurns(turns []extract.ModelTurn) {
+	for i := range turns {
+		turns[i].Requested()
+	}
 }
 
 // setAside handles a closed run that is not scored now: a replay gets the
@@ -399,7 +436,13 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 		run.replay.writeTo(span)
 		return held
 	}
-	h := p.holder.newRun(run.ref, rs, ss, span)
+	var h heldRun
+	if run.incomplete {
+		h = p.holder.newRunFor(run.ref, rs, ss, span, p.cfg.WaitForMissing)
+		h.incomplete, h.root = true, run.root
+	} else {
+		h = p.holder.newRun(run.ref, rs, ss, span)
+	}
 	h.copyOfHeld = run.copyOfHeld
 	return append(held, h)
 }
@@ -489,6 +532,10 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 	}
 	if res.ModelCall {
 		e.modelStart = span.StartTimestamp()
+	}
+	if res.Kind == extract.KindAgent {
+		e.start = span.StartTimestamp()
+		e.failed = span.Status().Code() == ptrace.StatusCodeError
 	}
 	if !part.Empty() {
 		b.contexts = append(b.contexts, *part)
@@ -612,15 +659,38 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			}
 			tools--
 			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
+			p.toolServices.saw(b.serviceOf(e.ref.rs), toolSpans)
 		case e.kind == extract.KindAgent:
 			runs = p.applyAgent(b, e, runs, now)
 		default:
 			runs = p.applyOther(b, e, runs, now)
 		}
 	}
+	if p.store.HoldsIncomplete() {
+		p.completed(b)
+	}
 	p.takeStats(counts)
 	b.runs = runs
 	return runs
+}
+
+// completed lists in b.complete the runs of the batch's traces held while
+// their traces showed spans missing that nothing shows missing any more.
+// Called with p.mu held.
+func (p *tcaProcessor) completed(b *batch) {
+	var last pcommon.TraceID
+	for k, i := range b.order {
+		trace := b.entries[i].trace
+		if k > 0 && trace == last {
+			continue
+		}
+		last = trace
+		p.store.Incomplete(trace, func(span pcommon.SpanID, m trajectory.Missing) {
+			if m == trajectory.MissingNone {
+				b.complete = append(b.complete, runKey{trace, span})
+			}
+		})
+	}
 }
 
 // applyAgent applies an agent span to the store, appending the run it
@@ -640,10 +710,17 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 	if e.context > 0 {
 		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
 	}
-	hold := p.cfg.Wait > 0
-	traj := p.store.Agent(e.trace, e.span, e.parent, hold, now)
-	if traj != nil || hold {
-		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold})
+	o := trajectory.AgentOptions{Hold: p.cfg.Wait > 0, HoldIfMissing: p.cfg.WaitForMissing > 0, Start: uint64(e.start), End: uint64(e.end), Failed: e.failed}
+	if o.HoldIfMissing {
+		service := b.serviceOf(e.ref.rs)
+		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+	}
+	traj, missing := p.store.AgentOrHold(e.trace, e.span, e.parent, o, now)
+	incomplete := missing != trajectory.MissingNone
+	if incomplete {
+	}
+	if hold := o.Hold || incomplete; traj != nil || hold {
+		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold, incomplete: incomplete})
 	}
 	return runs
 }
@@ -660,9 +737,19 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
 	}
 	var traj *trajectory.Trajectory
-	if e.localRoot {
+	switch {
+	case e.localRoot:
 		traj = p.store.LocalRoot(e.trace, e.span, e.genai, now)
-	} else {
+	case (e.parent.IsEmpty() || e.parent == e.span) && p.cfg.WaitForMissing > 0 && p.cfg.Wait == 0:
+		if seen := p.store.Seen(e.trace, e.span); seen == trajectory.SeenHeld {
+			return p.seenBefore(runs, e, seen) // a retried batch: the root is held
+		}
+		var missing trajectory.Missing
+		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, trajectory.AgentOptions{HoldIfMissing: true}, now)
+		if missing != trajectory.MissingNone {
+			return append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
+		}
+	default:
 		traj = p.store.Link(e.trace, e.span, e.parent, e.genai, now)
 	}
 	if traj != nil {
@@ -679,6 +766,9 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 		t := new(extract.ModelTurn)
 		*t = b.turns[e.turn-1]
 		p.store.Turn(e.trace, e.parent, t)
+		if len(t.Requested()) > 0 {
+			p.toolServices.saw(b.serviceOf(e.ref.rs), requests)
+		}
 	}
 	if e.context > 0 && e.modelStart != 0 {
 		p.store.AttachContext(e.trace, e.parent, &b.contexts[e.context-1], false, now)

@@ -52,8 +52,8 @@ type evaluation struct {
 
 // scoredRun is a run being scored: its calls and the evaluations so far.
 type scoredRun struct {
-	calls   []toolcall.Call
-	dropped int
+	calls []toolcall.Call
+	gaps  runGaps
 	// context is the run context for scorers that read it (nil if none).
 	context *toolcall.RunContext
 	evals   []evaluation
@@ -179,7 +179,7 @@ func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agen
 		return p.waitForDeferred(traj, agent, opts, rc, scratch.evals, pending)
 	}
 	run := &scratch.run
-	run.calls, run.dropped, run.context, run.evals = calls, int(traj.Dropped), rc, scratch.evals
+	run.calls, run.gaps, run.context, run.evals = calls, gapsOf(traj), rc, scratch.evals
 	p.finish(span, run, counts)
 	*run = scoredRun{}
 	return nil
@@ -196,7 +196,7 @@ func (p *tcaProcessor) waitForDeferred(traj *trajectory.Trajectory, agent pcommo
 	for i := range kept {
 		kept[i].calls = nil
 	}
-	return &scoredRun{traj: traj, agent: agent, opts: *opts, dropped: int(traj.Dropped), context: rc, evals: kept, pending: pending}
+	return &scoredRun{traj: traj, agent: agent, opts: *opts, gaps: gapsOf(traj), context: rc, evals: kept, pending: pending}
 }
 
 // evaluate decodes a run's calls and runs the selected rules' scorers,
@@ -347,6 +347,21 @@ func (p *tcaProcessor) scoreReleased(ctx context.Context, due []*heldRun, now in
 	p.mu.Lock()
 	for i, h := range due {
 		trajs[i] = p.store.Release(h.trace, h.span)
+		if h.incomplete {
+			p.toolServices.released(serviceOfSpan(h), trajs[i])
+		}
+	}
+	if p.store.HoldsIncomplete() {
+		// A released run may have been what a held root waited for.
+		var complete []runKey
+		for _, h := range due {
+			p.store.Incomplete(h.trace, func(span pcommon.SpanID, m trajectory.Missing) {
+				if m == trajectory.MissingNone {
+					complete = append(complete, runKey{h.trace, span})
+				}
+			})
+		}
+		p.holder.releaseComplete(complete)
 	}
 	p.store.Sweep(now)
 	st := p.store.TakeStats()
@@ -356,6 +371,10 @@ func (p *tcaProcessor) scoreReleased(ctx context.Context, due []*heldRun, now in
 	counts.store = st
 	var sent []*heldRun
 	for i, h := range due {
+		if trajs[i] == nil && h.root {
+			sent = append(sent, h) // no call reached the root
+			continue
+		}
 		rs, ss, span := h.heldSpan()
 		if deferred := p.score(ctx, rs, ss, span, h.span, trajs[i], counts, nil); deferred != nil {
 			h.deferred = deferred

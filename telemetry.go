@@ -92,6 +92,8 @@ type telemetry struct {
 	evicted   [len(evictReasonNames)]measureOpts
 	// dropped, cyclic and overSpans are the dropped_calls reasons.
 	dropped, cyclic, overSpans measureOpts
+	// completed and unfinished are the incomplete_runs resolutions.
+	completed, unfinished measureOpts
 	// lostDownstream is the lost_spans reason for held spans not sent.
 	lostDownstream measureOpts
 	// context are the context_issues reasons.
@@ -111,6 +113,8 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 		plain:          newMeasureOpts(proc),
 		dropped:        newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
 		cyclic:         newMeasureOpts(proc, attribute.String("reason", "parent_cycle")),
+		completed:      newMeasureOpts(proc, attribute.String("resolution", "complete")),
+		unfinished:     newMeasureOpts(proc, attribute.String("resolution", "deadline")),
 		overSpans:      newMeasureOpts(proc, attribute.String("reason", "max_spans_per_trace")),
 		lostDownstream: newMeasureOpts(proc, attribute.String("reason", "downstream_error")),
 	}
@@ -299,6 +303,12 @@ func (t *telemetry) recordStore(ctx context.Context, st trajectory.Stats) {
 	}
 	if st.OverSpans > 0 {
 		tb.ProcessorToolCallAccuracyDroppedCalls.Add(ctx, st.OverSpans, t.overSpans.add...)
+	}
+	if st.Completed > 0 {
+		tb.ProcessorToolCallAccuracyIncompleteRuns.Add(ctx, st.Completed, t.completed.add...)
+	}
+	if st.Unfinished > 0 {
+		tb.ProcessorToolCallAccuracyIncompleteRuns.Add(ctx, st.Unfinished, t.unfinished.add...)
 	}
 }
 

@@ -88,7 +88,7 @@ func TestValidTextKeepsValidText(t *testing.T) {
 	assert.Equal(t, name, got)
 	assert.Equal(t, "a\uFFFDb\uFFFD", validText("a\xffb\xc3"))
 	res := toolcall.Result{Explanation: "score 1: 2 of 2 expected calls matched"}
-	allocs = testing.AllocsPerRun(100, func() { got = explanation(&res, 0, 512) })
+	allocs = testing.AllocsPerRun(100, func() { got = explanation(&res, runGaps{}, 512) })
 	assert.Zero(t, allocs)
 	assert.Equal(t, res.Explanation, got)
 }

@@ -36,9 +36,11 @@ type ModelTurn struct {
 	// finishTools is set when the recorded finish reason asks for tools.
 	finishTools bool
 	parsed      bool
-	requested   []RequestedCall
-	history     []RequestedCall
-	outcomes    []Outcome
+	// followsTools is set when the request ends with tool results.
+	followsTools bool
+	requested    []RequestedCall
+	history      []RequestedCall
+	outcomes     []Outcome
 }
 
 // RequestedCall is a tool call a model asked for, as a model-call span
@@ -296,6 +298,10 @@ func (t *ModelTurn) readEvents(events ptrace.SpanEventSlice) {
 	for _, ev := range events.All() {
 		switch ev.Name() {
 		case "gen_ai.choice", "gen_ai.assistant.message", "gen_ai.tool.message":
+		case "gen_ai.user.message", "gen_ai.system.message":
+			// Kept by name: where the request's tool results stand.
+			t.events = append(t.events, turnEvent{name: ev.Name()})
+			continue
 		default:
 			continue
 		}
@@ -337,6 +343,15 @@ func (t *ModelTurn) Requested() []RequestedCall {
 func (t *ModelTurn) History() []RequestedCall {
 	t.parse()
 	return t.history
+}
+
+// FollowsTools reports whether the turn's request ends with tool results:
+// the turn answers an earlier turn of its run that asked for those tools.
+// (A run's first turn ends with the user's message, whatever conversation
+// comes before it.)
+func (t *ModelTurn) FollowsTools() bool {
+	t.parse()
+	return t.followsTools
 }
 
 // Outcomes returns the tool results this turn's request carries for calls

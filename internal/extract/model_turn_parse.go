@@ -34,8 +34,55 @@ func (t *ModelTurn) parse() {
 			root := rootNode(&d)
 			t.history = appendCalls(t.history, t.form, root, true)
 			t.outcomes = appendOutcomes(t.outcomes, t.form, root)
+			t.followsTools = endsWithResults(t.form, root)
 		}
 	}
+}
+
+// endsWithResults reports whether a parsed request's last message holds
+// tool results, in form.
+func endsWithResults(form turnForm, v jnode) bool {
+	var last jnode
+	switch form {
+	case formGenAI:
+		msgs := messages(v)
+		if len(msgs) == 0 {
+			return false
+		}
+		last = msgs[len(msgs)-1]
+		if last.str("role") == "tool" {
+			return true
+		}
+		for _, p := range last.items("parts") {
+			if p.str("type") == "tool_call_response" {
+				return true
+			}
+		}
+	case formAISDK, formMastra:
+		msgs := v.elems()
+		return len(msgs) > 0 && msgs[len(msgs)-1].str("role") == "tool"
+	case formADK:
+		contents := v.items("contents")
+		if len(contents) == 0 {
+			return false
+		}
+		for _, p := range contents[len(contents)-1].items("parts") {
+			if _, ok := p.get("functionResponse"); ok {
+				return true
+			}
+		}
+	case formGenkit:
+		msgs := v.items("messages")
+		if len(msgs) == 0 {
+			return false
+		}
+		for _, p := range msgs[len(msgs)-1].items("content") {
+			if _, ok := p.get("toolResponse"); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (t *ModelTurn) parseFlat() {
@@ -49,6 +96,12 @@ func (t *ModelTurn) parseFlat() {
 			t.history = append(t.history, f.c)
 		}
 	}
+	lastMsg := -1
+	for _, m := range t.flatMessages {
+		if m.role != "" && m.msg > lastMsg {
+			lastMsg, t.followsTools = m.msg, m.role == "tool"
+		}
+	}
 	for _, m := range t.flatMessages {
 		if m.role != "tool" {
 			continue
@@ -60,6 +113,9 @@ func (t *ModelTurn) parseFlat() {
 func (t *ModelTurn) parseStrands() {
 	var dp jsonv.DocumentParser
 	for _, e := range t.events {
+		if e.name != "gen_ai.choice" {
+			t.followsTools = e.name == "gen_ai.tool.message"
+		}
 		switch e.name {
 		case "gen_ai.choice":
 			if e.id != "" {
@@ -162,13 +218,41 @@ func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []Re
 		}
 	case formMastra:
 		if history {
-			return out // Mastra's step input summarises earlier calls by name
+			// Mastra's step input summarises earlier calls by name:
+			// "[tool: get_weather][tool: lookup_stock]".
+			for _, m := range v.elems() {
+				if m.str("role") == "assistant" {
+					out = appendToolMarkers(out, m.str("content"))
+				}
+			}
+			return out
 		}
 		for _, c := range v.items("toolCalls") {
 			out = append(out, RequestedCall{ID: c.str("toolCallId"), Name: c.str("toolName"), Args: c.firstJSON("args", "input")})
 		}
 	}
 	return out
+}
+
+// appendToolMarkers appends a call, by name only, for each "[tool: name]"
+// in a Mastra step's summary of an assistant message.
+func appendToolMarkers(out []RequestedCall, content string) []RequestedCall {
+	const marker = "[tool: "
+	for {
+		i := strings.Index(content, marker)
+		if i < 0 {
+			return out
+		}
+		content = content[i+len(marker):]
+		j := strings.IndexByte(content, ']')
+		if j < 0 {
+			return out
+		}
+		if name := strings.TrimSpace(content[:j]); name != "" {
+			out = append(out, RequestedCall{Name: name})
+		}
+		content = content[j+1:]
+	}
 }
 
 // appendOutcomes appends the tool results a parsed request records in form.

@@ -16,7 +16,7 @@ var updateTurns = flag.Bool("update-turns", false, "rewrite testdata/model_turns
 
 // TestModelTurnsInCaptures reads the model turns of every capture and
 // compares what they record (the calls each turn requested, the calls and
-// outcomes its request carries) with testdata/model_turns.golden.txt, one
+// outcomes its request carries, whether it ends with tool results) with testdata/model_turns.golden.txt, one
 // block per capture: every convention that records requested calls is
 // covered by a real framework's run.
 func TestModelTurnsInCaptures(t *testing.T) {
@@ -63,7 +63,7 @@ func turnSummary(span ptrace.Span, ss ptrace.ScopeSpans) []string {
 	if !ReadTurn(span, &turn) {
 		return []string{span.Name() + ": nothing recorded"}
 	}
-	out := []string{span.Name() + ": requests tools " + boolText(turn.RequestsTools())}
+	out := []string{span.Name() + ": requests tools " + boolText(turn.RequestsTools()) + ", follows tool results " + boolText(turn.FollowsTools())}
 	for _, c := range turn.Requested() {
 		out = append(out, "  requested "+callText(c))
 	}

@@ -34,6 +34,7 @@ type TelemetryBuilder struct {
 	ProcessorToolCallAccuracyEvictedTrajectories metric.Int64Counter
 	ProcessorToolCallAccuracyExtractedCalls      metric.Int64Counter
 	ProcessorToolCallAccuracyHeldSpans           metric.Int64ObservableGauge
+	ProcessorToolCallAccuracyIncompleteRuns      metric.Int64Counter
 	ProcessorToolCallAccuracyJudgeDuration       metric.Float64Histogram
 	ProcessorToolCallAccuracyJudgeRequests       metric.Int64Counter
 	ProcessorToolCallAccuracyJudgeTokens         metric.Int64Counter
@@ -148,6 +149,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_tool_call_accuracy_held_spans",
 		metric.WithDescription("Agent spans held back while waiting for late tool spans or for asynchronous scorers. [Development]"),
 		metric.WithUnit("{span}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyIncompleteRuns, err = builder.meter.Int64Counter(
+		"otelcol_processor_tool_call_accuracy_incomplete_runs",
+		metric.WithDescription("Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived) or deadline (scored with what had arrived; the run's explanation names what was missing). [Development]"),
+		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyJudgeDuration, err = builder.meter.Float64Histogram(

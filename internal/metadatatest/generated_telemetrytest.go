@@ -115,6 +115,22 @@ func AssertEqualProcessorToolCallAccuracyHeldSpans(t *testing.T, tt *componentte
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorToolCallAccuracyIncompleteRuns(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_tool_call_accuracy_incomplete_runs",
+		Description: "Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived) or deadline (scored with what had arrived; the run's explanation names what was missing). [Development]",
+		Unit:        "{run}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_tool_call_accuracy_incomplete_runs")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorToolCallAccuracyJudgeDuration(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[float64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_tool_call_accuracy_judge_duration",

@@ -11,9 +11,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
-	"go.opentelemetry.io/collector/component/componenttest"
-
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
+	"go.opentelemetry.io/collector/component/componenttest"
 )
 
 func TestSetupTelemetry(t *testing.T) {
@@ -34,6 +33,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolCallAccuracyEvaluations.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyEvictedTrajectories.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyExtractedCalls.Add(context.Background(), 1)
+	tb.ProcessorToolCallAccuracyIncompleteRuns.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyJudgeDuration.Record(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyJudgeRequests.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyJudgeTokens.Add(context.Background(), 1)
@@ -58,6 +58,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyHeldSpans(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolCallAccuracyIncompleteRuns(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyJudgeDuration(t, testTel,

@@ -221,6 +221,24 @@ func (s *spanNodes) all() iter.Seq[*node] {
 	}
 }
 
+// each calls f with every span and its node, in no particular order, until
+// f returns false.
+func (s *spanNodes) each(f func(pcommon.SpanID, *node) bool) {
+	if m := s.index(); m != nil {
+		for id, n := range m {
+			if !f(id, n) {
+				return
+			}
+		}
+		return
+	}
+	for i := range s.n {
+		if id, n := s.slot(i); !f(*id, *n) {
+			return
+		}
+	}
+}
+
 // release gives the overflow, if any, back to pool, emptied, and forgets
 // every span.
 func (s *spanNodes) release(pool *overflows) {

@@ -135,6 +135,12 @@ type Trajectory struct {
 	// [Store.Turn]), by start time: the calls the model requested and the
 	// outcomes the app sent back. Empty when turns are not read.
 	Turns []*extract.ModelTurn
+	// Missing says what the run's trace still showed missing when a run
+	// held for it was released at its deadline (MissingNone otherwise).
+	Missing Missing
+	// held is how a run held while its trace showed it incomplete was
+	// recorded, to look again at what is missing.
+	held AgentOptions
 }
 
 // ModelStarts are the start times, ascending, of the model calls (inference
@@ -175,6 +181,10 @@ type Stats struct {
 	// OverSpans counts calls dropped because their trace was at
 	// MaxSpansPerTrace and they needed a new span remembered.
 	OverSpans int64
+	// Completed and Unfinished count the runs held because their trace
+	// showed them incomplete (see [Store.AgentOrHold]), released with
+	// nothing missing any more and released with something still missing.
+	Completed, Unfinished int64
 }
 
 type nodeKind uint8
@@ -202,8 +212,13 @@ type node struct {
 	kind nodeKind
 	// root marks a held agent span that is its trace's root: it adopts
 	// orphaned calls when released.
-	root   bool
-	parent pcommon.SpanID
+	root bool
+	// incomplete marks a held agent span held because its trace showed the
+	// run incomplete (see [Store.AgentOrHold]): it is released as soon as
+	// nothing is missing. plain marks a held trace root that is not an
+	// agent span (see [Store.RootOrHold]).
+	incomplete, plain bool
+	parent            pcommon.SpanID
 	// opened numbers a group or held agent in the order the store's runs
 	// opened (a group moved up keeps its number): the open-runs queue finds
 	// a group by it, and a root adopts orphans in its order.
@@ -240,6 +255,8 @@ type traceState struct {
 	prev, next *traceState
 	// open counts the trace's groups and held agents.
 	open int32
+	// incomplete counts the trace's agents held as incomplete.
+	incomplete int32
 	// lastLink is the link node made last (see linkTo).
 	lastLink *node
 	// extra holds the trace's first link nodes and its model calls, made
@@ -375,7 +392,10 @@ func (g *groupRef) open() bool {
 // Store holds open trajectories and the span links needed to assemble them.
 type Store struct {
 	limits Limits
-	traces map[pcommon.TraceID]*traceState
+	// incomplete counts the agents held because their trace showed them
+	// incomplete.
+	incomplete int
+	traces     map[pcommon.TraceID]*traceState
 	// filter passes over untracked traces before the map (see Tracks); it
 	// is made when filterFrom traces are tracked at once.
 	filter     *traceFilter
@@ -721,6 +741,37 @@ func (s *Store) Link(trace pcommon.TraceID, span, parent pcommon.SpanID, track b
 	return nil
 }
 
+// RootOrHold is [Store.Link] for a trace root (a span without parent)
+// that, with o.HoldIfMissing, is held open like an agent span while its
+// trace shows calls or model turns waiting under spans not seen yet: they
+// may be the run of an agent span still on its way rather than orphans for
+// the root to adopt. It reports what is missing; [Store.Release] closes
+// the root, adopting what still waits.
+func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track bool, o AgentOptions, now int64) (*Trajectory, Missing) {
+	ts, n, ok := s.arrive(trace, span, track, now)
+	if !ok {
+		return nil, MissingNone
+	}
+	missing := MissingNone
+	if o.HoldIfMissing {
+		missing = rootMissing(ts, span, n)
+	}
+	if missing == MissingNone {
+		return s.closeRoot(ts, span, n, true), MissingNone
+	}
+	if n == nil {
+		n = s.newRunNode(nodeHeld)
+	}
+	n.kind, n.root, n.plain, n.incomplete = nodeHeld, true, true, true
+	n.traj.held = o
+	ts.nodes.set(span, n, &s.overflows)
+	ts.open++
+	s.open++
+	ts.incomplete++
+	s.incomplete++
+	return nil, missing
+}
+
 // LocalRoot records a span whose parent lives in another process (its span
 // flags mark the parent remote): the root of this process's part of the
 // trace, such as a service called by a gateway. Like a trace root it closes
@@ -783,11 +834,47 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 // that were never exported (OpenLLMetry JS drops the span of a failed
 // withTool call).
 func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold bool, now int64) *Trajectory {
+	traj, _ := s.AgentOrHold(trace, span, parent, AgentOptions{Hold: hold}, now)
+	return traj
+}
+
+// AgentOptions say how [Store.AgentOrHold] closes an agent span's run.
+type AgentOptions struct {
+	// Hold keeps the run open until [Store.Release] (wait).
+	Hold bool
+	// HoldIfMissing keeps the run open, until Release, while its trace
+	// shows it incomplete (see [Missing]).
+	HoldIfMissing bool
+	// Start and End are the agent span's timestamps.
+	Start, End uint64
+	// Failed marks an agent span with an error status: its run may end
+	// on a tool call.
+	Failed bool
+	// ToolSpans says the run's service leaves tool spans: calls its model
+	// requested are awaited even before any tool span of the run arrived.
+	ToolSpans bool
+	// Requests says the run's service records the calls its model
+	// requested: a tool span no turn requested awaits that turn.
+	Requests bool
+}
+
+// AgentOrHold is [Store.Agent] that also holds the run open when o asks
+// for it: always with Hold, or with HoldIfMissing when the trace shows the
+// run incomplete, which it reports. [Store.Incomplete] then says when the
+// run is complete.
+func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, o AgentOptions, now int64) (*Trajectory, Missing) {
 	ts := s.trace(trace, now, true)
 	if parent == span {
 		parent = pcommon.SpanID{} // its own parent: taken as a root
 	}
 	n := ts.nodes.get(span)
+	missing := MissingNone
+	if o.HoldIfMissing && !o.Hold && (n == nil || n.kind == nodeGroup) {
+		if missing = s.missing(ts, span, n, &o); missing != MissingNone {
+			o.Hold = true
+		}
+	}
+	hold := o.Hold
 	switch {
 	case n == nil:
 		n = s.newRunNode(nodeGroup) // kind set by recordAgent
@@ -800,13 +887,40 @@ func (s *Store) Agent(trace pcommon.TraceID, span, parent pcommon.SpanID, hold b
 		s.recordAgent(ts, span, n, parent.IsEmpty(), hold)
 		s.markSubAgent(ts, span, parent)
 	default:
-		return nil // a repeated agent span id
+		return nil, MissingNone // a repeated agent span id
 	}
 	if hold {
-		return nil
+		if missing != MissingNone {
+			n.traj.held = o
+			n.incomplete = true
+			ts.incomplete++
+			s.incomplete++
+		}
+		return nil, missing
 	}
 	runTurns(ts, span, n.traj, parent.IsEmpty())
-	return withModels(ts, n.traj)
+	return withModels(ts, n.traj), MissingNone
+}
+
+// HoldsIncomplete reports whether any agent is held because its trace
+// showed the run incomplete.
+func (s *Store) HoldsIncomplete() bool { return s.incomplete > 0 }
+
+// Incomplete returns, for each agent of trace held because its trace
+// showed the run incomplete (see [Store.AgentOrHold]), whether it still
+// is: the caller releases those that are not. It calls f with each such
+// agent span and what is missing.
+func (s *Store) Incomplete(trace pcommon.TraceID, f func(span pcommon.SpanID, missing Missing)) {
+	ts := s.lookup(trace)
+	if ts == nil || ts.incomplete == 0 {
+		return
+	}
+	ts.nodes.each(func(id pcommon.SpanID, n *node) bool {
+		if n.kind == nodeHeld && n.incomplete {
+			f(id, s.missing(ts, id, n, &n.traj.held))
+		}
+		return true
+	})
 }
 
 // recordAgent records agent span's run n, whose group (if any) the caller
@@ -999,6 +1113,17 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	if n == nil || n.kind != nodeHeld {
 		return nil
 	}
+	if n.incomplete {
+		n.traj.Missing = s.missing(ts, span, n, &n.traj.held)
+		n.incomplete = false
+		ts.incomplete--
+		s.incomplete--
+		if n.traj.Missing == MissingNone {
+			s.stats.Completed++
+		} else {
+			s.stats.Unfinished++
+		}
+	}
 	if n.root {
 		s.adoptOrphans(ts, span, n.traj)
 	}
@@ -1006,6 +1131,9 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	ts.open--
 	s.open--
 	runTurns(ts, span, n.traj, n.root)
+	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
+		return nil // a root without calls under it: nothing to score
+	}
 	return withModels(ts, n.traj)
 }
 
@@ -1151,6 +1279,7 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	// empty run.
 	s.stats.Evicted[reason] += int64(ts.nodes.runs)
 	s.open -= int(ts.open)
+	s.incomplete -= int(ts.incomplete)
 	s.unlink(ts)
 	delete(s.traces, ts.id)
 	if s.last == ts {

@@ -367,4 +367,3 @@ func addOutcome(c *toolcall.Call, o *extract.Outcome) {
 		c.Note = toolcall.TruncateText(o.Result, maxNote)
 	}
 }
-
