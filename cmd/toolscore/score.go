@@ -147,10 +147,16 @@ type offlineResult struct {
 	runsWithoutRule int64
 }
 
-// scoreOffline runs docs, in order, through a processor created by the
-// processor's own factory, as the collector does, then shuts it down so that
-// held runs are released, and returns everything it emitted.
+// scoreOffline runs the spans of docs, one batch per trace in a canonical
+// order (see traceBatches), through a processor created by the processor's
+// own factory, as the collector does, then shuts it down so that held runs
+// are released, and returns everything it emitted. Each trace arrives
+// whole, so nothing is waited for: wait_for_missing is off.
 func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracyprocessor.Config, docs []otlpjson.Doc, logger *zap.Logger) (*offlineResult, error) {
+	whole := *cfg
+	whole.WaitForMissing = 0
+	cfg = &whole
+	docs = traceBatches(docs)
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
