@@ -82,7 +82,9 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		// The processor writes scores, outcomes, breakdowns and
 		// explanations, never the peers' native result fields: the peer
 		// profiles need not build them.
-		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
+		// A rule without a threshold leaves pass or fail to the peers
+		// that have a rule of their own (DeepEval's 0.5, ...).
+		s, err := scoring.New(sc.Name, scoring.Settings{Expectation: exp, Threshold: threshold, ThresholdSet: r.Threshold != nil, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
 			continue

@@ -128,8 +128,13 @@ type RuleConfig struct {
 	// scorer, whose result the flat span attributes report. Default:
 	// [{name: native}].
 	Scorers []ScorerConfig `mapstructure:"scorers"`
-	// Threshold is the pass threshold in [0, 1]. Default 1 (everything
-	// expected happened).
+	// Threshold is the pass threshold in [0, 1]. Unset, a scorer whose
+	// peer has a pass rule of its own follows it (deepeval and
+	// deepeval_llm: their threshold option, default 0.5, 1 with
+	// strict_mode; adk: its threshold option, default 1) and every other
+	// scorer passes at 1 (everything expected happened). Set, it decides
+	// their pass or fail too. The Azure and Microsoft.Extensions.AI judges
+	// always decide as their peers do.
 	Threshold *float64 `mapstructure:"threshold"`
 	// Tools define the tools the agent is offered, for apps that record no
 	// tool definitions on their spans; the checks scorer validates calls

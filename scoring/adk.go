@@ -41,7 +41,7 @@ func init() { Register(ADKName, newADK) }
 //	match_type  EXACT (default) | IN_ORDER | ANY_ORDER, or 0/1/2; strings are trimmed, upper-cased,
 //	            "-" and " " read as "_" ("in order" works); trajectory metric only
 //	ignore_args bool (default false); trajectory metric only
-//	threshold   pass threshold (default: the rule's threshold)
+//	threshold   ADK's pass threshold (default 1, the default criterion tool_trajectory_avg_score: 1.0)
 //
 // ADK averages per invocation (one user turn and the agent's response):
 // [adk.ScoreInvocations] scores several; Score treats the trajectory as one
@@ -63,6 +63,8 @@ func init() { Register(ADKName, newADK) }
 // invocation scores the mean. Differing invocation counts are an error (ValueError).
 //
 // status = PASSED if score >= threshold else FAILED, per invocation and overall.
+// The result passes with ADK's overall status when the rule sets no
+// threshold; a rule's own threshold decides otherwise.
 //
 // Quirks reproduced (each has a test case):
 //
@@ -99,7 +101,9 @@ type adk struct {
 	metric     string
 	matchType  int
 	ignoreArgs bool
-	threshold  float64
+	// threshold is ADK's (its statuses); pass decides the result's
+	// outcome (see passThreshold).
+	threshold, pass float64
 	// omitDetails: Settings.OmitDetails.
 	omitDetails bool
 	expected    []ExpectedCall
@@ -111,7 +115,8 @@ func newADK(s Settings) (Scorer, error) {
 	r := newOptionReader(ADKName, s.Options)
 	a := &adk{omitDetails: s.OmitDetails}
 	a.metric = r.String("metric", ADKTrajectoryAvgScore, ADKTrajectoryAvgScore, ADKToolParameterMatch)
-	a.threshold = r.Float("threshold", s.Threshold, 0, 1)
+	a.threshold = r.Float("threshold", 1, 0, 1)
+	a.pass = s.passThreshold(a.threshold)
 	mt, hasMatch := r.Raw("match_type")
 	_, hasIgnore := r.opts["ignore_args"]
 	a.ignoreArgs = r.Bool("ignore_args", false)
@@ -231,14 +236,14 @@ func (a *adk) scoreInvocations(actual [][]Call, expected [][]ExpectedCall, check
 			}
 			s, err := a.parameterMatch(flattenToolCalls(actual[i]), exp)
 			if err != nil {
-				setError(res, ADKName, a.threshold, err)
+				setError(res, ADKName, a.pass, err)
 				return
 			}
 			scores = append(scores, s)
 		}
 	default:
 		if expected == nil {
-			setError(res, ADKName, a.threshold, errors.New("adk: "+adkExpectedNoneMessage))
+			setError(res, ADKName, a.pass, errors.New("adk: "+adkExpectedNoneMessage))
 			return
 		}
 		n := min(len(actual), len(expected))
@@ -246,7 +251,7 @@ func (a *adk) scoreInvocations(actual [][]Call, expected [][]ExpectedCall, check
 			exp, _ := toolExpectations(expected[i])
 			ok, err := a.trajectoryMatch(flattenToolCalls(actual[i]), exp)
 			if err != nil {
-				setError(res, ADKName, a.threshold, err)
+				setError(res, ADKName, a.pass, err)
 				return
 			}
 			if ok {
@@ -265,12 +270,12 @@ func (a *adk) scoreInvocations(actual [][]Call, expected [][]ExpectedCall, check
 //
 //go:noinline
 func (a *adk) invocationError(res *Result, i int, err error) {
-	setError(res, ADKName, a.threshold, fmt.Errorf("invocation %d: %w", i+1, err))
+	setError(res, ADKName, a.pass, fmt.Errorf("invocation %d: %w", i+1, err))
 }
 
 //go:noinline
 func (a *adk) lengthMismatch(res *Result, actual, expected int) {
-	setError(res, ADKName, a.threshold, fmt.Errorf("adk: actual_invocations and expected_invocations must have the same length; got %d and %d.", actual, expected))
+	setError(res, ADKName, a.pass, fmt.Errorf("adk: actual_invocations and expected_invocations must have the same length; got %d and %d.", actual, expected))
 }
 
 func (a *adk) status(x float64) string {
@@ -309,7 +314,7 @@ func (a *adk) result(scores []float64, res *Result) {
 			evaluated = append(evaluated, s)
 		}
 	}
-	*res = Result{Scorer: ADKName, Threshold: a.threshold}
+	*res = Result{Scorer: ADKName, Threshold: a.pass}
 	if !a.omitDetails {
 		res.Details = a.details(scores)
 	}
@@ -338,7 +343,7 @@ func (a *adk) result(scores []float64, res *Result) {
 	}
 	res.Score = overall
 	res.decide()
-	if overall >= a.threshold {
+	if overall >= a.pass {
 		res.Outcome = OutcomePass
 	} else {
 		res.Outcome = OutcomeFail

@@ -15,13 +15,17 @@ const DeepEvalName = "deepeval"
 
 func init() { Register(DeepEvalName, newDeepEval) }
 
+// deepEvalDefaultThreshold is ToolCorrectnessMetric's threshold default
+// (tool_correctness.py, __init__: threshold: Optional[float] = 0.5).
+const deepEvalDefaultThreshold = 0.5
+
 // deepeval reproduces the deterministic part of DeepEval's
 // ToolCorrectnessMetric (deepeval/metrics/tool_correctness/tool_correctness.py
 // at git a2e0d4cf, 4.1.10).
 //
 // Options (the peer's own):
 //
-//	threshold                 pass threshold (default: the rule's threshold)
+//	threshold                 DeepEval's pass threshold (default 0.5; DeepEval's own default)
 //	should_exact_match        bool (takes precedence over ordering)
 //	should_consider_ordering  bool
 //	strict_mode               bool: threshold becomes 1 and any score below 1 becomes 0
@@ -49,8 +53,12 @@ func init() { Register(DeepEvalName, newDeepEval) }
 //	compare_dicts(expected, called): == -> 1; else sum over shared keys of 1/|union| when equal, or
 //	          compare_dicts/|union| when both values are dicts (partial credit; lists only count when ==)
 //	strict_mode: score < 1 -> 0. success = score >= threshold; with
-//	threshold None (and no strict_mode, which makes it 1) success is None,
-//	and the result's pass or fail uses the rule's threshold.
+//	threshold None (and no strict_mode, which makes it 1) success is None.
+//
+// Pass or fail: DeepEval's success (score >= threshold, is_successful in
+// base_metric.py) when the rule sets no threshold, so a team keeps the
+// verdict it tracks; a rule's own threshold decides otherwise, and also
+// when DeepEval's threshold is None.
 //
 // Quirks reproduced (each has a test case):
 //
@@ -99,7 +107,9 @@ func init() { Register(DeepEvalName, newDeepEval) }
 type deepeval struct {
 	exact, ordering, strict bool
 	inputParams, output     bool
-	threshold               float64
+	// threshold is DeepEval's (its success, and strict_mode's zeroing);
+	// pass decides the result's outcome (see passThreshold).
+	threshold, pass float64
 	// noThreshold: threshold given as None, so DeepEval's success is None.
 	noThreshold bool
 	// omitDetails: Settings.OmitDetails.
@@ -123,7 +133,7 @@ var _ Scorer = (*deepeval)(nil)
 func newDeepEval(s Settings) (Scorer, error) {
 	r := newOptionReader(DeepEvalName, s.Options)
 	d := &deepeval{omitDetails: s.OmitDetails}
-	d.threshold = r.Float("threshold", s.Threshold, 0, 1)
+	d.threshold = r.Float("threshold", deepEvalDefaultThreshold, 0, 1)
 	if v, given := r.opts["threshold"]; given && v == nil {
 		d.noThreshold = true
 	}
@@ -158,6 +168,10 @@ func newDeepEval(s Settings) (Scorer, error) {
 	if d.strict {
 		d.threshold = 1
 		d.noThreshold = false
+	}
+	d.pass = s.passThreshold(d.threshold)
+	if d.noThreshold {
+		d.pass = s.Threshold
 	}
 	e := s.Expectation
 	if err := checkPeerExpectation(DeepEvalName, e, peerFeatures{}); err != nil {
@@ -293,7 +307,7 @@ func (d *deepeval) compare(calls []Call, res *Result) (called []deCall, score fl
 	if d.strict && score < d.threshold {
 		score = 0
 	}
-	*res = Result{Scorer: DeepEvalName, Threshold: d.threshold, Score: score}
+	*res = Result{Scorer: DeepEvalName, Threshold: d.pass, Score: score}
 	b := &res.Breakdown
 	pe := make([]bool, len(d.expected))
 	pc := make([]bool, len(called))
@@ -341,13 +355,13 @@ func (d *deepeval) addDetails(res *Result, score float64, reason string) {
 //
 //go:noinline
 func (d *deepeval) failInto(res *Result, err error) {
-	setError(res, DeepEvalName, d.threshold, prefixError("deepeval: ", err))
+	setError(res, DeepEvalName, d.pass, prefixError("deepeval: ", err))
 }
 
 //go:noinline
 func (d *deepeval) notADict(res *Result, j int, name string, k Kind) {
 	// Without fmt, as argsUnavailable.
-	setError(res, DeepEvalName, d.threshold, errors.New("deepeval: call "+strconv.Itoa(j+1)+" ("+name+"): ToolCall input_parameters must be a dict, got "+k.String()+" (pydantic ValidationError)"))
+	setError(res, DeepEvalName, d.pass, errors.New("deepeval: call "+strconv.Itoa(j+1)+" ("+name+"): ToolCall input_parameters must be a dict, got "+k.String()+" (pydantic ValidationError)"))
 }
 
 func (d *deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }

@@ -228,7 +228,7 @@ func dePrintToolsCalled(items []Value) string {
 
 // ScoreContext implements ContextScorer.
 func (d *deepevalLLM) ScoreContext(ctx context.Context, calls []Call, run *RunContext) Result {
-	th := d.det.threshold
+	th := d.det.pass
 	if run == nil || strings.TrimSpace(run.Request) == "" {
 		return errorResult(DeepEvalLLMName, th, fmt.Errorf("%s: 'input' cannot be None for the 'Tool Correctness' metric (MissingTestCaseParamsError): no request was recorded for the run", DeepEvalLLMName))
 	}
