@@ -95,7 +95,7 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold, Tools: tools}, set)
 }
 
 // unsentJudge stands in for a rule's judge while the configuration is only

@@ -26,10 +26,14 @@ type Config struct {
 	// ScoreTimeout bounds asynchronous scorers (LLM judges): the agent span
 	// is released with whatever results are in by then. Default 30s.
 	ScoreTimeout time.Duration `mapstructure:"score_timeout"`
-	// EmptyArguments says what a "{}" arguments value means: "unknown" (the
-	// default; many instrumentations write it when content capture is off)
-	// or "empty" (the tool was called without arguments; choose it when
-	// capture is known to be on).
+	// EmptyArguments says what a "{}" arguments value means where it may be
+	// a placeholder: "unknown" (the default) or "empty" (the tool was
+	// called without arguments; choose it when capture is known to be on).
+	// "{}" is always a call without arguments where it cannot be a
+	// placeholder: in conventions that never write one for arguments they
+	// did not capture (all but Google ADK's), for a tool a rule expects
+	// with "{}", and for a tool whose definition (the rule's tools, or the
+	// run's recorded definitions) requires no parameter.
 	EmptyArguments string `mapstructure:"empty_arguments"`
 	// SkipTools lists framework-internal tool names that are not real tool
 	// calls; an entry ending in "*" names every tool that starts with what

@@ -238,7 +238,7 @@ func (p *tcaProcessor) finishDeferred(h *heldRun, skip error) {
 	p.restoreCalls(run)
 	for _, rs := range run.pending {
 		r := p.rules[rs[0]]
-		calls := r.Calls(run.calls)
+		calls := r.Calls(run.calls, recordedTools(run.context))
 		var res scoring.Result
 		if skip != nil {
 			res = scoring.Result{Scorer: r.Scorers[rs[1]].Name(), Outcome: scoring.OutcomeNotEvaluated, Explanation: skip.Error()}

@@ -2,11 +2,16 @@ package toolcallaccuracyprocessor
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
 )
 
@@ -17,7 +22,7 @@ func scoreRule(t *testing.T, rule RuleConfig, calls []scoring.Call) scoring.Resu
 	r, err := compileRule(&rule, nopTelemetry(), nil)
 	require.NoError(t, err)
 	var res scoring.Result
-	scoring.ScoreInto(context.Background(), r.Scorers[0].Scorer, r.Calls(scoring.NumberCalls(calls)), nil, &res)
+	scoring.ScoreInto(context.Background(), r.Scorers[0].Scorer, r.Calls(scoring.NumberCalls(calls), nil), nil, &res)
 	require.NoError(t, res.Err)
 	return res
 }
@@ -73,5 +78,159 @@ func TestDeepEvalPassesAsDeepEval(t *testing.T) {
 		rule := RuleConfig{Name: "r", Scorers: []ScorerConfig{{Name: name}}, Expect: ExpectConfig{Calls: []ExpectedCallConfig{{Tool: "get_weather"}}}}
 		res := scoreRule(t, rule, []scoring.Call{{Name: "get_weather"}})
 		assert.Equal(t, 1.0, res.Threshold, name)
+	}
+}
+
+// scoreRecorded scores calls recorded as tool spans (name and argument
+// text) in a convention, as the processor does with the default
+// configuration: decoded, the rule's view taken with the run's recorded
+// definitions, scored by the rule's first scorer.
+func scoreRecorded(t *testing.T, rule RuleConfig, conv extract.Convention, recorded *scoring.ToolDefinitions, calls ...[2]string) scoring.Result {
+	t.Helper()
+	r, err := compileRule(&rule, nopTelemetry(), nil)
+	require.NoError(t, err)
+	agent := pcommon.SpanID{1}
+	var traj trajectory.Trajectory
+	for i, c := range calls {
+		traj.Calls = append(traj.Calls, trajectory.Call{Name: c[0], Args: c[1], Encoding: extract.EncodingJSON, Convention: conv, Parent: agent, Start: uint64(i+1) * 1e9, End: uint64(i+1)*1e9 + 1e6})
+	}
+	cfg := createDefaultConfig().(*Config)
+	opts := trajectory.ScoringOptions{Decode: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty"}}
+	var res scoring.Result
+	scoring.ScoreInto(context.Background(), r.Scorers[0].Scorer, r.Calls(trajectory.ScoringCalls(&traj, agent, &opts), recorded), nil, &res)
+	return res
+}
+
+// TestEmptyArgumentsScoreAsPeers pins that a call recorded with "{}" is a
+// call made without arguments wherever "{}" cannot be a placeholder, so the
+// peers' own no-argument cases score as the peers score them:
+//
+//   - MongoDB's accuracy tests expect list-databases with parameters {}
+//     (packages/accuracy-tests/src/dropDatabase.test.ts and others), and its
+//     ValueMatcher scores {} against {} 1 (sdk/matcher.ts: an object with no
+//     more keys than expected, every expected key matching);
+//   - DeepEval's _compare_dicts returns 1.0 when the dicts are equal
+//     (metrics/tool_correctness/tool_correctness.py), and DeepEval's own
+//     trace reader makes arguments "{}" input_parameters {}
+//     (tracing/otel/utils.py, check_pydantic_ai_tools_called).
+//
+// "{}" cannot be a placeholder when the rule expects it, when the tool's
+// definition (configured or recorded) requires no parameter, or in a
+// convention that never writes "{}" for arguments it did not capture. In
+// ADK, which does, a "{}" nothing else explains stays unknown.
+func TestEmptyArgumentsScoreAsPeers(t *testing.T) {
+	listDatabases := [2]string{"list-databases", "{}"}
+	mongo := func(args any, tools ...ToolConfig) RuleConfig {
+		return RuleConfig{Name: "mongo", Scorers: []ScorerConfig{{Name: "mongodb"}}, Tools: tools,
+			Expect: ExpectConfig{Calls: []ExpectedCallConfig{{Tool: "list-databases", Args: args}}}}
+	}
+	noParams := ToolConfig{Name: "list-databases", Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}
+	dbRequired := ToolConfig{Name: "list-databases", Parameters: map[string]any{"type": "object", "required": []any{"db"}}}
+
+	// Expected with {} (MongoDB's own test case), in ADK and in OTel GenAI.
+	for _, conv := range []extract.Convention{extract.ConventionADK, extract.ConventionGenAI} {
+		res := scoreRecorded(t, mongo(map[string]any{}), conv, nil, listDatabases)
+		assert.Equal(t, 1.0, res.Score, "convention %v: %s", conv, res.Explanation)
+	}
+	// Expected with other arguments: {} is no arguments where it cannot be
+	// a placeholder, and MongoDB scores that 0.
+	other := map[string]any{"db": "admin"}
+	for _, tc := range []struct {
+		name     string
+		rule     RuleConfig
+		conv     extract.Convention
+		recorded *scoring.ToolDefinitions
+		unknown  bool
+	}{
+		{"OTel GenAI never writes {} for uncaptured arguments", mongo(other), extract.ConventionGenAI, nil, false},
+		{"configured without required parameters", mongo(other, noParams), extract.ConventionADK, nil, false},
+		{"recorded without required parameters", mongo(other), extract.ConventionADK, definitions(t, `[{"name":"list-databases","parameters":{"type":"OBJECT","properties":{}}}]`), false},
+		{"ADK, nothing says: maybe a placeholder", mongo(other), extract.ConventionADK, nil, true},
+		{"ADK, a definition requires a parameter", mongo(other, dbRequired), extract.ConventionADK, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := scoreRecorded(t, tc.rule, tc.conv, tc.recorded, listDatabases)
+			if tc.unknown {
+				assert.Equal(t, scoring.OutcomeError, res.Outcome)
+				assert.ErrorContains(t, res.Err, "arguments unavailable")
+				return
+			}
+			require.NoError(t, res.Err)
+			assert.Equal(t, 0.0, res.Score)
+		})
+	}
+
+	// DeepEval with input_parameters: {} expected, {} called.
+	deepeval := RuleConfig{Name: "de", Scorers: []ScorerConfig{{Name: "deepeval", Options: map[string]any{"evaluation_params": []any{"input_parameters"}}}},
+		Expect: ExpectConfig{Calls: []ExpectedCallConfig{{Tool: "whoami", Args: map[string]any{}}, {Tool: "get_weather", Args: map[string]any{"city": "Paris"}}}}}
+	for _, conv := range []extract.Convention{extract.ConventionADK, extract.ConventionGenAI} {
+		res := scoreRecorded(t, deepeval, conv, nil, [2]string{"whoami", "{}"}, [2]string{"get_weather", `{"city":"Paris"}`})
+		require.NoError(t, res.Err)
+		assert.Equal(t, 1.0, res.Score, "convention %v", conv)
+	}
+}
+
+// definitions reads recorded tool definitions.
+func definitions(t *testing.T, text string) *scoring.ToolDefinitions {
+	t.Helper()
+	defs, err := scoring.ParseToolDefinitions(text)
+	require.NoError(t, err)
+	var d scoring.ToolDefinitions
+	d.Add(defs...)
+	return &d
+}
+
+// TestADKRecordedDefinitionsTellEmptyArguments runs the processor on an ADK
+// run (a Python ADK capture) whose lookup_stock call recorded "{}", as ADK
+// does for a call without arguments and, with content capture off, for any
+// call. The run's model call recorded the tool's declaration: when it
+// requires no parameter, "{}" is a call without arguments (DeepEval then
+// scores it, 0 against the expected symbol); when it requires one, "{}"
+// may be a placeholder and the arguments stay unknown. The rule's only
+// scorer reads no run context, so the definitions are captured for this.
+func TestADKRecordedDefinitionsTellEmptyArguments(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Rules = []RuleConfig{{Name: "adk_stock", Scorers: []ScorerConfig{{Name: "deepeval", Options: map[string]any{"evaluation_params": []any{"input_parameters"}}}},
+		Expect: ExpectConfig{Calls: []ExpectedCallConfig{{Tool: "lookup_stock", Args: map[string]any{"symbol": "ZZZZ"}}}}}}
+	for _, tc := range []struct {
+		name     string
+		required bool
+	}{{"declared without required parameters", false}, {"declared with a required parameter", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := readTraceFile(t, filepath.Join("testdata", "traces", "captures", "constructed-google-adk-python.json"))
+			for _, td := range in {
+				for _, rs := range td.ResourceSpans().All() {
+					for _, ss := range rs.ScopeSpans().All() {
+						for _, span := range ss.Spans().All() {
+							a := span.Attributes()
+							if v, ok := a.Get("gcp.vertex.agent.llm_request"); ok && !tc.required {
+								a.PutStr("gcp.vertex.agent.llm_request", strings.Replace(v.Str(), `"required": ["symbol"], `, "", 1))
+							}
+							if n, ok := a.Get("gen_ai.tool.name"); ok && n.Str() == "lookup_stock" {
+								a.PutStr("gcp.vertex.agent.tool_call_args", "{}")
+							}
+						}
+					}
+				}
+			}
+			agent := onlyScored(t, newHarness(t, cfg).run(t, in))
+			var found bool
+			for _, e := range agent.Events().All() {
+				if e.Name() != eventEvaluation {
+					continue
+				}
+				found = true
+				score, scored := e.Attributes().Get(attrEvalScore)
+				expl, _ := e.Attributes().Get(attrEvalExplain)
+				if tc.required {
+					assert.False(t, scored, "arguments unknown: %s", expl.Str())
+					assert.Contains(t, expl.Str(), "arguments unavailable")
+					continue
+				}
+				require.True(t, scored, expl.Str())
+				assert.Equal(t, 0.0, score.Double(), expl.Str())
+			}
+			assert.True(t, found)
+		})
 	}
 }

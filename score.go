@@ -73,7 +73,7 @@ func (p *tcaProcessor) restoreCalls(run *scoredRun) {
 	}
 	run.calls = trajectory.ScoringCalls(run.traj, run.agent, &run.opts)
 	for i := range run.evals {
-		run.evals[i].calls = p.rules[run.evals[i].rule].Calls(run.calls)
+		run.evals[i].calls = p.rules[run.evals[i].rule].Calls(run.calls, recordedTools(run.context))
 	}
 	run.traj = nil
 }
@@ -159,7 +159,7 @@ func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agen
 		}
 	}
 	var rc *scoring.RunContext
-	if p.captureContext && p.wantsContext(span.TraceID()) {
+	if p.captureContext && p.wantsContext(span.TraceID()) || p.placeholderDefinitions && traj.Context != nil {
 		var into *scoring.RunContext
 		if opts.Scratch != nil { // the run is finished here
 			into = &scratch.context
@@ -216,7 +216,7 @@ func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, ca
 ) (pending [][2]int) {
 	evals := scratch.evals[:0]
 	for _, ri := range selected {
-		ruleCalls := p.rules[ri].CallsInto(opts.Scratch.Aligned(ri), calls)
+		ruleCalls := p.rules[ri].CallsInto(opts.Scratch.Aligned(ri), calls, recordedTools(rc))
 		for si, s := range p.rules[ri].Scorers {
 			if s.Deferred {
 				if p.judged(ri, trace) {
@@ -232,6 +232,15 @@ func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, ca
 	}
 	scratch.evals = evals
 	return pending
+}
+
+// recordedTools are the tool definitions a run recorded (nil when its
+// context was not captured).
+func recordedTools(rc *scoring.RunContext) *scoring.ToolDefinitions {
+	if rc == nil {
+		return nil
+	}
+	return &rc.Tools
 }
 
 // growEvals returns evals one longer, the new evaluation zero.

@@ -169,8 +169,9 @@ const (
 	ArgumentsKnown ArgumentState = iota
 	// ArgumentsAbsent means no arguments were recorded (content capture off).
 	ArgumentsAbsent
-	// ArgumentsPlaceholder means a placeholder such as "{}", "N/A",
-	// "<not specified>" or "__REDACTED__" stood in for them.
+	// ArgumentsPlaceholder means a placeholder such as "N/A",
+	// "<not specified>" or "__REDACTED__" stood in for them ("{}" is
+	// ArgumentsEmpty).
 	ArgumentsPlaceholder
 	// ArgumentsTruncated means the text ended inside a JSON value.
 	ArgumentsTruncated
@@ -183,7 +184,31 @@ const (
 	// (DecodeOptions.MaxArgumentBytes), so it was not parsed: parsing
 	// takes memory in proportion to it, many times its size.
 	ArgumentsTooLarge
+	// ArgumentsEmpty means an empty object, "{}", which EmptyIsKnown does
+	// not make known: the tool was called without arguments, or "{}"
+	// stands for arguments not captured. Conventions that never write "{}"
+	// for arguments they did not capture make it known
+	// ([WritesEmptyPlaceholder]); so does a rule that expects "{}" or
+	// defines the tool without required parameters
+	// (scoring.EmptyArguments).
+	ArgumentsEmpty
 )
+
+// WritesEmptyPlaceholder reports whether a convention writes "{}" for
+// arguments it did not capture: Google ADK does
+// (gcp.vertex.agent.tool_call_args with ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS
+// off; older versions an empty map). The others leave arguments they do not
+// capture out (OTel GenAI, OpenInference, OpenLLMetry, the AI SDK, Spring
+// AI, Pydantic AI) or always capture them (Strands, Mastra, Genkit, MCP),
+// so "{}" there is a call made without arguments.
+func WritesEmptyPlaceholder(c Convention) bool { return c == ConventionADK }
+
+// ScopeWritesEmptyPlaceholder reports whether spans of an instrumentation
+// scope are in a convention that writes "{}" placeholders (see
+// WritesEmptyPlaceholder), before they are classified.
+func ScopeWritesEmptyPlaceholder(scope pcommon.InstrumentationScope) bool {
+	return WritesEmptyPlaceholder(scopeConvention(scope))
+}
 
 // String says what the state means, for explanations of unknown
 // arguments; [DecodeOptions.Reason] gives the size limit as well.
@@ -201,6 +226,8 @@ func (s ArgumentState) String() string {
 		return "arguments recorded by position, without names"
 	case ArgumentsTooLarge:
 		return "arguments larger than the size limit"
+	case ArgumentsEmpty:
+		return `arguments recorded as "{}", maybe a placeholder`
 	}
 	return "argument state " + strconv.Itoa(int(s))
 }
@@ -211,8 +238,9 @@ const DefaultMaxArgumentBytes = 1 << 20
 
 // DecodeOptions tune argument decoding.
 type DecodeOptions struct {
-	// EmptyIsKnown makes "{}" mean "called without arguments" instead of a
-	// placeholder. Turn it on when content capture is known to be on.
+	// EmptyIsKnown makes "{}" mean "called without arguments" in every
+	// convention, instead of ArgumentsEmpty. Turn it on when content
+	// capture is known to be on.
 	EmptyIsKnown bool
 	// MaxArgumentBytes is the size limit of argument text: longer text is
 	// not parsed, and the arguments are unknown (ArgumentsTooLarge). 0
@@ -316,7 +344,7 @@ func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *scoring
 		}
 	}
 	if !opts.EmptyIsKnown && v.Kind() == scoring.KindObject && v.Len() == 0 {
-		return scoring.Value{}, ArgumentsPlaceholder
+		return scoring.Value{}, ArgumentsEmpty
 	}
 	return v, ArgumentsKnown
 }

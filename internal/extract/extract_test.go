@@ -188,7 +188,7 @@ var decodeCases = []struct {
 	{"json", `{"a":1}`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
 	{"double encoded", `"{\"a\":1}"`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
 	{"plain string argument", `"Mexico City"`, EncodingJSON, DecodeOptions{}, `"Mexico City"`, ArgumentsKnown},
-	{"empty object is a placeholder", `{}`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+	{"empty object: maybe a placeholder", `{}`, EncodingJSON, DecodeOptions{}, ``, ArgumentsEmpty},
 	{"empty object when capture is on", `{}`, EncodingJSON, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
 	{"not specified", `<not specified>`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
 	{"N/A", `N/A`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},

@@ -124,7 +124,12 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 		// scoreClosed).
 		sc := &out[i]
 		*sc = scoring.Call{}
+		if state == extract.ArgumentsEmpty && !extract.WritesEmptyPlaceholder(c.Convention) {
+			// "{}" where no placeholder is written: no arguments.
+			args, state = scoring.Object(), extract.ArgumentsKnown
+		}
 		sc.Name, sc.Args, sc.ArgsDoc, sc.ArgsUnknown = c.Name, args, doc, state != extract.ArgumentsKnown
+		sc.ArgsEmpty = state == extract.ArgumentsEmpty
 		sc.Position, sc.Turn, sc.Type, sc.Status, sc.StepType = i, turns[i], "function", scoring.StatusOK, scoring.StepToolCall
 		if state == extract.ArgumentsTooLarge {
 			sc.ArgsNote = opts.Decode.Reason(state)
