@@ -141,6 +141,29 @@ func buildTools(cfgs []ToolConfig) ([]scoring.ToolDefinition, error) {
 	return defs, errors.Join(errs...)
 }
 
+// literal reads an expected value given as configuration data (x) or as
+// JSON text (text, from the "_json" key, which keeps its key order);
+// undefined when neither is given.
+func literal(x any, text, call, key string) (scoring.Value, error) {
+	switch {
+	case text != "" && x != nil:
+		return scoring.Value{}, fmt.Errorf("%s: give %s or %s_json, not both", call, key, key)
+	case text != "":
+		v, err := scoring.Parse(text)
+		if err != nil {
+			return scoring.Value{}, fmt.Errorf("%s.%s_json: %w", call, key, err)
+		}
+		return v, nil
+	case x != nil:
+		v, err := scoring.ValueOf(x)
+		if err != nil {
+			return scoring.Value{}, fmt.Errorf("%s.%s: %w", call, key, err)
+		}
+		return v, nil
+	}
+	return scoring.Value{}, nil
+}
+
 // buildExpectation converts the expect section into a scoring expectation.
 func buildExpectation(c *ExpectConfig) (scoring.Expectation, error) {
 	exp := scoring.Expectation{
@@ -159,19 +182,12 @@ func buildExpectation(c *ExpectConfig) (scoring.Expectation, error) {
 	for i, cc := range c.Calls {
 		field := fmt.Sprintf("expect.calls[%d]", i)
 		call := scoring.ExpectedCall{Name: cc.Tool, Optional: cc.Optional, MustSucceed: cc.MustSucceed, Type: cc.Type}
-		if cc.Args != nil {
-			v, err := scoring.ValueOf(cc.Args)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.args: %w", field, err))
-			}
-			call.Args = v
+		var err error
+		if call.Args, err = literal(cc.Args, cc.ArgsJSON, field, "args"); err != nil {
+			errs = append(errs, err)
 		}
-		if cc.Result != nil {
-			v, err := scoring.ValueOf(cc.Result)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.result: %w", field, err))
-			}
-			call.Result = v
+		if call.Result, err = literal(cc.Result, cc.ResultJSON, field, "result"); err != nil {
+			errs = append(errs, err)
 		}
 		paths := make([]string, 0, len(cc.Match))
 		for p := range cc.Match {

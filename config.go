@@ -301,6 +301,11 @@ type ExpectedCallConfig struct {
 	// equality (1 equals 1.0, key order ignored). Keys starting with "$" are
 	// plain keys. Omit to leave arguments unchecked.
 	Args any `mapstructure:"args"`
+	// ArgsJSON gives Args as JSON text instead, which keeps the key order
+	// as written (a YAML map loses it): the peer profiles whose comparisons
+	// or reasons depend on it (Mastra's JSON.stringify, DeepEval's printed
+	// ToolCalls) see the arguments as the peer would.
+	ArgsJSON string `mapstructure:"args_json"`
 	// Match maps argument paths ("city", "filter.age", "items[0]",
 	// "items[*].id", "$") to matchers: {regex: "^Par"}, {one_of: [a, b]},
 	// {range: {gte: 1}}, present, absent, ... A matcher replaces the literal
@@ -315,6 +320,9 @@ type ExpectedCallConfig struct {
 	// Result is the expected tool result, for peer profiles that compare
 	// results (DeepEval's OUTPUT, Mastra's toolResult).
 	Result any `mapstructure:"result"`
+	// ResultJSON gives Result as JSON text, keeping its key order (see
+	// ArgsJSON).
+	ResultJSON string `mapstructure:"result_json"`
 
 	_ struct{}
 }

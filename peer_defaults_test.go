@@ -2,7 +2,9 @@ package toolcallaccuracyprocessor
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -233,4 +235,74 @@ func TestADKRecordedDefinitionsTellEmptyArguments(t *testing.T) {
 			assert.True(t, found)
 		})
 	}
+}
+
+// TestMastraKeyOrderFromConfiguration pins that a collector configuration
+// can keep the key order of Mastra's expected data, which Mastra compares
+// with JSON.stringify (expectedStepMatches in src/scorers/utils.ts:
+// JSON.stringify(actualVal) !== JSON.stringify(expectedVal), in 1.2.0 and
+// 1.10.2): a YAML map loses it, JSON text keeps it, given as the
+// expected_trajectory option (written as Mastra's expectedTrajectory) or
+// as an expected call's args_json. Mastra scores the expectation
+// {unit, city} 1 against a call with {unit, city} and 0 against {city,
+// unit} (the recorded differential case mastra/trajectory/00067 is one
+// such: the configuration map made it 0.75, Mastra 1).
+func TestMastraKeyOrderFromConfiguration(t *testing.T) {
+	yaml := `
+tool_call_accuracy/key_order:
+  rules:
+    - name: from_options
+      scorers:
+        - name: mastra_trajectory
+          options:
+            expected_trajectory: '[{"name": "get_weather", "stepType": "tool_call", "toolArgs": {"unit": "celsius", "city": "Paris"}}]'
+    - name: from_full_defaults
+      scorers:
+        - name: mastra_trajectory_full
+          options:
+            defaults: '{"steps": [{"name": "get_weather", "stepType": "tool_call", "toolArgs": {"unit": "celsius", "city": "Paris"}}]}'
+    - name: from_calls
+      expect:
+        calls:
+          - tool: get_weather
+            args_json: '{"unit": "celsius", "city": "Paris"}'
+      scorers: [{name: mastra_trajectory}]
+    - name: yaml_map
+      expect:
+        calls:
+          - tool: get_weather
+            args: {unit: celsius, city: Paris}
+      scorers: [{name: mastra_trajectory}]
+`
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(yaml), 0o600))
+	cfg := loadConfig(t, path, "key_order")
+	written := scoring.Call{Name: "get_weather", Args: mustParse(t, `{"unit": "celsius", "city": "Paris"}`)}
+	sorted := scoring.Call{Name: "get_weather", Args: mustParse(t, `{"city": "Paris", "unit": "celsius"}`)}
+	for _, tc := range []struct {
+		rule            string
+		written, sorted float64
+	}{
+		{"from_options", 1, 0},
+		{"from_full_defaults", 1, 0},
+		{"from_calls", 1, 0},
+		{"yaml_map", 0, 1}, // the map's keys come sorted
+	} {
+		rule := cfg.Rules[slices.IndexFunc(cfg.Rules, func(r RuleConfig) bool { return r.Name == tc.rule })]
+		assert.Equal(t, tc.written, scoreRule(t, rule, []scoring.Call{written}).Score, "%s, the written order", tc.rule)
+		assert.Equal(t, tc.sorted, scoreRule(t, rule, []scoring.Call{sorted}).Score, "%s, sorted keys", tc.rule)
+	}
+
+	// args_json and args together are an error, as is text that is not JSON.
+	bad := RuleConfig{Name: "bad", Expect: ExpectConfig{Calls: []ExpectedCallConfig{{Tool: "a", Args: map[string]any{}, ArgsJSON: "{}"}, {Tool: "b", ResultJSON: "{"}}}}
+	_, err := compileRule(&bad, nopTelemetry(), nil)
+	assert.ErrorContains(t, err, "expect.calls[0]: give args or args_json, not both")
+	assert.ErrorContains(t, err, "expect.calls[1].result_json:")
+}
+
+func mustParse(t *testing.T, text string) scoring.Value {
+	t.Helper()
+	v, err := scoring.Parse(text)
+	require.NoError(t, err)
+	return v
 }
