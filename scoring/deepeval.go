@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DeepEvalName is the registered name of the DeepEval profile
@@ -102,6 +103,21 @@ const deepEvalDefaultThreshold = 0.5
 // exact mode; no rounding. compare_dicts iterates keys in Python's
 // hash-seed-dependent set order; we use the written order (same sum up to
 // the last bit).
+//
+// Reason: DeepEval's _generate_reason text, the explanation after the
+// score, and (wrapped as DeepEval's final reason) Details["reason"]. The
+// unordered form lists the missing expected ToolCalls as DeepEval prints
+// them (ToolCall.__repr__: name, type, input_parameters and output as
+// indented JSON), one per group of equal ToolCalls; the ordered form lists
+// missing and out-of-order tool names. Lists built from Python sets are
+// in expected order here, in a hash-seed dependent order in DeepEval.
+//
+// DeepEval's LLMTestCase requires input, a string (pydantic rejects None;
+// "" is accepted), and the deterministic score never reads it: the profile
+// scores a run whether or not its request was recorded, as DeepEval scores
+// a test case whose input is "" (traces often leave the request out, with
+// content capture off). deepeval_llm, whose judge reads the request,
+// returns an error without one.
 //
 // Details: success, reason (DeepEval's final reason text), threshold.
 type deepeval struct {
@@ -555,6 +571,76 @@ func (d *deepeval) lcsScore(called []deCall) (float64, []Pair, error) {
 	return total / float64(m), pairs, nil
 }
 
+// repr is ToolCall.__repr__ (deepeval/test_case/llm_test_case.py): name,
+// type, then a non-empty input_parameters and a dict output as
+// json.dumps(indent=4, ensure_ascii=False) after "field=", their later
+// lines indented four spaces, or another output (even 0 or "") as
+// repr(output); one field a line inside "ToolCall(\n    …\n)".
+func (c *deCall) repr() string {
+	fields := make([]string, 0, 4)
+	if c.name != "" {
+		fields = append(fields, `name="`+c.name+`"`)
+	}
+	fields = append(fields, `type="`+deTypeName(c.mcp)+`"`)
+	if c.params.Kind() == KindObject && c.params.Len() > 0 {
+		fields = append(fields, pyNestedField("input_parameters", pyJSONDumpsUnicode(c.params, 4)))
+	}
+	switch k := c.output.Kind(); {
+	case k == KindObject:
+		fields = append(fields, pyNestedField("output", pyJSONDumpsUnicode(c.output, 4)))
+	case k > KindNull:
+		fields = append(fields, "output="+pyRepr(c.output))
+	}
+	return "ToolCall(\n    " + strings.Join(fields, ",\n    ") + "\n)"
+}
+
+// pyNestedField is ToolCall._indent_nested_field: the first line after
+// "name=", a newline, then the other lines indented four spaces (so a
+// one-line value ends in a newline).
+func pyNestedField(name, formatted string) string {
+	lines := pySplitLines(formatted)
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('=')
+	if len(lines) > 0 {
+		b.WriteString(lines[0])
+	}
+	b.WriteByte('\n')
+	for i, l := range lines[min(1, len(lines)):] {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("    ")
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// pySplitLines is Python's str.splitlines(): lines end at \n, \r, \r\n,
+// \v, \f, \x1c, \x1d, \x1e, \x85, U+2028 and U+2029; no empty last line.
+func pySplitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			lines = append(lines, s[start:i])
+			i += size
+			if r == '\r' && i < len(s) && s[i] == '\n' {
+				i++
+			}
+			start = i
+			continue
+		}
+		i += size
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
+}
+
 func deTypeName(mcp bool) string {
 	if mcp {
 		return "MCP"
@@ -562,7 +648,9 @@ func deTypeName(mcp bool) string {
 	return "FUNCTION"
 }
 
-// reason is _generate_reason (set orders made deterministic).
+// reason is _generate_reason. The names DeepEval lists from Python sets
+// (missing and out-of-order tools, missing ToolCalls) come in a hash-seed
+// dependent order there; here in expected order.
 func (d *deepeval) reason(called []deCall, score float64, lcs []int) string {
 	en := make([]string, len(d.expected))
 	for i := range d.expected {
@@ -677,22 +765,22 @@ func (d *deepeval) unorderedReason(called []deCall, score float64, el, cl string
 	if score == 1 {
 		return "All expected tools " + el + " were called (order not considered)."
 	}
+	// missing = set(expected_tools) - (set(tools_called) & set(expected_tools)):
+	// the expected ToolCalls (one per equal group, the first, as a set keeps
+	// it) equal to no call made, listed as list(missing) prints them.
 	var missing []string
 	for i := range d.expected {
-		found := false
-		for j := range called {
-			if eq, err := deToolCallEqual(&d.expected[i], &called[j]); err == nil && eq {
-				found = true
-				break
-			}
+		e := &d.expected[i]
+		if slices.ContainsFunc(d.expected[:i], func(x deCall) bool { eq, err := deToolCallEqual(&x, e); return err == nil && eq }) {
+			continue // the set holds the first of equal ToolCalls
 		}
-		if !found && !slices.Contains(missing, d.expected[i].name) {
-			missing = append(missing, d.expected[i].name)
+		if !slices.ContainsFunc(called, func(c deCall) bool { eq, err := deToolCallEqual(e, &c); return err == nil && eq }) {
+			missing = append(missing, e.repr())
 		}
 	}
 	var issues []string
 	if len(missing) > 0 || len(mismatches) == 0 {
-		issues = append(issues, "missing tools "+pyListRepr(stringsOrEmpty(missing)))
+		issues = append(issues, "missing tools ["+strings.Join(missing, ", ")+"]")
 	}
 	if len(mismatches) > 0 {
 		issues = append(issues, "tool type mismatches "+pyListRepr(mismatches))

@@ -346,6 +346,8 @@ func appendDotnetJSON(sb *strings.Builder, v Value) {
 type jsonStringStyle struct {
 	unicodeEscaped string
 	hex            string // a \u escape's format
+	// keepNonASCII writes DEL and non-ASCII characters as they are.
+	keepNonASCII bool
 }
 
 var (
@@ -354,6 +356,9 @@ var (
 	dotnetStrings = jsonStringStyle{unicodeEscaped: `"&'+<>` + "`", hex: `\u%04X`}
 	// pythonStrings is json.dumps with ensure_ascii: lower-case hex.
 	pythonStrings = jsonStringStyle{hex: `\u%04x`}
+	// pythonUnicodeStrings is json.dumps with ensure_ascii=False: only
+	// the quote, the backslash and control characters escaped.
+	pythonUnicodeStrings = jsonStringStyle{hex: `\u%04x`, keepNonASCII: true}
 )
 
 func appendDotnetString(sb *strings.Builder, s string) { appendPeerJSONString(sb, s, &dotnetStrings) }
@@ -382,7 +387,7 @@ func appendPeerJSONString(sb *strings.Builder, s string, style *jsonStringStyle)
 			sb.WriteString(`\b`)
 		case r == '\f':
 			sb.WriteString(`\f`)
-		case r >= 0x20 && r < 0x7f:
+		case r >= 0x20 && r < 0x7f, r >= 0x7f && style.keepNonASCII:
 			sb.WriteRune(r)
 		case r > 0xffff:
 			r1, r2 := utf16Pair(r)
@@ -408,11 +413,19 @@ func utf16Pair(r rune) (rune, rune) {
 // with an indent one item a line; Python's repr for floats.
 func pyJSONDumps(v Value, indent int) string {
 	var sb strings.Builder
-	appendPyJSON(&sb, v, indent, 0)
+	appendPyJSON(&sb, v, indent, 0, &pythonStrings)
 	return sb.String()
 }
 
-func appendPyJSON(sb *strings.Builder, v Value, indent, depth int) {
+// pyJSONDumpsUnicode is pyJSONDumps with ensure_ascii=False: non-ASCII
+// characters written as they are.
+func pyJSONDumpsUnicode(v Value, indent int) string {
+	var sb strings.Builder
+	appendPyJSON(&sb, v, indent, 0, &pythonUnicodeStrings)
+	return sb.String()
+}
+
+func appendPyJSON(sb *strings.Builder, v Value, indent, depth int, style *jsonStringStyle) {
 	newline := func(d int) {
 		sb.WriteByte('\n')
 		sb.WriteString(strings.Repeat(" ", indent*d))
@@ -429,7 +442,7 @@ func appendPyJSON(sb *strings.Builder, v Value, indent, depth int) {
 		}
 		sb.WriteString(pyNumberRepr(&v))
 	case KindString:
-		appendPyJSONString(sb, v.StringValue())
+		appendPeerJSONString(sb, v.StringValue(), style)
 	case KindArray:
 		if v.Len() == 0 {
 			sb.WriteString("[]")
@@ -446,7 +459,7 @@ func appendPyJSON(sb *strings.Builder, v Value, indent, depth int) {
 			if indent > 0 {
 				newline(depth + 1)
 			}
-			appendPyJSON(sb, v.Index(i), indent, depth+1)
+			appendPyJSON(sb, v.Index(i), indent, depth+1, style)
 		}
 		if indent > 0 {
 			newline(depth)
@@ -480,9 +493,9 @@ func appendPyJSON(sb *strings.Builder, v Value, indent, depth int) {
 			if indent > 0 {
 				newline(depth + 1)
 			}
-			appendPyJSONString(sb, k)
+			appendPeerJSONString(sb, k, style)
 			sb.WriteString(": ")
-			appendPyJSON(sb, m, indent, depth+1)
+			appendPyJSON(sb, m, indent, depth+1, style)
 		}
 		if indent > 0 {
 			newline(depth)
