@@ -299,7 +299,7 @@ func (d *deepeval) compare(calls []Call, res *Result) (called []deCall, score fl
 		c := &called[j]
 		c.name, c.mcp, c.params, c.output, c.unknown, c.pos = t.Name, strings.EqualFold(t.Type, "mcp"), t.Args, t.Result, t.ArgsUnknown, j
 		if t.ArgsUnknown && d.inputParams {
-			d.failInto(res, argsUnavailable(DeepEvalName, t, j))
+			d.unavailable(res, t, j)
 			return nil, 0, nil, false
 		}
 	}
@@ -372,6 +372,11 @@ func (d *deepeval) addDetails(res *Result, score float64, reason string) {
 //go:noinline
 func (d *deepeval) failInto(res *Result, err error) {
 	setError(res, DeepEvalName, d.pass, prefixError("deepeval: ", err))
+}
+
+//go:noinline
+func (d *deepeval) unavailable(res *Result, t *Call, j int) {
+	setError(res, DeepEvalName, d.pass, argsUnavailable(DeepEvalName, t, j)) // named already
 }
 
 //go:noinline

@@ -133,8 +133,11 @@ func TestDeepEvalCrashes(t *testing.T) {
 			assert.ErrorContains(t, res.Err, tt.err)
 		})
 	}
+	// The profile's name once, as in the other profiles' messages.
+	res := scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", `{}`)), Options: ip}, unknownArgs("a"))
+	assert.EqualError(t, res.Err, "deepeval: arguments unavailable for call 1 (a); deepeval judges arguments in this configuration")
 	// Unknown arguments on a single call, arguments not evaluated: fine.
-	res := scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""))}, unknownArgs("a"))
+	res = scoreProfile(t, DeepEvalName, Settings{Expectation: expect(want("a", ""))}, unknownArgs("a"))
 	require.NoError(t, res.Err)
 	assert.Equal(t, 1.0, res.Score)
 	// Two same-name calls: the used-set must compare their arguments.

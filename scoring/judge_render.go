@@ -363,8 +363,6 @@ var (
 
 func appendDotnetString(sb *strings.Builder, s string) { appendPeerJSONString(sb, s, &dotnetStrings) }
 
-func appendPyJSONString(sb *strings.Builder, s string) { appendPeerJSONString(sb, s, &pythonStrings) }
-
 // appendPeerJSONString writes s as a JSON string in style; invalid UTF-8 is
 // read as U+FFFD, as both peers decode it.
 func appendPeerJSONString(sb *strings.Builder, s string, style *jsonStringStyle) {
