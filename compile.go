@@ -123,7 +123,10 @@ func buildTools(cfgs []ToolConfig) ([]scoring.ToolDefinition, error) {
 			continue
 		}
 		seen[tc.Name] = i
-		d := scoring.ToolDefinition{Name: tc.Name, Description: tc.Description}
+		d := scoring.ToolDefinition{Name: tc.Name}
+		if tc.Description != nil {
+			d.Description, d.EmptyDescription = *tc.Description, *tc.Description == ""
+		}
 		if tc.Parameters != nil {
 			v, err := scoring.ValueOf(tc.Parameters)
 			if err != nil {

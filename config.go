@@ -254,8 +254,10 @@ func (j *JudgeConfig) validate() error {
 type ToolConfig struct {
 	// Name is the tool name as the model sees it. Required, unique.
 	Name string `mapstructure:"name"`
-	// Description is the tool's description (shown to LLM judges).
-	Description string `mapstructure:"description"`
+	// Description is the tool's description (shown to LLM judges). Unset
+	// and empty differ where a peer tells them apart: Mastra's judge
+	// prompt writes an unset description "undefined".
+	Description *string `mapstructure:"description"`
 	// Parameters is the JSON Schema of the tool's arguments.
 	Parameters map[string]any `mapstructure:"parameters"`
 

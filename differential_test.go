@@ -206,7 +206,11 @@ func (c *diffCase) rule(t *testing.T, peerVersion string) RuleConfig {
 	r.Scorers = []ScorerConfig{{Name: name, Options: opts}}
 	if str(c.v, "tools_where") == "configured" {
 		for _, d := range items(member(c.v, "tools")) {
-			tc := ToolConfig{Name: str(d, "name"), Description: str(d, "description")}
+			tc := ToolConfig{Name: str(d, "name")}
+			if x, ok := d.Get("description"); ok {
+				desc := x.StringValue()
+				tc.Description = &desc
+			}
 			if p, ok := d.Get("parameters"); ok {
 				tc.Parameters, _ = p.Interface().(map[string]any)
 			}

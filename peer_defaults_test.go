@@ -306,3 +306,16 @@ func mustParse(t *testing.T, text string) scoring.Value {
 	require.NoError(t, err)
 	return v
 }
+
+// TestToolDescriptionUnsetOrEmpty pins that a configured tool's
+// description keeps unset apart from "": Mastra writes
+// `${tool.id}: ${tool.description}`, "whoami: undefined" for a tool
+// without one and "whoami: " for an empty one (recorded from Mastra's own
+// scorer in scoring/testdata/judge/mastra-judge-inputs.json).
+func TestToolDescriptionUnsetOrEmpty(t *testing.T) {
+	empty := ""
+	defs, err := buildTools([]ToolConfig{{Name: "unset"}, {Name: "empty", Description: &empty}})
+	require.NoError(t, err)
+	assert.False(t, defs[0].EmptyDescription)
+	assert.True(t, defs[1].EmptyDescription)
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -602,7 +603,9 @@ func TestMastraTrajectoryRendering(t *testing.T) {
 		{Name: "search", Args: MustValueOf(map[string]any{"q": "x"}), Result: String("found"), Children: []Call{{Name: "fetch", ArgsUnknown: true}}},
 		{Name: "agent", StepType: StepAgentRun},
 	}
-	assert.Equal(t, "1. [model_generation] plan (model: m-1)\n2. [tool_call] search (args: {\"q\":\"x\"}, result: \"found\")\n  1. [tool_call] fetch\n3. [agent_run] agent", mastraFormatTrajectory(steps, 0))
+	// A result that is no object is wrapped, as @mastra/core's
+	// extractTrajectory makes a step's toolResult.
+	assert.Equal(t, "1. [model_generation] plan (model: m-1)\n2. [tool_call] search (args: {\"q\":\"x\"}, result: {\"value\":\"found\"})\n  1. [tool_call] fetch\n3. [agent_run] agent", mastraFormatTrajectory(steps, 0))
 	exp := []ExpectedCall{{Name: "search", StepType: StepToolCall, Args: MustValueOf(map[string]any{"q": "x"})}, {Name: "answer"}}
 	assert.Equal(t, "1. [tool_call] search ({\"toolArgs\":{\"q\":\"x\"}})\n2. answer", mastraFormatExpected(exp))
 
@@ -748,4 +751,105 @@ func TestTranscript(t *testing.T) {
 	assert.Equal(t, "plain text", userRequestText(&RunContext{Request: "plain text"}))
 	assert.Equal(t, "[not json", transcript("[not json", "user")[0].Text())
 	assert.Equal(t, "done", finalResponseText(&RunContext{Response: `[{"role":"assistant","parts":[{"type":"text","content":"done"}]},{"role":"assistant","parts":[{"type":"tool_call"}]}]`}))
+}
+
+// TestMastraJudgesRenderAsEachVersion renders the runs of
+// testdata/judge/mastra-judge-inputs.json, on which Mastra's own
+// createToolCallAccuracyScorerLLM and createTrajectoryAccuracyScorerLLM
+// asked a recording judge (tools/peers/mastra/record_judges.mjs, @mastra/evals
+// 1.2.0 and 1.10.2, the trajectory extracted by @mastra/core 1.18.0 and
+// 1.71.0), with option version, and compares what each prompt shows of the
+// run (the wording around it is this project's own): the user request, the
+// agent response (1.2.0: the first assistant message; 1.10.2: the last
+// with text), the calls named (1.2.0 leaves failed calls out), the tool
+// reference ("undefined" for a tool given no description, nothing for an
+// empty one) and the actual trajectory (results that are no object
+// wrapped, none for a failed call; 1.2.0 leaves failed calls out).
+func TestMastraJudgesRenderAsEachVersion(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "judge", "mastra-judge-inputs.json"))
+	require.NoError(t, err)
+	var file struct {
+		Tools []struct {
+			ID          string  `json:"id"`
+			Description *string `json:"description"`
+		} `json:"tools"`
+		Versions map[string]struct {
+			Runs []struct {
+				ID  string `json:"id"`
+				Run struct {
+					User     string `json:"user"`
+					Messages []struct {
+						Text  string `json:"text"`
+						Calls []struct {
+							Name   string          `json:"name"`
+							Args   json.RawMessage `json:"args"`
+							Result json.RawMessage `json:"result"`
+							Error  string          `json:"error"`
+						} `json:"calls"`
+					} `json:"messages"`
+				} `json:"run"`
+				ToolCallPrompt   string `json:"tool_call_prompt"`
+				TrajectoryPrompt string `json:"trajectory_prompt"`
+			} `json:"runs"`
+		} `json:"versions"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &file))
+	require.Len(t, file.Versions, 2)
+	var defs []ToolDefinition
+	for _, tl := range file.Tools {
+		d := ToolDefinition{Name: tl.ID}
+		if tl.Description != nil {
+			d.Description, d.EmptyDescription = *tl.Description, *tl.Description == ""
+		}
+		defs = append(defs, d)
+	}
+	peerToolCall := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT RESPONSE: "(.*?)"\nTOOLS THE AGENT ACTUALLY CALLED: (.*?)\n\nTOOL REFERENCE:\n(.*?)\n\n`)
+	oursToolCall := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT RESPONSE: "(.*?)"\nTOOLS THE AGENT CALLED: (.*?)\n\nAVAILABLE TOOLS:\n(.*?)\n\n`)
+	peerTrajectory := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT FINAL RESPONSE: "(.*?)"\n\nACTUAL TRAJECTORY \(sequence of actions the agent took\):\n(.*?)\n\n(?:EXPECTED|EVALUATION)`)
+	oursTrajectory := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT FINAL RESPONSE: "(.*?)"\n\nACTUAL TRAJECTORY \(the agent's steps, in order\):\n(.*?)\n\nWHAT TO CHECK`)
+	fields := func(re *regexp.Regexp, prompt string) []string {
+		m := re.FindStringSubmatch(prompt)
+		require.NotNil(t, m, "prompt does not read as expected:\n%s", prompt)
+		return m[1:]
+	}
+	for version, recorded := range file.Versions {
+		for _, r := range recorded.Runs {
+			t.Run(version+"/"+r.ID, func(t *testing.T) {
+				var calls []Call
+				var msgs []Value
+				for _, m := range r.Run.Messages {
+					var parts []Value
+					if m.Text != "" {
+						parts = append(parts, Object(Member{Key: "type", Value: String("text")}, Member{Key: "content", Value: String(m.Text)}))
+					}
+					for _, c := range m.Calls {
+						call := Call{Name: c.Name, Args: mustParse(string(c.Args)), Status: StatusOK}
+						if c.Error != "" {
+							call.Status, call.Result = StatusError, String(c.Error)
+						} else {
+							call.Result = mustParse(string(c.Result))
+						}
+						calls = append(calls, call)
+						parts = append(parts, Object(Member{Key: "type", Value: String("tool_call")}, Member{Key: "name", Value: String(c.Name)}))
+					}
+					msgs = append(msgs, Object(Member{Key: "role", Value: String("assistant")}, Member{Key: "parts", Value: Array(parts...)}))
+				}
+				run := &RunContext{Request: Array(Object(Member{Key: "role", Value: String("user")}, Member{Key: "content", Value: String(r.Run.User)})).JSON(), Response: Array(msgs...).JSON()}
+				opts := map[string]any{"version": version}
+
+				s, err := New(MastraToolCallLLMName, Settings{Judge: answers(), Tools: defs, Options: opts})
+				require.NoError(t, err)
+				req, err := s.(*mastraToolCallLLM).Request(NumberCalls(calls), run)
+				require.NoError(t, err)
+				assert.Equal(t, fields(peerToolCall, r.ToolCallPrompt), fields(oursToolCall, req.Messages[1].Content), "tool-call judge")
+
+				s, err = New(MastraTrajectoryLLMName, Settings{Judge: answers(), Options: opts})
+				require.NoError(t, err)
+				req = s.(*mastraTrajectoryLLM).Request(NumberCalls(calls), run)
+				assert.Equal(t, fields(peerTrajectory, r.TrajectoryPrompt), fields(oursTrajectory, req.Messages[1].Content), "trajectory judge")
+			})
+		}
+	}
+	_, err = New(MastraToolCallLLMName, Settings{Judge: answers(), Options: map[string]any{"version": "1.3.0"}})
+	assert.ErrorContains(t, err, `mastra_tool_call_llm: option "version": invalid value "1.3.0"`)
 }

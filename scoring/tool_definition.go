@@ -13,6 +13,10 @@ import (
 type ToolDefinition struct {
 	Name        string
 	Description string
+	// EmptyDescription reports a description given as "" (Description ""
+	// otherwise means none was given; Mastra's judge prompt tells them
+	// apart).
+	EmptyDescription bool
 	// Parameters is the parameters' JSON Schema, usually an object schema.
 	Parameters Value
 	// Schema is Parameters compiled, when the caller compiled it (a
@@ -84,6 +88,7 @@ func DefinitionFromValue(v Value) (ToolDefinition, bool) {
 	d := ToolDefinition{Name: name.StringValue()}
 	if desc, ok := v.Get("description"); ok && desc.Kind() == KindString {
 		d.Description = desc.StringValue()
+		d.EmptyDescription = d.Description == ""
 	}
 	for _, key := range []string{"parameters", "inputSchema", "input_schema", "parametersJsonSchema", "parameters_json_schema"} {
 		p, ok := v.Get(key)

@@ -11,6 +11,7 @@
 #                                             @mastra/core, zod, tsx
 #   deepeval-src                              confident-ai/deepeval at DEEPEVAL_COMMIT (the deepeval package)
 #   deepeval-stubs                            written by deepeval/record.py
+#   core118/node_modules                      @mastra/core 1.18.0 (record_judges.mjs)
 set -eu
 : "${PEERS_SCRATCH:?set PEERS_SCRATCH}"
 MONGODB_COMMIT=${MONGODB_COMMIT:-36a405e33817577f0c5a34d6d9479c0285fac5e4}
@@ -60,4 +61,6 @@ DEEPEVAL_SRC=$PEERS_SCRATCH/deepeval-src DEEPEVAL_STUBS=$PEERS_SCRATCH/deepeval-
 header "$work/deepeval.json" deepeval "${dv:-4.1.10} (git $DEEPEVAL_COMMIT)" \
 	"github.com/confident-ai/deepeval deepeval/metrics/tool_correctness/tool_correctness.py, run from the checkout with infrastructure stubbed (deepeval/record.py)"
 gzip -9n < "$work/deepeval.json" > "$out/deepeval-${dv:-4.1.10}.json.gz"
+MASTRA_NODE_MODULES=$nm CORE118_NODE_MODULES=$PEERS_SCRATCH/core118/node_modules \
+	node "$here/mastra/record_judges.mjs" > "$out/../judge/mastra-judge-inputs.json"
 ls -l "$out"
