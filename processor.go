@@ -163,7 +163,8 @@ func (p *tcaProcessor) capturesContext(trace [16]byte, scope pcommon.Instrumenta
 }
 
 // storeLimits are the store's limits; run context is kept only when a
-// rule's scorer reads it.
+// rule's scorer reads it, or for ADK's tool definitions (see
+// placeholderDefinitions).
 func (p *tcaProcessor) storeLimits() trajectory.Limits {
 	l := p.cfg.Limits
 	contextBytes := 0
