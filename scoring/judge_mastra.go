@@ -464,15 +464,7 @@ func mastraResponseText(run *RunContext, version string) string {
 	if run == nil {
 		return ""
 	}
-	for _, m := range transcript(run.Response, "assistant") {
-		if m.Role == "assistant" {
-			if len(m.Parts) == 0 {
-				return ""
-			}
-			return m.Parts[len(m.Parts)-1]
-		}
-	}
-	return ""
+	return firstMessageText(run.Response, "assistant")
 }
 
 // mastraFormatExpected is the peer's formatExpectedSteps.

@@ -247,8 +247,14 @@ func userRequestText(run *RunContext) string {
 	if run == nil {
 		return ""
 	}
-	for _, m := range transcript(run.Request, "user") {
-		if m.Role == "user" {
+	return firstMessageText(run.Request, "user")
+}
+
+// firstMessageText is the last text part of the first message of role in
+// recorded text (see transcript); "" when there is none, or it has no text.
+func firstMessageText(text, role string) string {
+	for _, m := range transcript(text, role) {
+		if m.Role == role {
 			if len(m.Parts) == 0 {
 				return ""
 			}
