@@ -86,7 +86,9 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		// The processor writes scores, outcomes, breakdowns and
 		// explanations, never the peers' native result fields: the peer
 		// profiles need not build them.
-		s, err := toolcall.New(sc.Name, toolcall.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
+		// A rule without a threshold leaves pass or fail to the peers
+		// that have a rule of their own (DeepEval's 0.5, ...).
+		s, err := toolcall.New(sc.Name, toolcall.Settings{Expectation: exp, Threshold: threshold, ThresholdSet: r.Threshold != nil, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
 			continue
@@ -97,7 +99,7 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold, Tools: tools}, set)
 }
 
 // unsentJudge stands in for a rule's judge while the configuration is only
@@ -125,7 +127,10 @@ func buildTools(cfgs []ToolConfig) ([]toolcall.ToolDefinition, error) {
 			continue
 		}
 		seen[tc.Name] = i
-		d := toolcall.ToolDefinition{Name: tc.Name, Description: tc.Description}
+		d := toolcall.ToolDefinition{Name: tc.Name}
+		if tc.Description != nil {
+			d.Description, d.EmptyDescription = *tc.Description, *tc.Description == ""
+		}
 		if tc.Parameters != nil {
 			v, err := jsonv.ValueOf(tc.Parameters)
 			if err != nil {
@@ -141,6 +146,29 @@ func buildTools(cfgs []ToolConfig) ([]toolcall.ToolDefinition, error) {
 		defs = append(defs, d)
 	}
 	return defs, errors.Join(errs...)
+}
+
+// literal reads an expected value given as configuration data (x) or as
+// JSON text (text, from the "_json" key, which keeps its key order);
+// undefined when neither is given.
+func literal(x any, text, call, key string) (jsonv.Value, error) {
+	switch {
+	case text != "" && x != nil:
+		return jsonv.Value{}, fmt.Errorf("%s: give %s or %s_json, not both", call, key, key)
+	case text != "":
+		v, err := jsonv.Parse(text)
+		if err != nil {
+			return jsonv.Value{}, fmt.Errorf("%s.%s_json: %w", call, key, err)
+		}
+		return v, nil
+	case x != nil:
+		v, err := jsonv.ValueOf(x)
+		if err != nil {
+			return jsonv.Value{}, fmt.Errorf("%s.%s: %w", call, key, err)
+		}
+		return v, nil
+	}
+	return jsonv.Value{}, nil
 }
 
 // buildExpectation converts the expect section into a scoring expectation.
@@ -161,19 +189,12 @@ func buildExpectation(c *ExpectConfig) (toolcall.Expectation, error) {
 	for i, cc := range c.Calls {
 		field := fmt.Sprintf("expect.calls[%d]", i)
 		call := toolcall.ExpectedCall{Name: cc.Tool, Optional: cc.Optional, MustSucceed: cc.MustSucceed, Type: cc.Type}
-		if cc.Args != nil {
-			v, err := jsonv.ValueOf(cc.Args)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.args: %w", field, err))
-			}
-			call.Args = v
+		var err error
+		if call.Args, err = literal(cc.Args, cc.ArgsJSON, field, "args"); err != nil {
+			errs = append(errs, err)
 		}
-		if cc.Result != nil {
-			v, err := jsonv.ValueOf(cc.Result)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.result: %w", field, err))
-			}
-			call.Result = v
+		if call.Result, err = literal(cc.Result, cc.ResultJSON, field, "result"); err != nil {
+			errs = append(errs, err)
 		}
 		paths := make([]string, 0, len(cc.Match))
 		for p := range cc.Match {

@@ -26,10 +26,14 @@ type Config struct {
 	// ScoreTimeout bounds asynchronous scorers (LLM judges): the agent span
 	// is released with whatever results are in by then. Default 30s.
 	ScoreTimeout time.Duration `mapstructure:"score_timeout"`
-	// EmptyArguments says what a "{}" arguments value means: "unknown" (the
-	// default; many instrumentations write it when content capture is off)
-	// or "empty" (the tool was called without arguments; choose it when
-	// capture is known to be on).
+	// EmptyArguments says what a "{}" arguments value means where it may be
+	// a placeholder: "unknown" (the default) or "empty" (the tool was
+	// called without arguments; choose it when capture is known to be on).
+	// "{}" is always a call without arguments where it cannot be a
+	// placeholder: in conventions that never write one for arguments they
+	// did not capture (all but Google ADK's), for a tool a rule expects
+	// with "{}", and for a tool whose definition (the rule's tools, or the
+	// run's recorded definitions) requires no parameter.
 	EmptyArguments string `mapstructure:"empty_arguments"`
 	// SkipTools lists framework-internal tool names that are not real tool
 	// calls; an entry ending in "*" names every tool that starts with what
@@ -128,8 +132,13 @@ type RuleConfig struct {
 	// scorer, whose result the flat span attributes report. Default:
 	// [{name: native}].
 	Scorers []ScorerConfig `mapstructure:"scorers"`
-	// Threshold is the pass threshold in [0, 1]. Default 1 (everything
-	// expected happened).
+	// Threshold is the pass threshold in [0, 1]. Unset, a scorer whose
+	// peer has a pass rule of its own follows it (deepeval and
+	// deepeval_llm: their threshold option, default 0.5, 1 with
+	// strict_mode; adk: its threshold option, default 1) and every other
+	// scorer passes at 1 (everything expected happened). Set, it decides
+	// their pass or fail too. The Azure and Microsoft.Extensions.AI judges
+	// always decide as their peers do.
 	Threshold *float64 `mapstructure:"threshold"`
 	// Tools define the tools the agent is offered, for apps that record no
 	// tool definitions on their spans; the checks scorer validates calls
@@ -245,8 +254,10 @@ func (j *JudgeConfig) validate() error {
 type ToolConfig struct {
 	// Name is the tool name as the model sees it. Required, unique.
 	Name string `mapstructure:"name"`
-	// Description is the tool's description (shown to LLM judges).
-	Description string `mapstructure:"description"`
+	// Description is the tool's description (shown to LLM judges). Unset
+	// and empty differ where a peer tells them apart: Mastra's judge
+	// prompt writes an unset description "undefined".
+	Description *string `mapstructure:"description"`
 	// Parameters is the JSON Schema of the tool's arguments.
 	Parameters map[string]any `mapstructure:"parameters"`
 
@@ -292,6 +303,11 @@ type ExpectedCallConfig struct {
 	// equality (1 equals 1.0, key order ignored). Keys starting with "$" are
 	// plain keys. Omit to leave arguments unchecked.
 	Args any `mapstructure:"args"`
+	// ArgsJSON gives Args as JSON text instead, which keeps the key order
+	// as written (a YAML map loses it): the peer profiles whose comparisons
+	// or reasons depend on it (Mastra's JSON.stringify, DeepEval's printed
+	// ToolCalls) see the arguments as the peer would.
+	ArgsJSON string `mapstructure:"args_json"`
 	// Match maps argument paths ("city", "filter.age", "items[0]",
 	// "items[*].id", "$") to matchers: {regex: "^Par"}, {one_of: [a, b]},
 	// {range: {gte: 1}}, present, absent, ... A matcher replaces the literal
@@ -306,6 +322,9 @@ type ExpectedCallConfig struct {
 	// Result is the expected tool result, for peer profiles that compare
 	// results (DeepEval's OUTPUT, Mastra's toolResult).
 	Result any `mapstructure:"result"`
+	// ResultJSON gives Result as JSON text, keeping its key order (see
+	// ArgsJSON).
+	ResultJSON string `mapstructure:"result_json"`
 
 	_ struct{}
 }

@@ -20,13 +20,16 @@ import (
 // withJudgeRule adds a rule judged by MEAI's ToolCallAccuracy at the given
 // sampling ratio, with a judge that is never reached (its endpoint is
 // closed) unless a test replaces the client.
+// benchDescription is the description of the benchmark's tools.
+var benchDescription = "a tool of the benchmark runs"
+
 func withJudgeRule(cfg *Config, ratio float64) *Config {
 	jc := &JudgeConfig{Client: judgeclient.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
 	jc.Client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1"
 	jc.Client.Model = "bench"
 	var tools []ToolConfig
 	for i := 0; i < 5; i++ {
-		tools = append(tools, ToolConfig{Name: fmt.Sprintf("tool_%d", i), Description: "a tool of the benchmark runs"})
+		tools = append(tools, ToolConfig{Name: fmt.Sprintf("tool_%d", i), Description: &benchDescription})
 	}
 	cfg.Rules = append(cfg.Rules, RuleConfig{Name: "judged", Scorers: []ScorerConfig{{Name: "meai_tool_call_accuracy"}}, Judge: jc, Tools: tools})
 	return cfg
