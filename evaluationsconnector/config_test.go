@@ -1,6 +1,7 @@
 package evaluationsconnector
 
 import (
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -85,4 +86,10 @@ func TestValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 	assert.EqualError(t, confmap.Validate(loadConfig(t, "no_buckets")), "histogram.buckets: must not be empty")
+}
+
+func TestValidateBucketsFinite(t *testing.T) {
+	cfg := createDefaultConfig().(*Config)
+	cfg.Histogram.Buckets = []float64{math.Inf(-1), 0, math.NaN()}
+	assert.EqualError(t, cfg.Validate(), "histogram.buckets[0]: -Inf is not a finite number\nhistogram.buckets[2]: NaN is not a finite number")
 }
