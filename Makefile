@@ -120,6 +120,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParse$$' -fuzztime $(FUZZ_TIME) ./scoring/
 	$(GO) test -run '^$$' -fuzz '^FuzzSkipValue$$' -fuzztime $(FUZZ_TIME) ./scoring/
 	$(GO) test -run '^$$' -fuzz '^FuzzFieldTable$$' -fuzztime $(FUZZ_TIME) ./internal/extract/
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZ_TIME) ./evaluationsconnector/internal/evaluation/
 
 bench-e2e: $(BENCH_COLLECTOR) $(TOOLSCORE)
 	BENCH_COLLECTOR=$(BENCH_COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/bench/e2e.sh
