@@ -71,43 +71,31 @@ func (c *logsConnector) ConsumeTraces(ctx context.Context, td ptrace.Traces) err
 		made     bool
 		sp       *evaluation.Span
 		observed pcommon.Timestamp
+		records  plog.LogRecordSlice
+		resource = -1 // the index of the resource records belongs to
 	)
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		rs := rss.At(i)
-		var records plog.LogRecordSlice
-		recordsMade := false
-		sss := rs.ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				span := spans.At(k)
-				if !c.reader.Has(span) {
-					continue
-				}
-				if sp == nil {
-					sp = c.spans.Get().(*evaluation.Span)
-					observed = pcommon.NewTimestampFromTime(c.clock.Now())
-				}
-				sp.Reset()
-				c.reader.Read(span, sp)
-				n.add(sp)
-				if len(sp.Evaluations) == 0 {
-					continue
-				}
-				if !made {
-					ld, made = plog.NewLogs(), true
-				}
-				if !recordsMade {
-					records, recordsMade = c.newResourceLogs(ld, rs), true
-				}
-				records.EnsureCapacity(records.Len() + len(sp.Evaluations))
-				for e := range sp.Evaluations {
-					c.appendRecord(records, span, &sp.Evaluations[e], observed, &n)
-				}
-			}
+	forEachEvaluated(td, c.reader, func(i int, rs ptrace.ResourceSpans, span ptrace.Span) {
+		if sp == nil {
+			sp = c.spans.Get().(*evaluation.Span)
+			observed = pcommon.NewTimestampFromTime(c.clock.Now())
 		}
-	}
+		sp.Reset()
+		c.reader.Read(span, sp)
+		n.add(sp)
+		if len(sp.Evaluations) == 0 {
+			return
+		}
+		if !made {
+			ld, made = plog.NewLogs(), true
+		}
+		if resource != i {
+			records, resource = c.newResourceLogs(ld, rs), i
+		}
+		records.EnsureCapacity(records.Len() + len(sp.Evaluations))
+		for e := range sp.Evaluations {
+			c.appendRecord(records, span, &sp.Evaluations[e], observed, &n)
+		}
+	})
 	if sp != nil {
 		sp.Reset()
 		c.spans.Put(sp)

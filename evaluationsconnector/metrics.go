@@ -133,26 +133,14 @@ func (c *metricsConnector) ConsumeTraces(ctx context.Context, td ptrace.Traces) 
 	var n counts
 	locked := false
 	var now pcommon.Timestamp
-	rss := td.ResourceSpans()
-	for i := 0; i < rss.Len(); i++ {
-		rs := rss.At(i)
-		sss := rs.ScopeSpans()
-		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
-			for k := 0; k < spans.Len(); k++ {
-				span := spans.At(k)
-				if !c.reader.Has(span) {
-					continue
-				}
-				if !locked {
-					c.mu.Lock()
-					locked = true
-					now = pcommon.NewTimestampFromTime(c.clock.Now())
-				}
-				c.aggregate(span, rs.Resource().Attributes(), now, &n)
-			}
+	forEachEvaluated(td, c.reader, func(_ int, rs ptrace.ResourceSpans, span ptrace.Span) {
+		if !locked {
+			c.mu.Lock()
+			locked = true
+			now = pcommon.NewTimestampFromTime(c.clock.Now())
 		}
-	}
+		c.aggregate(span, rs.Resource().Attributes(), now, &n)
+	})
 	if locked {
 		c.noteSeries()
 		c.mu.Unlock()
