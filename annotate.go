@@ -38,6 +38,7 @@ type ruleOutput struct {
 	name                                  string
 	scorer, outcome, passed, score        string
 	missingTools, unexpectedTools, reason string
+	callStatuses                          string
 	// labels and evalNames ("<rule>/<label>") are per configured scorer.
 	labels, evalNames []string
 }
@@ -58,6 +59,7 @@ func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 			missingTools:    prefix + "missing_tools",
 			unexpectedTools: prefix + "unexpected_tools",
 			reason:          prefix + "explanation",
+			callStatuses:    prefix + "call_statuses",
 		}
 		for _, sc := range r.Scorers {
 			o.labels = append(o.labels, sc.Label)
@@ -121,6 +123,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		b := &res.Breakdown
 		putNames(attrs, o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
 		putNames(attrs, o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
+		putCallStatuses(attrs, o.callStatuses, ev, rs[ev.rule].Expectation.Calls)
 		attrs.PutStr(o.reason, ev.explanation(run.dropped, cfg.MaxExplanationLength))
 	}
 	if scored {
@@ -158,6 +161,9 @@ func attributeCount(run *scoredRun, cfg *OutputConfig) int {
 			n++
 		}
 		if len(b.Unexpected)+len(b.Forbidden)+len(b.Hallucinated) > 0 {
+			n++
+		}
+		if hasCallStatuses(b) {
 			n++
 		}
 	}

@@ -1,4 +1,4 @@
-//go:build e2e || scaleout
+//go:build e2e || scaleout || prometheus
 
 package e2e
 
@@ -177,7 +177,9 @@ func launchCollector(t *testing.T, bin string, configs []string, ports []int, en
 	c.cmd = exec.Command(bin, args...)
 	c.cmd.Env = append(os.Environ(),
 		fmt.Sprintf("TCA_GRPC_PORT=%d", c.grpcPort), fmt.Sprintf("TCA_HTTP_PORT=%d", c.httpPort),
-		fmt.Sprintf("TCA_METRICS_PORT=%d", c.promPort), "TCA_OUT_DIR="+dir)
+		fmt.Sprintf("TCA_METRICS_PORT=%d", c.promPort), "TCA_OUT_DIR="+dir,
+		// The evaluations connector's Prometheus exporter (demo config).
+		fmt.Sprintf("TCA_PROMETHEUS_PORT=%d", freePorts(t, 1)[0]))
 	c.cmd.Env = append(c.cmd.Env, env...)
 	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
 	require.NoError(t, c.cmd.Start())
@@ -924,6 +926,7 @@ func TestComponents(t *testing.T) {
 		"name: tool_call_accuracy\n      module: github.com/toolcallaccuracy/toolcallaccuracyprocessor v0.0.0",
 		"traces: Development",
 		"name: otlp\n", "name: memory_limiter", "name: batch", "name: debug", "name: otlp_grpc", "name: otlp_http", "name: file",
+		"name: evaluations\n      module: github.com/toolcallaccuracy/toolcallaccuracyprocessor v0.0.0", "name: prometheus",
 	} {
 		assert.Contains(t, string(out), want)
 	}

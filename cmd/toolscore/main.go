@@ -6,6 +6,7 @@
 //	toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
 //	toolscore send   [-endpoint URL] [-protocol http|grpc] TRACES...
 //	toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
+//	toolscore evaluations [-records] [-wait-for SPANS] [-timeout D] LOGS...
 //	toolscore load   [-endpoint URL] [-protocol http|grpc] [-rate N] [-duration D] [-spans N] [-genai-share F] [-split] [-hold N] TRACES...
 //
 // score runs the traces through the processor itself (created with
@@ -79,6 +80,13 @@ Usage:
       spans sent and accepted, requests, errors, elapsed time and the rate
       achieved; exits 1 when a request failed or spans were rejected.
 
+  toolscore evaluations [-records] [-wait-for SPANS] [-timeout D] LOGS...
+      Summarize the gen_ai.evaluation.result log records the evaluations
+      connector wrote (the file exporter's output of its logs pipeline): a
+      line per agent and evaluation (-records: per record), then the count
+      by severity. -wait-for waits until there is a record for each
+      evaluation span event of the SPANS file.
+
   toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
       Serve a stand-in LLM judge on loopback (chat completions; prints its
       endpoint): deterministic answers in every judge profile's format, a run
@@ -116,6 +124,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = runStandin(args[1:], stdout, stderr)
 	case "load":
 		code, err = runLoad(args[1:], stdout, stderr)
+	case "evaluations":
+		code, err = runEvaluations(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
