@@ -3,7 +3,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/scoring"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // putCallStatuses writes, under key, what became of each call a rule's
@@ -12,7 +12,7 @@ import (
 // call order. These are the calls the tool_calls metric counts (see count),
 // named, so that the evaluations connector can count them per tool. Statuses
 // no call has are left out, and the attribute when no call has any.
-func putCallStatuses(attrs pcommon.Map, key string, ev *evaluation, expected []scoring.ExpectedCall) {
+func putCallStatuses(attrs pcommon.Map, key string, ev *evaluation, expected []toolcall.ExpectedCall) {
 	var counts [numCallStatuses]int
 	total := eachCallStatus(ev, expected, func(st callStatus, _ string) { counts[st]++ })
 	if total == 0 {
@@ -35,7 +35,7 @@ func putCallStatuses(attrs pcommon.Map, key string, ev *evaluation, expected []s
 // evaluation's breakdown places, as count classifies them: a pair is matched
 // when it scored 1 and mismatched otherwise; missing calls are named as
 // expected, the others as called. It returns how many it visited.
-func eachCallStatus(ev *evaluation, expected []scoring.ExpectedCall, visit func(callStatus, string)) int {
+func eachCallStatus(ev *evaluation, expected []toolcall.ExpectedCall, visit func(callStatus, string)) int {
 	b := &ev.result.Breakdown
 	n := 0
 	actual := func(i int) string {
@@ -88,7 +88,7 @@ func eachCallStatus(ev *evaluation, expected []scoring.ExpectedCall, visit func(
 
 // hasCallStatuses reports whether putCallStatuses writes anything for a
 // breakdown.
-func hasCallStatuses(b *scoring.Breakdown) bool {
+func hasCallStatuses(b *toolcall.Breakdown) bool {
 	if len(b.Pairs)+len(b.Missing)+len(b.OutOfOrder)+len(b.Unexpected)+len(b.Forbidden)+len(b.Hallucinated) > 0 {
 		return true
 	}
