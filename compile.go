@@ -42,7 +42,7 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	threshold := 1.0
 	if r.Threshold != nil {
 		threshold = *r.Threshold
-		if threshold < 0 || threshold > 1 {
+		if !(threshold >= 0 && threshold <= 1) { // NaN too
 			return nil, fmt.Errorf("threshold: %v is outside [0, 1]", threshold)
 		}
 	}

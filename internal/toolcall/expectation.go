@@ -180,7 +180,7 @@ func (e Expectation) compile() ([]compiledCall, error) {
 	default:
 		errs = append(errs, fmt.Errorf("argument_credit: invalid value %q, expected %q or %q", r.Credit, CreditPartial, CreditAllOrNothing))
 	}
-	if r.ExtraCallCap < 0 || r.ExtraCallCap > 1 {
+	if !(r.ExtraCallCap >= 0 && r.ExtraCallCap <= 1) { // NaN too: it would lift the cap
 		errs = append(errs, fmt.Errorf("extra_call_cap: %v is outside [0, 1]", r.ExtraCallCap))
 	}
 	if len(e.Calls) > MaxCalls {

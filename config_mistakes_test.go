@@ -1,0 +1,57 @@
+package toolcallaccuracyprocessor
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+// validateYAML decodes a processor configuration as the collector does and
+// validates it; it returns the decoding or validation error.
+func validateYAML(t *testing.T, text string) error {
+	t.Helper()
+	retrieved, err := confmap.NewRetrievedFromYAML([]byte(text))
+	require.NoError(t, err)
+	raw, err := retrieved.AsConf()
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	if err := raw.Unmarshal(cfg); err != nil {
+		return err
+	}
+	return confmap.Validate(cfg)
+}
+
+// TestConfigMistakes: mistakes that were accepted, or reported badly, are
+// reported in full, each line naming the rule and the field.
+func TestConfigMistakes(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		err  string // the whole error text
+	}{
+		{
+			name: "NaN threshold", // every run failed at score 1.00
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, threshold: .nan}]}`,
+			err:  `rules[0]: rule "r": threshold: NaN is outside [0, 1]`,
+		},
+		{
+			name: "NaN extra_call_cap", // the penalty vanished
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather}], extra_calls: penalize, extra_call_cap: .nan}}]}`,
+			err:  `rules[0]: rule "r": expect.extra_call_cap: NaN is outside [0, 1]`,
+		},
+		{
+			name: "NaN option", // said "got float64"
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, scorers: [{name: deepeval, options: {threshold: .nan}}]}]}`,
+			err:  `rules[0]: rule "r": scorers[0] (deepeval): deepeval: option "threshold": expects a number, got .nan (NaN: not a JSON number)`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := validateYAML(t, tt.yaml)
+			require.Error(t, err)
+			assert.Equal(t, tt.err, err.Error())
+		})
+	}
+}
