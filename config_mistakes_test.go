@@ -46,6 +46,11 @@ func TestConfigMistakes(t *testing.T) {
 			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, scorers: [{name: deepeval, options: {threshold: .nan}}]}]}`,
 			err:  `rules[0]: rule "r": scorers[0] (deepeval): deepeval: option "threshold": expects a number, got .nan (NaN: not a JSON number)`,
 		},
+		{
+			name: "unknown call type", // every run failed with "missing get_weather"
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather, type: http}]}}]}`,
+			err:  `rules[0]: rule "r": expect.calls[0].type: invalid value "http", expected "function" or "mcp"`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

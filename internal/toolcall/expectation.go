@@ -75,8 +75,8 @@ type ExpectedCall struct {
 	Optional bool
 	// MustSucceed scores the call 0 when the paired actual call failed.
 	MustSucceed bool
-	// Type, when set, must equal the actual call's Type ("" and "function"
-	// are the same type).
+	// Type, when set, must equal the actual call's Type: "function" (the
+	// same as "") or "mcp", in any case; Validate rejects any other.
 	Type string
 	// Turn, when not 0, is the 1-based model turn the call belongs to. Only
 	// message-structured profiles (agentevals strict) use it.
@@ -201,6 +201,11 @@ func (e Expectation) compile() ([]compiledCall, error) {
 			if _, ok := available[c.Name]; !ok {
 				errs = append(errs, fmt.Errorf("%s.tool: %q is not listed in available_tools", field, c.Name))
 			}
+		}
+		switch NormalizeType(c.Type) {
+		case "function", "mcp":
+		default:
+			errs = append(errs, fmt.Errorf("%s.type: invalid value %q, expected %q or %q", field, c.Type, "function", "mcp"))
 		}
 		for _, pm := range c.Matchers {
 			if pm.Matcher == nil {
