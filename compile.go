@@ -32,34 +32,35 @@ func nopTelemetry() component.TelemetrySettings {
 // judgeFor gives each judge scorer (by scorer index) the Completer it sends
 // requests with; nil (validation) gives one that sends nothing.
 func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(scorer int) toolcall.Completer) (*rules.Rule, error) {
+	// Every problem is reported; the scorers are built only from a valid
+	// expectation and threshold (they check both again).
+	var errs []error
 	exp, err := buildExpectation(&r.Expect)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		if err = exp.Validate(); err != nil {
+			err = prefixEach("expect.", err)
+		}
 	}
-	if err := exp.Validate(); err != nil {
-		return nil, fmt.Errorf("expect.%w", err)
-	}
+	errs = append(errs, err)
 	threshold := 1.0
 	if r.Threshold != nil {
 		threshold = *r.Threshold
 		if !(threshold >= 0 && threshold <= 1) { // NaN too
-			return nil, fmt.Errorf("threshold: %v is outside [0, 1]", threshold)
+			errs = append(errs, fmt.Errorf("threshold: %v is outside [0, 1]", threshold))
 		}
 	}
 	tools, err := buildTools(r.Tools)
-	if err != nil {
-		return nil, err
-	}
+	errs = append(errs, err)
 	if r.Judge != nil {
-		if err := r.Judge.validate(); err != nil {
-			return nil, err
-		}
+		errs = append(errs, r.Judge.validate())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	scorerCfgs := r.Scorers
 	if len(scorerCfgs) == 0 {
 		scorerCfgs = []ScorerConfig{{Name: toolcall.NativeName}}
 	}
-	var errs []error
 	scorers := make([]rules.Scorer, 0, len(scorerCfgs))
 	labels := map[string]int{}
 	for i, sc := range scorerCfgs {
@@ -88,14 +89,14 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		// profiles need not build them.
 		s, err := toolcall.New(sc.Name, toolcall.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
 		if err != nil {
-			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
+			errs = append(errs, prefixEach(fmt.Sprintf("scorers[%d] (%s): ", i, sc.Name), err))
 			continue
 		}
 		_, deferred := s.(toolcall.Deferred)
 		scorers = append(scorers, rules.Scorer{Label: label, Scorer: s, Deferred: deferred})
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
 }

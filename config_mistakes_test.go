@@ -51,6 +51,26 @@ func TestConfigMistakes(t *testing.T) {
 			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather, type: http}]}}]}`,
 			err:  `rules[0]: rule "r": expect.calls[0].type: invalid value "http", expected "function" or "mcp"`,
 		},
+		{
+			name: "several expect errors", // only the first line named the rule
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather}], extra_args: maybe, extra_calls: nope, argument_credit: some}}]}`,
+			err: `rules[0]: rule "r": expect.extra_calls: invalid value "nope", expected one of "allow", "penalize" or "fail"` + "\n" +
+				`rules[0]: rule "r": expect.extra_args: invalid value "maybe", expected one of "allow", "penalize" or "fail"` + "\n" +
+				`rules[0]: rule "r": expect.argument_credit: invalid value "some", expected "partial" or "all_or_nothing"`,
+		},
+		{
+			name: "several option errors of one scorer",
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, scorers: [{name: deepeval, options: {threshold: 2, strict_mode: maybe}}]}]}`,
+			err: `rules[0]: rule "r": scorers[0] (deepeval): deepeval: option "threshold": 2 is outside [0, 1]` + "\n" +
+				`rules[0]: rule "r": scorers[0] (deepeval): deepeval: option "strict_mode": expects true or false, got string "maybe"`,
+		},
+		{
+			name: "mistakes in several parts of a rule", // only the first part's were reported
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: ""}]}, threshold: 2, tools: [{description: x}]}]}`,
+			err: `rules[0]: rule "r": expect.calls[0].tool: must not be empty` + "\n" +
+				`rules[0]: rule "r": threshold: 2 is outside [0, 1]` + "\n" +
+				`rules[0]: rule "r": tools[0].name: must not be empty`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
