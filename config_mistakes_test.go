@@ -71,6 +71,16 @@ func TestConfigMistakes(t *testing.T) {
 				`rules[0]: rule "r": threshold: 2 is outside [0, 1]` + "\n" +
 				`rules[0]: rule "r": tools[0].name: must not be empty`,
 		},
+		{
+			name: "judge mistakes", // were printed again under rules::0::judge::-
+			yaml: `{rules: [{name: r, scorers: [{name: meai_tool_call_accuracy}], judge: {model: m}}]}`,
+			err:  `rules[0]: rule "r": judge.endpoint: must not be empty`,
+		},
+		{
+			name: "the judge's HTTP client block", // checked once, by the judge
+			yaml: `{rules: [{name: r, scorers: [{name: meai_tool_call_accuracy}], judge: {model: m, endpoint: "http://judge/v1", compression: gzip, compression_params: {level: 99}}}]}`,
+			err:  `rules[0]: rule "r": judge: unsupported parameters {Level:99} for compression type "gzip"`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

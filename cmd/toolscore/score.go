@@ -135,7 +135,7 @@ func overrideJudges(cfg *toolcallaccuracyprocessor.Config, none bool, endpoint s
 			j.SampleRatio = &zero
 		}
 		if endpoint != "" {
-			j.Client.ClientConfig.Endpoint = endpoint
+			j.SetEndpoint(endpoint)
 		}
 	}
 }
