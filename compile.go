@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"go.opentelemetry.io/collector/component"
@@ -32,8 +33,9 @@ func nopTelemetry() component.TelemetrySettings {
 // judgeFor gives each judge scorer (by scorer index) the Completer it sends
 // requests with; nil (validation) gives one that sends nothing.
 func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(scorer int) toolcall.Completer) (*rules.Rule, error) {
-	// Every problem is reported; the scorers are built only from a valid
-	// expectation and threshold (they check both again).
+	// The problems of the expectation, threshold, tools and judge section
+	// are reported together; the scorers and the conditions, built from a
+	// valid expectation and threshold, are checked after them.
 	var errs []error
 	exp, err := buildExpectation(&r.Expect)
 	if err == nil {
@@ -57,9 +59,13 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	errs = nil
 	scorerCfgs := r.Scorers
 	if len(scorerCfgs) == 0 {
 		scorerCfgs = []ScorerConfig{{Name: toolcall.NativeName}}
+	}
+	if exp.ChecksNothing() && slices.ContainsFunc(scorerCfgs, func(sc ScorerConfig) bool { return sc.Name == toolcall.NativeName }) {
+		errs = append(errs, errNothingToCheck)
 	}
 	scorers := make([]rules.Scorer, 0, len(scorerCfgs))
 	labels := map[string]int{}
@@ -95,11 +101,26 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		_, deferred := s.(toolcall.Deferred)
 		scorers = append(scorers, rules.Scorer{Label: label, Scorer: s, Deferred: deferred})
 	}
-	if err := errors.Join(errs...); err != nil {
+	if len(errs) == 0 && r.Judge != nil && !slices.ContainsFunc(scorers, func(s rules.Scorer) bool { return s.Deferred }) {
+		errs = append(errs, errUnusedJudge)
+	}
+	rule, err := rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
-	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold}, set)
+	return rule, nil
 }
+
+var (
+	// errNothingToCheck: a native scorer with nothing to check passes every
+	// run at 1 (a rule written with only a name).
+	errNothingToCheck = errors.New("expect: gives the native scorer nothing to check, so every run would pass at 1: " +
+		"give expect.calls, forbidden_tools, forbidden_sequences or available_tools, set expect.extra_calls: fail to expect no calls, " +
+		"or use another scorer (checks, an LLM judge)")
+	// errUnusedJudge: a judge section no scorer of the rule would use.
+	errUnusedJudge = errors.New("judge: none of the rule's scorers is an LLM judge, so this section would never be used: " +
+		"add a judge scorer (meai_tool_call_accuracy, azure_tool_call_accuracy, mastra_tool_call_llm, mastra_trajectory_llm, deepeval_llm) or remove the section")
+)
 
 // unsentJudge stands in for a rule's judge while the configuration is only
 // validated: nothing is sent.

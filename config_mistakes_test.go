@@ -1,11 +1,14 @@
 package toolcallaccuracyprocessor
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // validateYAML decodes a processor configuration as the collector does and
@@ -26,6 +29,8 @@ func validateYAML(t *testing.T, text string) error {
 // TestConfigMistakes: mistakes that were accepted, or reported badly, are
 // reported in full, each line naming the rule and the field.
 func TestConfigMistakes(t *testing.T) {
+	// Each entry is a mistake a user made; the comment says what happened
+	// to it before.
 	tests := []struct {
 		name string
 		yaml string
@@ -81,6 +86,19 @@ func TestConfigMistakes(t *testing.T) {
 			yaml: `{rules: [{name: r, scorers: [{name: meai_tool_call_accuracy}], judge: {model: m, endpoint: "http://judge/v1", compression: gzip, compression_params: {level: 99}}}]}`,
 			err:  `rules[0]: rule "r": judge: unsupported parameters {Level:99} for compression type "gzip"`,
 		},
+		{
+			name: "a rule with only a name", // passed every run at 1.00
+			yaml: `{rules: [{name: r}]}`,
+			err: `rules[0]: rule "r": expect: gives the native scorer nothing to check, so every run would pass at 1: ` +
+				`give expect.calls, forbidden_tools, forbidden_sequences or available_tools, set expect.extra_calls: fail to expect no calls, ` +
+				`or use another scorer (checks, an LLM judge)`,
+		},
+		{
+			name: "a judge section no scorer uses", // was accepted silently
+			yaml: `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, judge: {endpoint: "http://judge/v1", model: m}}]}`,
+			err: `rules[0]: rule "r": judge: none of the rule's scorers is an LLM judge, so this section would never be used: ` +
+				`add a judge scorer (meai_tool_call_accuracy, azure_tool_call_accuracy, mastra_tool_call_llm, mastra_trajectory_llm, deepeval_llm) or remove the section`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,4 +107,25 @@ func TestConfigMistakes(t *testing.T) {
 			assert.Equal(t, tt.err, err.Error())
 		})
 	}
+}
+
+// TestUnusedJudgeNamesEveryJudge: the error for a judge section no scorer
+// uses names every judge scorer there is, and only those.
+func TestUnusedJudgeNamesEveryJudge(t *testing.T) {
+	_, list, _ := strings.Cut(errUnusedJudge.Error(), "(")
+	list, _, _ = strings.Cut(list, ")")
+	named := strings.Split(list, ", ")
+	exp := toolcall.Expectation{Calls: []toolcall.ExpectedCall{{Name: "get_weather"}}}
+	var judges []string
+	for _, name := range toolcall.ScorerNames() {
+		if strings.HasPrefix(name, "test_") {
+			continue // registered by this package's tests
+		}
+		s, err := toolcall.New(name, toolcall.Settings{Expectation: exp, Threshold: 1, Judge: unsentJudge{}})
+		require.NoError(t, err, name)
+		if _, deferred := s.(toolcall.Deferred); deferred {
+			judges = append(judges, name)
+		}
+	}
+	assert.ElementsMatch(t, judges, named)
 }

@@ -150,6 +150,14 @@ func (e Expectation) Resolved() Expectation {
 	return e
 }
 
+// ChecksNothing reports whether the native scorer would pass every run at 1
+// under e: no expected calls, nothing forbidden, no list of available tools,
+// and extra calls allowed.
+func (e Expectation) ChecksNothing() bool {
+	return len(e.Calls) == 0 && len(e.ForbiddenTools) == 0 && len(e.ForbiddenSequences) == 0 &&
+		len(e.AvailableTools) == 0 && e.Resolved().ExtraCalls == ExtraAllow
+}
+
 // Validate checks the expectation. Errors name the offending field with the
 // same keys a collector configuration uses ("calls[1].tool", "order").
 func (e Expectation) Validate() error {
