@@ -376,6 +376,14 @@ func (cfg *Config) Validate() error {
 	if cfg.Wait < 0 {
 		errs = append(errs, fmt.Errorf("wait: %v must not be negative", cfg.Wait))
 	}
+	for _, d := range []struct {
+		key string
+		d   time.Duration
+	}{{"wait", cfg.Wait}, {"score_timeout", cfg.ScoreTimeout}, {"limits.max_age", cfg.Limits.MaxAge}} {
+		if err := judgeclient.CheckDurationUnit(d.key, d.d); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if cfg.ScoreTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("score_timeout: %v must be positive", cfg.ScoreTimeout))
 	}

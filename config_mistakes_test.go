@@ -99,6 +99,13 @@ func TestConfigMistakes(t *testing.T) {
 			err: `rules[0]: rule "r": judge: none of the rule's scorers is an LLM judge, so this section would never be used: ` +
 				`add a judge scorer (meai_tool_call_accuracy, azure_tool_call_accuracy, mastra_tool_call_llm, mastra_trajectory_llm, deepeval_llm) or remove the section`,
 		},
+		{
+			name: "durations without a unit", // were read as nanoseconds without a word
+			yaml: `{wait: 5, limits: {max_age: 300}, rules: [{name: r, scorers: [{name: meai_tool_call_accuracy}], judge: {endpoint: "http://judge/v1", model: m, request_timeout: 30}}]}`,
+			err: `rules[0]: rule "r": judge.request_timeout: 30ns is less than a millisecond: a number without a unit is read as nanoseconds; write the unit (30s, 30ms)` + "\n" +
+				`wait: 5ns is less than a millisecond: a number without a unit is read as nanoseconds; write the unit (5s, 5ms)` + "\n" +
+				`limits.max_age: 300ns is less than a millisecond: a number without a unit is read as nanoseconds; write the unit (300s, 300ms)`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -75,7 +76,7 @@ func waitForSpans(files []string, want int, timeout time.Duration) ([]otlpjson.D
 			return docs, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("waited %v for %d spans in %v, found %d", timeout, want, files, got)
+			return nil, fmt.Errorf("waited %v for %d spans in %s, found %d", timeout, want, strings.Join(files, ", "), got)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

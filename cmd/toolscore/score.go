@@ -8,6 +8,7 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -21,6 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 )
 
@@ -79,6 +81,11 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkFormat(*format); err != nil {
 		return 0, err
 	}
+	if *judgeEndpoint != "" {
+		if err := judgeclient.ValidateEndpoint(*judgeEndpoint); err != nil {
+			return 0, fmt.Errorf("-judge-endpoint: %w", err)
+		}
+	}
 	cid, cfg, err := loadProcessorConfig(configFiles, *id)
 	if err != nil {
 		return 0, err
@@ -89,7 +96,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	if otlpjson.SpanCount(docs) == 0 {
-		return 0, fmt.Errorf("no spans in %v", files)
+		return 0, fmt.Errorf("no spans in %s", strings.Join(files, ", "))
 	}
 	logger := zap.NewNop()
 	if *verbose {
