@@ -21,6 +21,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 	calls := fs.Bool("calls", false, "list each run's tool calls (arguments, result, failure) after the table")
 	waitSpans := fs.Int("wait-spans", 0, "wait until the files hold at least `n` spans (the collector flushes asynchronously)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long -wait-spans waits")
+	gate := gateFlags(fs)
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return 0, err
@@ -55,6 +56,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	rep := buildReport(mergeDocs(docs), rules, skipTools)
+	rep.setGate(*gate)
 	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err
 	}

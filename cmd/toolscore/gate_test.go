@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMergedConfigDropsNothing: a bare processor file merged after a
@@ -52,4 +53,61 @@ func TestInputMistakes(t *testing.T) {
 	assert.Equal(t, exitFailure, code)
 	assert.Equal(t, "toolscore score: testdata/wait-no-unit.yaml: processor configuration: invalid configuration:\n"+
 		"  wait: 5ns is less than a millisecond: a number without a unit is read as nanoseconds; write the unit (5s, 5ms)\n", errOut)
+}
+
+// TestGateJudgeDown: a judge rule whose judge cannot be reached, beside a
+// passing rule, exited 0 with its runs not_evaluated, no reason in the
+// table, and a summary that did not count them.
+func TestGateJudgeDown(t *testing.T) {
+	code, out, errOut := toolscore(t, "score", "-config", "testdata/judge-unreachable.yaml", demoTrace("langchain-openinference-mock"), demoTrace("adk-go-mock-allok"))
+	assert.Equal(t, exitFailed, code, out)
+	assert.Empty(t, errOut)
+	assert.Contains(t, out, "2 agent runs, 4 evaluations: 2 passed, 0 failed, 2 not evaluated.\n")
+	assert.Contains(t, out, "  judged   2 runs  0 passed  0 failed  2 not evaluated  mean score -\n")
+	assert.Contains(t, out, "Rule judged scored no run: it was not evaluated on any of the runs it selected.\n")
+	assert.Contains(t, out, "\nWhy evaluations were not evaluated:\n")
+	assert.Contains(t, out, "\n  judged, 1 run: judge not asked: the judge did not answer: ")
+	assert.Contains(t, out, "connection refused")
+
+	_, out, _ = toolscore(t, "score", "-format", "json", "-config", "testdata/judge-unreachable.yaml", demoTrace("langchain-openinference-mock"))
+	rep := decodeReport(t, out)
+	assert.Equal(t, []string{"judged"}, rep.NotEvaluated)
+	assert.False(t, rep.Summary.OK)
+	assert.Equal(t, 1, rep.Summary.NotEvaluated)
+	assert.Contains(t, ruleOf(t, rep, "langchain-openinference-mock", "judged").Explanation, "connection refused",
+		"the reason is on the rule's result too, not only on its event")
+}
+
+// TestGateSecondaryScorers: a rule's second scorer failed while the gate
+// passed with "1 evaluation: 1 passed"; its result was in no row.
+func TestGateSecondaryScorers(t *testing.T) {
+	allok := demoTrace("adk-go-mock-allok")
+	code, out, _ := toolscore(t, "score", "-config", "testdata/secondary-scorer.yaml", allok)
+	assert.Equal(t, exitFailed, code, out)
+	assert.Regexp(t, `\nadk-go-mock-allok\s+invoke_agent weather_agent\s+trip/agentevals\s+0\.00\s+FAIL\s`, out)
+	assert.Contains(t, out, "1 agent run, 2 evaluations: 1 passed, 1 failed.\n")
+	assert.Contains(t, out, "  trip/agentevals  1 run  0 passed  1 failed  mean score 0.00\n")
+	assert.Contains(t, out, "adk-go-mock-allok / invoke_agent weather_agent / trip/agentevals: false: trajectory_strict_match failed")
+
+	code, out, _ = toolscore(t, "score", "-primary-only", "-config", "testdata/secondary-scorer.yaml", allok)
+	assert.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "  trip/agentevals  1 run  0 passed  1 failed  mean score 0.00  (does not gate: -primary-only)\n")
+
+	_, out, _ = toolscore(t, "score", "-format", "json", "-config", "testdata/secondary-scorer.yaml", allok)
+	rep := decodeReport(t, out)
+	require.Len(t, rep.Rules, 1)
+	assert.Equal(t, []ScorerSummary{{Scorer: "agentevals", Tally: Tally{Runs: 1, Failed: 1, MeanScore: ptr(0.0)}}}, rep.Rules[0].Scorers)
+	assert.Equal(t, Gate{}, rep.Gate)
+}
+
+// TestGateFailNotEvaluated: runs not evaluated pass the gate unless
+// -fail-not-evaluated; the judge rule evaluated one of the two runs.
+func TestGateFailNotEvaluated(t *testing.T) {
+	files := []string{demoTrace("adk-go-mock-allok"), demoTrace("genkit-go-mock")}
+	code, out, _ := toolscore(t, append([]string{"score", "-config", demoConfig}, files...)...)
+	assert.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "2 agent runs, 8 evaluations: 7 passed, 0 failed, 1 not evaluated.\n")
+	code, out, _ = toolscore(t, append([]string{"score", "-fail-not-evaluated", "-config", demoConfig}, files...)...)
+	assert.Equal(t, exitFailed, code, out)
+	assert.Contains(t, out, "Results not evaluated fail the gate (-fail-not-evaluated).\n")
 }

@@ -69,6 +69,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	outFile := fs.String("out", "", "also write the annotated spans to `file` (OTLP JSON, one request per line, like the file exporter)")
 	noJudges := fs.Bool("no-judges", false, "run no LLM judge: rules' judge scorers are skipped (nothing is sent)")
 	judgeEndpoint := fs.String("judge-endpoint", "", "send every rule's judge requests to `url` instead of the configured endpoint")
+	gate := gateFlags(fs)
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return 0, err
@@ -91,6 +92,9 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	overrideJudges(cfg, *noJudges, *judgeEndpoint)
+	// The report is read from the attributes and events the processor
+	// writes, whatever the collector's output settings.
+	cfg.Output.Attributes, cfg.Output.Events = true, true
 	docs, err := otlpjson.ReadFiles(files...)
 	if err != nil {
 		return 0, err
@@ -123,6 +127,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}
 	rep.Summary.RunsWithoutRule = &res.runsWithoutRule
+	rep.setGate(*gate)
 	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err
 	}
