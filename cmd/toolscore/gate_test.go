@@ -111,3 +111,21 @@ func TestGateFailNotEvaluated(t *testing.T) {
 	assert.Equal(t, exitFailed, code, out)
 	assert.Contains(t, out, "Results not evaluated fail the gate (-fail-not-evaluated).\n")
 }
+
+// TestCallsAreWhatTheScorersSaw: OpenLLMetry's withTool span records a
+// placeholder around the LangChain span that has the arguments; the report
+// listed the placeholder while the scorers used the merged call.
+func TestCallsAreWhatTheScorersSaw(t *testing.T) {
+	trace := demoTrace("openllmetry-langchain-mock")
+	_, out, _ := toolscore(t, "score", "-format", "json", "-config", demoConfig, trace)
+	rep := decodeReport(t, out)
+	require.Len(t, rep.Runs, 1)
+	calls := rep.Runs[0].Calls
+	require.Len(t, calls, 2, "the inner record is not another call")
+	assert.Equal(t, "get_weather", calls[1].Tool)
+	assert.Equal(t, "known", calls[1].ArgumentsState)
+	assert.JSONEq(t, `{"city":"Paris","unit":"celsius"}`, calls[1].Arguments)
+
+	_, table, _ := toolscore(t, "score", "-calls", "-config", demoConfig, trace)
+	assert.Contains(t, table, `2. get_weather {"city":"Paris","unit":"celsius"} -> `)
+}
