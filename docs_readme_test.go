@@ -3,6 +3,7 @@ package toolcallaccuracyprocessor
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -327,4 +328,58 @@ func TestREADMEQuickStartVersions(t *testing.T) {
 	makefile, err := os.ReadFile("Makefile")
 	require.NoError(t, err)
 	assert.Contains(t, string(makefile), "OCB_VERSION := "+component, "ocb's version is the collector's")
+}
+
+// TestPerformanceDocCommands keeps docs/performance.md's commands runnable:
+// every make target it names exists, every file under tools/, cmd/,
+// testdata/ or e2e/ exists, and every -bench pattern names benchmarks that
+// exist (each alternative the prefix of a Benchmark function's name).
+func TestPerformanceDocCommands(t *testing.T) {
+	for _, doc := range []string{"docs/performance.md", "README.md"} {
+		data, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		text := string(data)
+		makefile, err := os.ReadFile("Makefile")
+		require.NoError(t, err)
+		for _, m := range regexp.MustCompile("`make ([a-z0-9-]+)`").FindAllStringSubmatch(text, -1) {
+			assert.Regexp(t, "(?m)^"+regexp.QuoteMeta(m[1])+":", string(makefile), "%s names make %s, which the Makefile lacks", doc, m[1])
+		}
+		for _, m := range regexp.MustCompile(`\b((?:tools|cmd|testdata|e2e)/[A-Za-z0-9_./-]+\.(?:sh|yaml|go|jsonl))\b`).FindAllStringSubmatch(text, -1) {
+			if !strings.Contains(m[1], "*") {
+				assert.FileExists(t, m[1], "%s names it", doc)
+			}
+		}
+		benchmarks := benchmarkFuncs(t)
+		checked := 0
+		for _, m := range regexp.MustCompile(`(?:^|\s)-bench '?([A-Za-z0-9_|/()$\\.-]+)'?`).FindAllStringSubmatch(text, -1) {
+			for _, alt := range strings.Split(strings.Trim(m[1], "()"), "|") {
+				alt, _, _ = strings.Cut(strings.Trim(alt, "()$\\"), "/")
+				if alt == "" {
+					continue
+				}
+				found := slices.ContainsFunc(benchmarks, func(b string) bool { return strings.HasPrefix(b, alt) })
+				assert.True(t, found, "%s: -bench %s names no benchmark (%q)", doc, m[1], alt)
+				checked++
+			}
+		}
+		assert.Greater(t, checked, 5, "%s: the -bench patterns were not found", doc)
+	}
+}
+
+// benchmarkFuncs lists the module's benchmark names, without "Benchmark".
+func benchmarkFuncs(t *testing.T) []string {
+	decl := regexp.MustCompile(`(?m)^func Benchmark([A-Za-z0-9_]+)\(`)
+	var out []string
+	for _, dir := range []string{".", "cmd/toolscore", "scoring"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		require.NoError(t, err)
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			require.NoError(t, err)
+			for _, m := range decl.FindAllStringSubmatch(string(src), -1) {
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
 }
