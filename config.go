@@ -156,10 +156,12 @@ type RuleConfig struct {
 // JudgeConfig is a rule's LLM judge: an OpenAI-compatible chat-completions
 // endpoint and the limits on what the rule's judges may spend.
 type JudgeConfig struct {
-	// Client is the chat-completions client: endpoint, model, api_key,
+	// client is the chat-completions client: endpoint, model, api_key,
 	// api_version, headers, tls, auth, timeouts, retries, redact. Its keys
-	// sit beside the others in the judge section.
-	Client judgeclient.Config `mapstructure:"-"`
+	// sit beside the others in the judge section. It is unexported so that
+	// confmap.Validate, which walks exported fields, does not check it a
+	// second time under a path of its own: validate checks it.
+	client judgeclient.Config
 	// SampleRatio is the share of runs judged, decided by a hash of the
 	// trace id so that every collector picks the same runs. Default 1.
 	SampleRatio *float64 `mapstructure:"sample_ratio"`
@@ -200,12 +202,18 @@ func (j *JudgeConfig) Unmarshal(conf *confmap.Conf) error {
 	if err := confmap.NewFromStringMap(own).Unmarshal((*ownFields)(j)); err != nil {
 		return err
 	}
-	j.Client = judgeclient.NewDefaultConfig()
+	j.client = judgeclient.NewDefaultConfig()
 	cc := confmap.NewFromStringMap(client)
-	if u, ok := any(&j.Client).(confmap.Unmarshaler); ok {
+	if u, ok := any(&j.client).(confmap.Unmarshaler); ok {
 		return u.Unmarshal(cc) // it checks its keys
 	}
-	return cc.Unmarshal(&j.Client)
+	return cc.Unmarshal(&j.client)
+}
+
+// SetEndpoint points the judge's client at endpoint (toolscore's
+// -judge-endpoint).
+func (j *JudgeConfig) SetEndpoint(endpoint string) {
+	j.client.ClientConfig.Endpoint = endpoint
 }
 
 func (j *JudgeConfig) sampleRatio() float64 {
@@ -233,8 +241,12 @@ func (j *JudgeConfig) limits() judgelimits.Limits {
 // validate checks the judge section; errors name the field under judge.
 func (j *JudgeConfig) validate() error {
 	var errs []error
-	if err := j.Client.Validate(); err != nil {
+	if err := j.client.Validate(); err != nil {
 		errs = append(errs, prefixEach("judge.", err))
+	}
+	// The HTTP client block's own checks (compression, TLS).
+	if err := confmap.Validate(&j.client.ClientConfig); err != nil {
+		errs = append(errs, prefixEach("judge: ", err))
 	}
 	if r := j.sampleRatio(); r < 0 || r > 1 || math.IsNaN(r) {
 		errs = append(errs, fmt.Errorf("judge.sample_ratio: %v is outside [0, 1]", r))
@@ -382,6 +394,14 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.Wait < 0 {
 		errs = append(errs, fmt.Errorf("wait: %v must not be negative", cfg.Wait))
+	}
+	for _, d := range []struct {
+		key string
+		d   time.Duration
+	}{{"wait", cfg.Wait}, {"score_timeout", cfg.ScoreTimeout}, {"limits.max_age", cfg.Limits.MaxAge}} {
+		if err := judgeclient.CheckDurationUnit(d.key, d.d); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if cfg.ScoreTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("score_timeout: %v must be positive", cfg.ScoreTimeout))

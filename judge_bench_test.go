@@ -24,9 +24,9 @@ import (
 var benchDescription = "a tool of the benchmark runs"
 
 func withJudgeRule(cfg *Config, ratio float64) *Config {
-	jc := &JudgeConfig{Client: judgeclient.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
-	jc.Client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1"
-	jc.Client.Model = "bench"
+	jc := &JudgeConfig{client: judgeclient.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
+	jc.client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1"
+	jc.client.Model = "bench"
 	var tools []ToolConfig
 	for i := 0; i < 5; i++ {
 		tools = append(tools, ToolConfig{Name: fmt.Sprintf("tool_%d", i), Description: &benchDescription})

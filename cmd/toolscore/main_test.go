@@ -90,7 +90,7 @@ func TestScoreDemoJSON(t *testing.T) {
 	require.Equal(t, exitFailed, code)
 	rep := decodeReport(t, out)
 	assert.Len(t, rep.Runs, 9)
-	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 36, Passed: 12, Failed: 20, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
+	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 36, Passed: 12, Failed: 20, NotEvaluated: 4, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
 	assert.Empty(t, rep.UnmatchedRules)
 	for _, run := range rep.Runs {
 		assert.NotEmpty(t, run.Source, run.Service)
@@ -133,8 +133,8 @@ func TestScoreDemoJSON(t *testing.T) {
 	assert.Equal(t, "not_evaluated", ruleOf(t, rep, "adk-go-mock", "judged_calls").Outcome)
 
 	require.Len(t, rep.Rules, 4)
-	assert.Equal(t, RuleSummary{Rule: "paris_trip", Runs: 9, Passed: 7, Failed: 2, MeanScore: ptr(8.0 / 9)}, rep.Rules[0])
-	assert.Equal(t, RuleSummary{Rule: "tool_checks", Runs: 9, Passed: 2, Failed: 7, MeanScore: ptr(5.5 / 9)}, rep.Rules[2])
+	assert.Equal(t, RuleSummary{Rule: "paris_trip", Tally: Tally{Runs: 9, Passed: 7, Failed: 2, MeanScore: ptr(8.0 / 9)}}, rep.Rules[0])
+	assert.Equal(t, RuleSummary{Rule: "tool_checks", Tally: Tally{Runs: 9, Passed: 2, Failed: 7, MeanScore: ptr(5.5 / 9)}}, rep.Rules[2])
 }
 
 func ptr[T any](v T) *T { return &v }

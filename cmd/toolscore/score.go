@@ -8,6 +8,7 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -21,6 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 )
 
@@ -67,6 +69,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	outFile := fs.String("out", "", "also write the annotated spans to `file` (OTLP JSON, one request per line, like the file exporter)")
 	noJudges := fs.Bool("no-judges", false, "run no LLM judge: rules' judge scorers are skipped (nothing is sent)")
 	judgeEndpoint := fs.String("judge-endpoint", "", "send every rule's judge requests to `url` instead of the configured endpoint")
+	gate := gateFlags(fs)
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return 0, err
@@ -79,17 +82,25 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkFormat(*format); err != nil {
 		return 0, err
 	}
+	if *judgeEndpoint != "" {
+		if err := judgeclient.ValidateEndpoint(*judgeEndpoint); err != nil {
+			return 0, fmt.Errorf("-judge-endpoint: %w", err)
+		}
+	}
 	cid, cfg, err := loadProcessorConfig(configFiles, *id)
 	if err != nil {
 		return 0, err
 	}
 	overrideJudges(cfg, *noJudges, *judgeEndpoint)
+	// The report is read from the attributes and events the processor
+	// writes, whatever the collector's output settings.
+	cfg.Output.Attributes, cfg.Output.Events = true, true
 	docs, err := otlpjson.ReadFiles(files...)
 	if err != nil {
 		return 0, err
 	}
 	if otlpjson.SpanCount(docs) == 0 {
-		return 0, fmt.Errorf("no spans in %v", files)
+		return 0, fmt.Errorf("no spans in %s", strings.Join(files, ", "))
 	}
 	logger := zap.NewNop()
 	if *verbose {
@@ -116,6 +127,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}
 	rep.Summary.RunsWithoutRule = &res.runsWithoutRule
+	rep.setGate(*gate)
 	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err
 	}
@@ -135,7 +147,7 @@ func overrideJudges(cfg *toolcallaccuracyprocessor.Config, none bool, endpoint s
 			j.SampleRatio = &zero
 		}
 		if endpoint != "" {
-			j.Client.ClientConfig.Endpoint = endpoint
+			j.SetEndpoint(endpoint)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func New(name string, s Settings) (Scorer, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown scorer %q, expected one of %q", name, ScorerNames())
 	}
-	if s.Threshold < 0 || s.Threshold > 1 {
+	if !(s.Threshold >= 0 && s.Threshold <= 1) { // NaN too
 		return nil, fmt.Errorf("threshold %v is outside [0, 1]", s.Threshold)
 	}
 	return f(s)
