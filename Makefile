@@ -12,13 +12,16 @@ OCB_MODULE := go.opentelemetry.io/collector/cmd/builder
 # exporter resolves here (tools/scaleout/builder-config.yaml).
 SCALEOUT_OCB_VERSION := v0.160.0
 # promtool of Prometheus 3.16.0 (Go module versions are v0.<minor><patch>),
-# for the alert rule tests.
+# for the alert rule tests, and the Prometheus server of the same release,
+# for the end-to-end test of the evaluations connector's metrics.
 PROMETHEUS_VERSION := v0.316.0
 PROMTOOL_MODULE := github.com/prometheus/prometheus/cmd/promtool
+PROMETHEUS_MODULE := github.com/prometheus/prometheus/cmd/prometheus
 
 BIN := $(CURDIR)/bin
 OCB := $(BIN)/ocb-$(OCB_VERSION)
 PROMTOOL := $(BIN)/promtool-$(PROMETHEUS_VERSION)
+PROMETHEUS := $(BIN)/prometheus-$(PROMETHEUS_VERSION)
 COLLECTOR := _build/otelcol-toolcallaccuracy
 TOOLSCORE := $(BIN)/toolscore
 
@@ -42,12 +45,12 @@ GO_LIKE_OCB := CGO_ENABLED=0 $(GO)
 # machine takes 2-4 times as long; docs/performance.md).
 say = @printf '==> %s\n' $(1)
 
-.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test e2e e2e-scaleout soak fuzz bench-e2e bench-instructions clean
+.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test e2e e2e-prometheus e2e-scaleout soak fuzz bench-e2e bench-instructions clean
 
 help:
 	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
 	@echo 'make serve   the same, then keep the collector serving on 127.0.0.1 until Ctrl-C'
-	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end and scale-out tests on the binary'
+	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end, Prometheus and scale-out tests on the binary'
 	@echo 'make build   only build $(COLLECTOR)'
 	@echo 'make e2e-scaleout  three instances behind a load_balancing collector (ocb $(SCALEOUT_OCB_VERSION)): runs scored once, an instance killed, one added'
 	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=...)'
@@ -78,7 +81,7 @@ toolscore: $(TOOLSCORE)
 ocb: $(OCB)
 	@:
 
-test: unit build alerts-test e2e e2e-scaleout
+test: unit build alerts-test e2e e2e-prometheus e2e-scaleout
 
 unit:
 	$(call say,'go test -race ./... (about 1.5 min on empty caches)')
@@ -93,6 +96,13 @@ alerts-test: $(PROMTOOL)
 e2e: $(COLLECTOR) $(TOOLSCORE)
 	$(call say,'end-to-end test on $(COLLECTOR) and bin/toolscore (about 20 s)')
 	$(GO_LIKE_OCB) test -trimpath -tags e2e -count=1 -v ./e2e/ -collector=$(CURDIR)/$(COLLECTOR) -toolscore=$(TOOLSCORE)
+
+# The evaluations connector's metrics scraped by a real Prometheus server
+# (exemplar storage on), which evaluates alerts/evaluations.rules.yaml; see
+# e2e/prometheus_test.go.
+e2e-prometheus: $(COLLECTOR) $(TOOLSCORE) $(PROMETHEUS)
+	$(call say,'end-to-end test with a Prometheus server: a per-agent alert and exemplars (about 20 s)')
+	$(GO_LIKE_OCB) test -trimpath -tags prometheus -run '^(TestPrometheus|TestShortenRules)$$' -count=1 -v -timeout 5m ./e2e/ -collector=$(CURDIR)/$(COLLECTOR) -toolscore=$(TOOLSCORE) -prometheus=$(PROMETHEUS)
 
 # Tier 1 (the load_balancing exporter) in front of instances of
 # $(COLLECTOR); see e2e/scaleout_test.go.
@@ -110,6 +120,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDocumentParse$$' -fuzztime $(FUZZ_TIME) ./internal/jsonv/
 	$(GO) test -run '^$$' -fuzz '^FuzzSkipValue$$' -fuzztime $(FUZZ_TIME) ./internal/jsonv/
 	$(GO) test -run '^$$' -fuzz '^FuzzFieldTable$$' -fuzztime $(FUZZ_TIME) ./internal/extract/
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZ_TIME) ./evaluationsconnector/internal/evaluation/
 
 bench-e2e: $(BENCH_COLLECTOR) $(TOOLSCORE)
 	BENCH_COLLECTOR=$(BENCH_COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/bench/e2e.sh
@@ -140,6 +151,14 @@ $(PROMTOOL):
 	mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install -tags remove_all_sd -ldflags='-s -w' $(PROMTOOL_MODULE)@$(PROMETHEUS_VERSION)
 	mv $(BIN)/promtool $@
+
+# The server, built the same way (no service discovery: the test scrapes
+# static loopback targets; no web UI assets: the test uses the HTTP API).
+$(PROMETHEUS):
+	$(call say,'installing the Prometheus server (github.com/prometheus/prometheus $(PROMETHEUS_VERSION)) into bin/ (3.5-6 min on empty build caches on 2 busy cores; promtool, built first, shares part of it)')
+	mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install -tags remove_all_sd -ldflags='-s -w' $(PROMETHEUS_MODULE)@$(PROMETHEUS_VERSION)
+	mv $(BIN)/prometheus $@
 
 $(COLLECTOR): builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
 	$(call say,'building the collector with ocb $(OCB_VERSION): sources then go mod tidy then compile (about 1.5 min on empty caches; 30 s after toolscore)')

@@ -71,6 +71,7 @@ type ruleOutput struct {
 	name                                  string
 	scorer, outcome, passed, score        string
 	missingTools, unexpectedTools, reason string
+	callStatuses                          string
 	// labels and evalNames ("<rule>/<label>") are per configured scorer.
 	labels, evalNames []string
 }
@@ -91,6 +92,7 @@ func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 			missingTools:    prefix + "missing_tools",
 			unexpectedTools: prefix + "unexpected_tools",
 			reason:          prefix + "explanation",
+			callStatuses:    prefix + "call_statuses",
 		}
 		for _, sc := range r.Scorers {
 			o.labels = append(o.labels, sc.Label)
@@ -154,6 +156,7 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		b := &res.Breakdown
 		putNames(attrs, o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
 		putNames(attrs, o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
+		putCallStatuses(attrs, o.callStatuses, ev, rs[ev.rule].Expectation.Calls)
 		attrs.PutStr(o.reason, ev.explanation(run.gaps, cfg.MaxExplanationLength))
 	}
 	if scored {
@@ -191,6 +194,9 @@ func attributeCount(run *scoredRun, cfg *OutputConfig) int {
 			n++
 		}
 		if len(b.Unexpected)+len(b.Forbidden)+len(b.Hallucinated) > 0 {
+			n++
+		}
+		if hasCallStatuses(b) {
 			n++
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"go.opentelemetry.io/collector/component"
@@ -32,34 +33,40 @@ func nopTelemetry() component.TelemetrySettings {
 // judgeFor gives each judge scorer (by scorer index) the Completer it sends
 // requests with; nil (validation) gives one that sends nothing.
 func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(scorer int) toolcall.Completer) (*rules.Rule, error) {
+	// The problems of the expectation, threshold, tools and judge section
+	// are reported together; the scorers and the conditions, built from a
+	// valid expectation and threshold, are checked after them.
+	var errs []error
 	exp, err := buildExpectation(&r.Expect)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		if err = exp.Validate(); err != nil {
+			err = prefixEach("expect.", err)
+		}
 	}
-	if err := exp.Validate(); err != nil {
-		return nil, fmt.Errorf("expect.%w", err)
-	}
+	errs = append(errs, err)
 	threshold := 1.0
 	if r.Threshold != nil {
 		threshold = *r.Threshold
-		if threshold < 0 || threshold > 1 {
-			return nil, fmt.Errorf("threshold: %v is outside [0, 1]", threshold)
+		if !(threshold >= 0 && threshold <= 1) { // NaN too
+			errs = append(errs, fmt.Errorf("threshold: %v is outside [0, 1]", threshold))
 		}
 	}
 	tools, err := buildTools(r.Tools)
-	if err != nil {
+	errs = append(errs, err)
+	if r.Judge != nil {
+		errs = append(errs, r.Judge.validate())
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if r.Judge != nil {
-		if err := r.Judge.validate(); err != nil {
-			return nil, err
-		}
-	}
+	errs = nil
 	scorerCfgs := r.Scorers
 	if len(scorerCfgs) == 0 {
 		scorerCfgs = []ScorerConfig{{Name: toolcall.NativeName}}
 	}
-	var errs []error
+	if exp.ChecksNothing() && slices.ContainsFunc(scorerCfgs, func(sc ScorerConfig) bool { return sc.Name == toolcall.NativeName }) {
+		errs = append(errs, errNothingToCheck)
+	}
 	scorers := make([]rules.Scorer, 0, len(scorerCfgs))
 	labels := map[string]int{}
 	for i, sc := range scorerCfgs {
@@ -86,23 +93,40 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		// The processor writes scores, outcomes, breakdowns and
 		// explanations, never the peers' native result fields: the peer
 		// profiles need not build them.
-		s, err := toolcall.New(sc.Name, toolcall.Settings{Expectation: exp, Threshold: threshold, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
+		// A rule without a threshold leaves pass or fail to the peers
+		// that have a rule of their own (DeepEval's 0.5, ...).
+		s, err := toolcall.New(sc.Name, toolcall.Settings{Expectation: exp, Threshold: threshold, ThresholdSet: r.Threshold != nil, Options: sc.Options, Tools: tools, Judge: judge, OmitDetails: true})
 		if err != nil {
-			errs = append(errs, fmt.Errorf("scorers[%d] (%s): %w", i, sc.Name, err))
+			errs = append(errs, prefixEach(fmt.Sprintf("scorers[%d] (%s): ", i, sc.Name), err))
 			continue
 		}
 		_, deferred := s.(toolcall.Deferred)
 		scorers = append(scorers, rules.Scorer{Label: label, Scorer: s, Deferred: deferred})
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if len(errs) == 0 && r.Judge != nil && !slices.ContainsFunc(scorers, func(s rules.Scorer) bool { return s.Deferred }) {
+		errs = append(errs, errUnusedJudge)
 	}
 	source, err := callSource(r, scorerCfgs[0].Name)
 	if err != nil {
+		errs = append(errs, err)
+	}
+	rule, err := rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold, Tools: tools, Source: source}, set)
+	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
-	return rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold, Source: source}, set)
+	return rule, nil
 }
+
+var (
+	// errNothingToCheck: a native scorer with nothing to check passes every
+	// run at 1 (a rule written with only a name).
+	errNothingToCheck = errors.New("expect: gives the native scorer nothing to check, so every run would pass at 1: " +
+		"give expect.calls, forbidden_tools, forbidden_sequences or available_tools, set expect.extra_calls: fail to expect no calls, " +
+		"or use another scorer (checks, an LLM judge)")
+	// errUnusedJudge: a judge section no scorer of the rule would use.
+	errUnusedJudge = errors.New("judge: none of the rule's scorers is an LLM judge, so this section would never be used: " +
+		"add a judge scorer (meai_tool_call_accuracy, azure_tool_call_accuracy, mastra_tool_call_llm, mastra_trajectory_llm, deepeval_llm) or remove the section")
+)
 
 // unsentJudge stands in for a rule's judge while the configuration is only
 // validated: nothing is sent.
@@ -129,7 +153,10 @@ func buildTools(cfgs []ToolConfig) ([]toolcall.ToolDefinition, error) {
 			continue
 		}
 		seen[tc.Name] = i
-		d := toolcall.ToolDefinition{Name: tc.Name, Description: tc.Description}
+		d := toolcall.ToolDefinition{Name: tc.Name}
+		if tc.Description != nil {
+			d.Description, d.EmptyDescription = *tc.Description, *tc.Description == ""
+		}
 		if tc.Parameters != nil {
 			v, err := jsonv.ValueOf(tc.Parameters)
 			if err != nil {
@@ -145,6 +172,29 @@ func buildTools(cfgs []ToolConfig) ([]toolcall.ToolDefinition, error) {
 		defs = append(defs, d)
 	}
 	return defs, errors.Join(errs...)
+}
+
+// literal reads an expected value given as configuration data (x) or as
+// JSON text (text, from the "_json" key, which keeps its key order);
+// undefined when neither is given.
+func literal(x any, text, call, key string) (jsonv.Value, error) {
+	switch {
+	case text != "" && x != nil:
+		return jsonv.Value{}, fmt.Errorf("%s: give %s or %s_json, not both", call, key, key)
+	case text != "":
+		v, err := jsonv.Parse(text)
+		if err != nil {
+			return jsonv.Value{}, fmt.Errorf("%s.%s_json: %w", call, key, err)
+		}
+		return v, nil
+	case x != nil:
+		v, err := jsonv.ValueOf(x)
+		if err != nil {
+			return jsonv.Value{}, fmt.Errorf("%s.%s: %w", call, key, err)
+		}
+		return v, nil
+	}
+	return jsonv.Value{}, nil
 }
 
 // buildExpectation converts the expect section into a scoring expectation.
@@ -165,19 +215,12 @@ func buildExpectation(c *ExpectConfig) (toolcall.Expectation, error) {
 	for i, cc := range c.Calls {
 		field := fmt.Sprintf("expect.calls[%d]", i)
 		call := toolcall.ExpectedCall{Name: cc.Tool, Optional: cc.Optional, MustSucceed: cc.MustSucceed, Type: cc.Type}
-		if cc.Args != nil {
-			v, err := jsonv.ValueOf(cc.Args)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.args: %w", field, err))
-			}
-			call.Args = v
+		var err error
+		if call.Args, err = literal(cc.Args, cc.ArgsJSON, field, "args"); err != nil {
+			errs = append(errs, err)
 		}
-		if cc.Result != nil {
-			v, err := jsonv.ValueOf(cc.Result)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s.result: %w", field, err))
-			}
-			call.Result = v
+		if call.Result, err = literal(cc.Result, cc.ResultJSON, field, "result"); err != nil {
+			errs = append(errs, err)
 		}
 		paths := make([]string, 0, len(cc.Match))
 		for p := range cc.Match {

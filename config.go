@@ -37,10 +37,14 @@ type Config struct {
 	// ScoreTimeout bounds asynchronous scorers (LLM judges): the agent span
 	// is released with whatever results are in by then. Default 30s.
 	ScoreTimeout time.Duration `mapstructure:"score_timeout"`
-	// EmptyArguments says what a "{}" arguments value means: "unknown" (the
-	// default; many instrumentations write it when content capture is off)
-	// or "empty" (the tool was called without arguments; choose it when
-	// capture is known to be on).
+	// EmptyArguments says what a "{}" arguments value means where it may be
+	// a placeholder: "unknown" (the default) or "empty" (the tool was
+	// called without arguments; choose it when capture is known to be on).
+	// "{}" is always a call without arguments where it cannot be a
+	// placeholder: in conventions that never write one for arguments they
+	// did not capture (all but Google ADK's), for a tool a rule expects
+	// with "{}", and for a tool whose definition (the rule's tools, or the
+	// run's recorded definitions) requires no parameter.
 	EmptyArguments string `mapstructure:"empty_arguments"`
 	// SkipTools lists framework-internal tool names that are not real tool
 	// calls; an entry ending in "*" names every tool that starts with what
@@ -139,8 +143,13 @@ type RuleConfig struct {
 	// scorer, whose result the flat span attributes report. Default:
 	// [{name: native}].
 	Scorers []ScorerConfig `mapstructure:"scorers"`
-	// Threshold is the pass threshold in [0, 1]. Default 1 (everything
-	// expected happened).
+	// Threshold is the pass threshold in [0, 1]. Unset, a scorer whose
+	// peer has a pass rule of its own follows it (deepeval and
+	// deepeval_llm: their threshold option, default 0.5, 1 with
+	// strict_mode; adk: its threshold option, default 1) and every other
+	// scorer passes at 1 (everything expected happened). Set, it decides
+	// their pass or fail too. The Azure and Microsoft.Extensions.AI judges
+	// always decide as their peers do.
 	Threshold *float64 `mapstructure:"threshold"`
 	// Calls says which of a run's calls the rule's scorers judge, by their
 	// witnesses: "executed" (calls a tool span recorded), "requested"
@@ -168,10 +177,12 @@ type RuleConfig struct {
 // JudgeConfig is a rule's LLM judge: an OpenAI-compatible chat-completions
 // endpoint and the limits on what the rule's judges may spend.
 type JudgeConfig struct {
-	// Client is the chat-completions client: endpoint, model, api_key,
+	// client is the chat-completions client: endpoint, model, api_key,
 	// api_version, headers, tls, auth, timeouts, retries, redact. Its keys
-	// sit beside the others in the judge section.
-	Client judgeclient.Config `mapstructure:"-"`
+	// sit beside the others in the judge section. It is unexported so that
+	// confmap.Validate, which walks exported fields, does not check it a
+	// second time under a path of its own: validate checks it.
+	client judgeclient.Config
 	// SampleRatio is the share of runs judged, decided by a hash of the
 	// trace id so that every collector picks the same runs. Default 1.
 	SampleRatio *float64 `mapstructure:"sample_ratio"`
@@ -212,12 +223,18 @@ func (j *JudgeConfig) Unmarshal(conf *confmap.Conf) error {
 	if err := confmap.NewFromStringMap(own).Unmarshal((*ownFields)(j)); err != nil {
 		return err
 	}
-	j.Client = judgeclient.NewDefaultConfig()
+	j.client = judgeclient.NewDefaultConfig()
 	cc := confmap.NewFromStringMap(client)
-	if u, ok := any(&j.Client).(confmap.Unmarshaler); ok {
+	if u, ok := any(&j.client).(confmap.Unmarshaler); ok {
 		return u.Unmarshal(cc) // it checks its keys
 	}
-	return cc.Unmarshal(&j.Client)
+	return cc.Unmarshal(&j.client)
+}
+
+// SetEndpoint points the judge's client at endpoint (toolscore's
+// -judge-endpoint).
+func (j *JudgeConfig) SetEndpoint(endpoint string) {
+	j.client.ClientConfig.Endpoint = endpoint
 }
 
 func (j *JudgeConfig) sampleRatio() float64 {
@@ -245,8 +262,12 @@ func (j *JudgeConfig) limits() judgelimits.Limits {
 // validate checks the judge section; errors name the field under judge.
 func (j *JudgeConfig) validate() error {
 	var errs []error
-	if err := j.Client.Validate(); err != nil {
+	if err := j.client.Validate(); err != nil {
 		errs = append(errs, prefixEach("judge.", err))
+	}
+	// The HTTP client block's own checks (compression, TLS).
+	if err := confmap.Validate(&j.client.ClientConfig); err != nil {
+		errs = append(errs, prefixEach("judge: ", err))
 	}
 	if r := j.sampleRatio(); r < 0 || r > 1 || math.IsNaN(r) {
 		errs = append(errs, fmt.Errorf("judge.sample_ratio: %v is outside [0, 1]", r))
@@ -266,8 +287,10 @@ func (j *JudgeConfig) validate() error {
 type ToolConfig struct {
 	// Name is the tool name as the model sees it. Required, unique.
 	Name string `mapstructure:"name"`
-	// Description is the tool's description (shown to LLM judges).
-	Description string `mapstructure:"description"`
+	// Description is the tool's description (shown to LLM judges). Unset
+	// and empty differ where a peer tells them apart: Mastra's judge
+	// prompt writes an unset description "undefined".
+	Description *string `mapstructure:"description"`
 	// Parameters is the JSON Schema of the tool's arguments.
 	Parameters map[string]any `mapstructure:"parameters"`
 
@@ -313,6 +336,11 @@ type ExpectedCallConfig struct {
 	// equality (1 equals 1.0, key order ignored). Keys starting with "$" are
 	// plain keys. Omit to leave arguments unchecked.
 	Args any `mapstructure:"args"`
+	// ArgsJSON gives Args as JSON text instead, which keeps the key order
+	// as written (a YAML map loses it): the peer profiles whose comparisons
+	// or reasons depend on it (Mastra's JSON.stringify, DeepEval's printed
+	// ToolCalls) see the arguments as the peer would.
+	ArgsJSON string `mapstructure:"args_json"`
 	// Match maps argument paths ("city", "filter.age", "items[0]",
 	// "items[*].id", "$") to matchers: {regex: "^Par"}, {one_of: [a, b]},
 	// {range: {gte: 1}}, present, absent, ... A matcher replaces the literal
@@ -327,6 +355,9 @@ type ExpectedCallConfig struct {
 	// Result is the expected tool result, for peer profiles that compare
 	// results (DeepEval's OUTPUT, Mastra's toolResult).
 	Result any `mapstructure:"result"`
+	// ResultJSON gives Result as JSON text, keeping its key order (see
+	// ArgsJSON).
+	ResultJSON string `mapstructure:"result_json"`
 
 	_ struct{}
 }
@@ -387,6 +418,14 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.Wait < 0 {
 		errs = append(errs, fmt.Errorf("wait: %v must not be negative", cfg.Wait))
+	}
+	for _, d := range []struct {
+		key string
+		d   time.Duration
+	}{{"wait", cfg.Wait}, {"score_timeout", cfg.ScoreTimeout}, {"limits.max_age", cfg.Limits.MaxAge}} {
+		if err := judgeclient.CheckDurationUnit(d.key, d.d); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if cfg.ScoreTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("score_timeout: %v must be positive", cfg.ScoreTimeout))

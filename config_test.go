@@ -126,13 +126,13 @@ func TestJudgeConfig(t *testing.T) {
 	require.NoError(t, confmap.Validate(cfg))
 	j := cfg.Rules[0].Judge
 	require.NotNil(t, j)
-	assert.Equal(t, "https://api.openai.com/v1", j.Client.ClientConfig.Endpoint)
-	assert.Equal(t, "gpt-4o-mini", j.Client.Model)
-	assert.Equal(t, "sk-test-not-a-key", string(j.Client.APIKey))
-	assert.Equal(t, 3, j.Client.MaxRetries, "the client's defaults apply")
+	assert.Equal(t, "https://api.openai.com/v1", j.client.ClientConfig.Endpoint)
+	assert.Equal(t, "gpt-4o-mini", j.client.Model)
+	assert.Equal(t, "sk-test-not-a-key", string(j.client.APIKey))
+	assert.Equal(t, 3, j.client.MaxRetries, "the client's defaults apply")
 	assert.Equal(t, 0.25, *j.SampleRatio)
 	assert.Equal(t, 60, j.RequestsPerMinute)
-	assert.Len(t, j.Client.Redact, 1)
+	assert.Len(t, j.client.Redact, 1)
 
 	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
 	require.NoError(t, err)

@@ -20,13 +20,16 @@ import (
 // withJudgeRule adds a rule judged by MEAI's ToolCallAccuracy at the given
 // sampling ratio, with a judge that is never reached (its endpoint is
 // closed) unless a test replaces the client.
+// benchDescription is the description of the benchmark's tools.
+var benchDescription = "a tool of the benchmark runs"
+
 func withJudgeRule(cfg *Config, ratio float64) *Config {
-	jc := &JudgeConfig{Client: judgeclient.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
-	jc.Client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1"
-	jc.Client.Model = "bench"
+	jc := &JudgeConfig{client: judgeclient.NewDefaultConfig(), SampleRatio: &ratio, QueueSize: 1 << 20}
+	jc.client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1"
+	jc.client.Model = "bench"
 	var tools []ToolConfig
 	for i := 0; i < 5; i++ {
-		tools = append(tools, ToolConfig{Name: fmt.Sprintf("tool_%d", i), Description: "a tool of the benchmark runs"})
+		tools = append(tools, ToolConfig{Name: fmt.Sprintf("tool_%d", i), Description: &benchDescription})
 	}
 	cfg.Rules = append(cfg.Rules, RuleConfig{Name: "judged", Scorers: []ScorerConfig{{Name: "meai_tool_call_accuracy"}}, Judge: jc, Tools: tools})
 	return cfg
@@ -58,17 +61,21 @@ func (blockedJudge) Complete(ctx context.Context, _ toolcall.ChatRequest) (toolc
 
 // BenchmarkRetainedHeldForJudge measures the heap one agent span held for
 // its judge keeps (runs of five calls with a recorded request), beside a
-// span held by wait, today's held-run figure.
+// span held by wait and one held by wait_for_missing (its agent span
+// arrived first, the calls are still on their way: they never come).
 func BenchmarkRetainedHeldForJudge(b *testing.B) {
 	const runs = 2000
-	for _, mode := range []string{"held_by_wait", "held_for_judge"} {
+	for _, mode := range []string{"held_by_wait", "held_for_judge", "held_for_missing"} {
 		b.Run(mode, func(b *testing.B) {
 			for b.Loop() {
 				cfg := benchConfig()
 				cfg.ScoreTimeout = time.Hour
-				if mode == "held_by_wait" {
+				switch mode {
+				case "held_by_wait":
 					cfg.Wait = time.Hour
-				} else {
+				case "held_for_missing":
+					cfg.WaitForMissing = time.Hour
+				default:
 					cfg = withJudgeRule(cfg, 1)
 				}
 				var tp *tcaProcessor
@@ -90,8 +97,10 @@ func BenchmarkRetainedHeldForJudge(b *testing.B) {
 					`[{"role":"user","parts":[{"type":"text","content":"What is the weather in Paris, and the price of ZZZZ?"}]}]`)
 				retained := memtest.RetainedBytes(func() {
 					for i := uint64(1); i <= runs; i++ {
-						setTrace(tools, traceID(i))
-						_ = p.ConsumeTraces(context.Background(), tools)
+						if mode != "held_for_missing" {
+							setTrace(tools, traceID(i))
+							_ = p.ConsumeTraces(context.Background(), tools)
+						}
 						a := ptrace.NewTraces()
 						agent.CopyTo(a)
 						setTrace(a, traceID(i))

@@ -12,5 +12,5 @@ import (
 // newJudgeClient makes a rule's chat-completions client, with the host's
 // extensions (authenticators) and the collector's telemetry.
 func newJudgeClient(ctx context.Context, cfg *JudgeConfig, host component.Host, set component.TelemetrySettings) (toolcall.Completer, error) {
-	return judgeclient.NewClientFromHost(ctx, &cfg.Client, host, set)
+	return judgeclient.NewClientFromHost(ctx, &cfg.client, host, set)
 }

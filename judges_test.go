@@ -102,9 +102,9 @@ func (f *fakeJudge) Complete(ctx context.Context, req toolcall.ChatRequest) (too
 func judgeRuleConfig(judge *JudgeConfig) *Config {
 	cfg := weatherConfig()
 	cfg.Rules[0].Scorers = []ScorerConfig{{Name: "native"}, {Name: "test_echo_judge", Label: "judge"}}
-	judge.Client = judgeclient.NewDefaultConfig()
-	judge.Client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1" // never called: the tests' judges are fakes
-	judge.Client.Model = "fake"
+	judge.client = judgeclient.NewDefaultConfig()
+	judge.client.ClientConfig.Endpoint = "http://127.0.0.1:1/v1" // never called: the tests' judges are fakes
+	judge.client.Model = "fake"
 	cfg.Rules[0].Judge = judge
 	cfg.ScoreTimeout = 10 * time.Second
 	return cfg
@@ -250,12 +250,12 @@ func TestShutdownCancelsJudges(t *testing.T) {
 func judgeServerConfig(t *testing.T, endpoint string) *Config {
 	cfg := createDefaultConfig().(*Config)
 	cfg.ScoreTimeout = 10 * time.Second
-	jc := &JudgeConfig{Client: judgeclient.NewDefaultConfig()}
-	jc.Client.ClientConfig.Endpoint = endpoint
-	jc.Client.Model = "judge-model"
-	jc.Client.APIKey = "sk-secret-key-do-not-log"
-	jc.Client.MaxRetries = 1
-	jc.Client.InitialBackoff = time.Millisecond
+	jc := &JudgeConfig{client: judgeclient.NewDefaultConfig()}
+	jc.client.ClientConfig.Endpoint = endpoint
+	jc.client.Model = "judge-model"
+	jc.client.APIKey = "sk-secret-key-do-not-log"
+	jc.client.MaxRetries = 1
+	jc.client.InitialBackoff = time.Millisecond
 	cfg.Rules = []RuleConfig{{Name: "judged", Scorers: []ScorerConfig{{Name: "meai_tool_call_accuracy"}}, Judge: jc}}
 	require.NoError(t, confmap.Validate(cfg))
 	return cfg

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processorhelper"
 	"go.uber.org/zap"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/calltap"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
@@ -44,12 +45,21 @@ type tcaProcessor struct {
 	// captureContext is set when a rule's scorer reads the run context;
 	// contextAlways when a scorer other than a sampled judge reads it.
 	captureContext, contextAlways bool
+	// tap receives each scored run's calls (toolscore; nil in a
+	// collector).
+	tap calltap.Func
 	// toolServices are the services whose runs leave tool spans (guarded
 	// by mu).
 	toolServices toolServices
 	// readTurns is set when model turns are read from model-call spans:
 	// a rule takes calls from the model's requests.
 	readTurns bool
+	// placeholderDefinitions is set when a rule reads arguments and "{}"
+	// may be a placeholder (empty_arguments: unknown): the run context of
+	// spans in a convention that writes "{}" placeholders is captured for
+	// its tool definitions, which tell calls made without arguments (see
+	// rules.Rule.Calls).
+	placeholderDefinitions bool
 	// definitions caches tool definitions read from recorded texts.
 	definitions definitionsCache
 	// judges are the rules' LLM judges, by rule (nil for rules without).
@@ -128,6 +138,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.readTurns = slices.ContainsFunc(compiled, func(r *rules.Rule) bool { return r.Source.ReadsRequests() })
 	p.captureContext = readsContext(compiled, true)
 	p.contextAlways = readsContext(compiled, false)
+	p.placeholderDefinitions = cfg.EmptyArguments != "empty" && slices.ContainsFunc(compiled, (*rules.Rule).ReadsArguments)
 	p.store = trajectory.NewStore(p.storeLimits())
 	p.toolServices = toolServices{}
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
@@ -136,6 +147,9 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.extractOpts.SkipTools = slices.Clone(cfg.SkipTools)
 	p.keepResults = needsResults(compiled, true)
 	p.keepResultsAlways = needsResults(compiled, false)
+	if p.tap = calltap.Get(set.ID); p.tap != nil {
+		p.keepResultsAlways = true // toolscore lists each call's result
+	}
 	for _, o := range opts {
 		o(p)
 	}
@@ -143,12 +157,21 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	return p, nil
 }
 
+// capturesContext reports whether the run context of a span of trace in
+// scope is captured: when a scorer wants it, or for the tool definitions
+// of a convention that writes "{}" placeholders (see
+// placeholderDefinitions).
+func (p *tcaProcessor) capturesContext(trace [16]byte, scope pcommon.InstrumentationScope) bool {
+	return p.captureContext && p.wantsContext(trace) || p.placeholderDefinitions && extract.ScopeWritesEmptyPlaceholder(scope)
+}
+
 // storeLimits are the store's limits; run context is kept only when a
-// rule's scorer reads it.
+// rule's scorer reads it, or for ADK's tool definitions (see
+// placeholderDefinitions).
 func (p *tcaProcessor) storeLimits() trajectory.Limits {
 	l := p.cfg.Limits
 	contextBytes := 0
-	if p.captureContext {
+	if p.captureContext || p.placeholderDefinitions {
 		contextBytes = l.MaxContextBytes
 	}
 	return trajectory.Limits{
@@ -495,7 +518,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 				part := &b.part
 				*part = extract.ContextPart{}
 				into := part
-				if !p.captureContext || !p.wantsContext(span.TraceID()) {
+				if !p.capturesContext(span.TraceID(), scope) {
 					into = nil
 				}
 				res := &b.classified

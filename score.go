@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/calltap"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/rules"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
@@ -74,7 +75,7 @@ func (p *tcaProcessor) restoreCalls(run *scoredRun) {
 	}
 	run.calls = trajectory.ScoringCalls(run.traj, run.agent, &run.opts)
 	for i := range run.evals {
-		run.evals[i].calls = p.rules[run.evals[i].rule].Calls(run.calls)
+		run.evals[i].calls = p.rules[run.evals[i].rule].Calls(run.calls, recordedTools(run.context))
 	}
 	run.traj = nil
 }
@@ -160,7 +161,7 @@ func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agen
 		}
 	}
 	var rc *toolcall.RunContext
-	if p.captureContext && p.wantsContext(span.TraceID()) {
+	if p.captureContext && p.wantsContext(span.TraceID()) || p.placeholderDefinitions && traj.Context != nil {
 		var into *toolcall.RunContext
 		if opts.Scratch != nil { // the run is finished here
 			into = &scratch.context
@@ -207,6 +208,9 @@ func (p *tcaProcessor) evaluate(ctx context.Context, trace pcommon.TraceID, traj
 	selected []int, scratch *runScratch, rc *toolcall.RunContext,
 ) (calls []toolcall.Call, pending [][2]int) {
 	calls = trajectory.ScoringCalls(traj, agent, opts)
+	if p.tap != nil {
+		p.tap(calltap.Run{Trace: trace, Agent: agent, Recorded: traj.Calls, Scored: calls})
+	}
 	return calls, p.runScorers(ctx, trace, calls, opts, selected, scratch, rc)
 }
 
@@ -219,7 +223,7 @@ func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, ca
 ) (pending [][2]int) {
 	evals := scratch.evals[:0]
 	for _, ri := range selected {
-		ruleCalls := p.rules[ri].CallsInto(opts.Scratch.Aligned(ri), calls)
+		ruleCalls := p.rules[ri].CallsInto(opts.Scratch.Aligned(ri), calls, recordedTools(rc))
 		for si, s := range p.rules[ri].Scorers {
 			if s.Deferred {
 				if p.judged(ri, trace) {
@@ -235,6 +239,15 @@ func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, ca
 	}
 	scratch.evals = evals
 	return pending
+}
+
+// recordedTools are the tool definitions a run recorded (nil when its
+// context was not captured).
+func recordedTools(rc *toolcall.RunContext) *toolcall.ToolDefinitions {
+	if rc == nil {
+		return nil
+	}
+	return &rc.Tools
 }
 
 // growEvals returns evals one longer, the new evaluation zero.
@@ -260,7 +273,7 @@ func readsContext(rs []*rules.Rule, judges bool) bool {
 }
 
 // invalidDocument reports an evaluation that found a deferred argument
-// document was not JSON (scoring.ErrInvalidDocument).
+// document was not JSON (jsonv.ErrInvalidDocument).
 func invalidDocument(evals []evaluation) bool {
 	for i := range evals {
 		if errors.Is(evals[i].result.Err, jsonv.ErrInvalidDocument) {
@@ -394,7 +407,7 @@ func (p *tcaProcessor) scoreDeferred(ctx context.Context, span ptrace.Span, run 
 	p.restoreCalls(run)
 	for _, rs := range run.pending {
 		r := p.rules[rs[0]]
-		calls := r.Calls(run.calls)
+		calls := r.Calls(run.calls, recordedTools(run.context))
 		var res toolcall.Result
 		if skip != nil {
 			res = toolcall.Result{Scorer: r.Scorers[rs[1]].Name(), Outcome: toolcall.OutcomeNotEvaluated, Explanation: skip.Error()}

@@ -13,8 +13,8 @@ if ! command -v "$promtool" >/dev/null; then
 	exit 1
 fi
 
-"$promtool" check rules tool-call-accuracy.rules.yaml
-"$promtool" test rules tool-call-accuracy.test.yaml
+"$promtool" check rules tool-call-accuracy.rules.yaml evaluations.rules.yaml
+"$promtool" test rules tool-call-accuracy.test.yaml evaluations.test.yaml
 
 echo "Wrong expectations must fail:"
 rc=0
@@ -32,3 +32,19 @@ for want in FAILED ToolCallAccuracyLow ToolCallAccuracyFailingRuns mean_rate10m;
 	fi
 done
 echo "  OK: promtool exited $rc and reported every wrong expectation"
+
+rc=0
+out=$("$promtool" test rules testdata/wrong-evaluations.test.yaml 2>&1) || rc=$?
+if [ "$rc" -eq 0 ]; then
+	echo "$out"
+	echo "alerts/test.sh: promtool accepted testdata/wrong-evaluations.test.yaml; the rule tests cannot catch errors" >&2
+	exit 1
+fi
+for want in FAILED AgentEvaluationsFailing fail_ratio_rate10m; do
+	if ! grep -q "$want" <<<"$out"; then
+		echo "$out"
+		echo "alerts/test.sh: promtool failed, but its output does not mention $want" >&2
+		exit 1
+	fi
+done
+echo "  OK: promtool exited $rc and reported every wrong expectation of the evaluations rules"

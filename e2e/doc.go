@@ -15,4 +15,12 @@
 // an added one cost:
 //
 //	make e2e-scaleout
+//
+// TestPrometheus (build tag prometheus) runs the collector's evaluations
+// connector under a real Prometheus server (bin/prometheus-<version>, which
+// make installs): the per-agent alert rules of alerts/evaluations.rules.yaml
+// fire for the failing agent only, and the stored exemplars name traces
+// that failed:
+//
+//	make e2e-prometheus
 package e2e

@@ -10,12 +10,27 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
 
-// CallDetail is one tool call of a run as its tool span recorded it: what a
-// check or a judge saw.
+// CallDetail is one tool call of a run as the scorers saw it: its tool span's
+// record, merged with the records of the tool spans under it.
 type CallDetail struct {
 	Tool string `json:"tool"`
+	// ID is the call id the model assigned, when recorded.
+	ID string `json:"id,omitempty"`
+	// Witnesses are the records that saw the call: requested (the model's
+	// response), executed (a tool span), mcp_client, mcp_server, outcome
+	// (a later request carrying its result); FailedWitnesses those that
+	// reported it failed.
+	Witnesses       []string `json:"witnesses,omitempty"`
+	FailedWitnesses []string `json:"failed_witnesses,omitempty"`
+	// RequestedArguments are the arguments the model requested, when a
+	// tool span executed the call with others.
+	RequestedArguments string `json:"requested_arguments,omitempty"`
+	// Note is what a witness recorded beyond the call: what the app
+	// answered the model for a requested call no tool span executed.
+	Note string `json:"note,omitempty"`
 	// Arguments are the decoded arguments as JSON, when known.
 	Arguments string `json:"arguments,omitempty"`
 	// ArgumentsState says why arguments are missing ("known" when present).
@@ -23,45 +38,34 @@ type CallDetail struct {
 	// Result is the decoded result as JSON (wrappers removed), when recorded.
 	Result     string `json:"result,omitempty"`
 	Failed     bool   `json:"failed"`
-	SpanID     string `json:"span_id"`
-	Convention string `json:"convention"`
+	SpanID     string `json:"span_id,omitempty"`
+	Convention string `json:"convention,omitempty"`
 }
 
 // attachCalls lists, on each run of rep, the tool calls recorded under its
-// agent span in td: each tool span goes to its nearest scored ancestor; a
-// tool span under another tool span is another record of that call and is
-// not listed again; a call whose ancestors never arrived goes to its trace's
-// only run, when there is one.
+// agent span in td: each call goes to its nearest scored ancestor; the tool
+// spans under a tool span are other records of that call (MCP client and
+// server spans, a wrapper's inner span) and are merged into it as the
+// processor merges them, so the call listed is the one the scorers saw; a
+// call whose ancestors never arrived goes to its trace's only run, when
+// there is one.
 func attachCalls(rep *Report, td ptrace.Traces, skipTools []string) {
-	type node struct {
-		parent pcommon.SpanID
-		tool   bool
-	}
-	type key struct {
-		trace pcommon.TraceID
-		span  pcommon.SpanID
-	}
-	nodes := map[key]node{}
-	type toolSpan struct {
-		trace pcommon.TraceID
-		span  ptrace.Span
-		call  extract.SpanCall
-	}
+	nodes := map[spanKey]spanNode{}
 	var tools []toolSpan
 	opts := extract.Options{SkipTools: skipTools}
 	for _, rs := range td.ResourceSpans().All() {
 		for _, ss := range rs.ScopeSpans().All() {
 			for _, span := range ss.Spans().All() {
 				res := extract.Classify(span, ss.Scope(), &opts)
-				k := key{span.TraceID(), span.SpanID()}
-				nodes[k] = node{parent: span.ParentSpanID(), tool: res.Kind == extract.KindTool}
+				k := spanKey{span.TraceID(), span.SpanID()}
+				nodes[k] = spanNode{parent: span.ParentSpanID(), tool: res.Kind == extract.KindTool}
 				if res.Kind == extract.KindTool {
 					tools = append(tools, toolSpan{trace: span.TraceID(), span: span, call: res.Call})
 				}
 			}
 		}
 	}
-	runs := map[key]int{}
+	runs := map[spanKey]int{}
 	runsOfTrace := map[pcommon.TraceID][]int{}
 	for i := range rep.Runs {
 		var tid pcommon.TraceID
@@ -72,14 +76,14 @@ func attachCalls(rep *Report, td ptrace.Traces, skipTools []string) {
 		if err := hexInto(sid[:], rep.Runs[i].SpanID); err != nil {
 			continue
 		}
-		runs[key{tid, sid}] = i
+		runs[spanKey{tid, sid}] = i
 		runsOfTrace[tid] = append(runsOfTrace[tid], i)
 	}
-	for _, t := range tools {
-		run, nested := -1, false
-		at := t.span.ParentSpanID()
-		for steps := 0; !at.IsEmpty() && steps < 64; steps++ {
-			k := key{t.trace, at}
+	for _, c := range groupRecords(tools, nodes) {
+		run := -1
+		at := c.outer.span.ParentSpanID()
+		for steps := 0; !at.IsEmpty() && steps < maxWalk; steps++ {
+			k := spanKey{c.outer.trace, at}
 			if i, ok := runs[k]; ok {
 				run = i
 				break
@@ -88,36 +92,107 @@ func attachCalls(rep *Report, td ptrace.Traces, skipTools []string) {
 			if !ok {
 				break
 			}
-			if n.tool {
-				nested = true
-				break
-			}
 			at = n.parent
 		}
-		if nested {
-			continue
-		}
 		if run < 0 {
-			if list := runsOfTrace[t.trace]; len(list) == 1 {
+			if list := runsOfTrace[c.outer.trace]; len(list) == 1 {
 				run = list[0]
 			} else {
 				continue
 			}
 		}
-		rep.Runs[run].Calls = append(rep.Runs[run].Calls, callDetail(t.span, &t.call))
+		rep.Runs[run].Calls = append(rep.Runs[run].Calls, c.detail())
 	}
 }
 
-func callDetail(span ptrace.Span, c *extract.SpanCall) CallDetail {
-	d := CallDetail{Tool: c.Name, Failed: c.Failed, SpanID: span.SpanID().String(), Convention: c.Convention.String()}
-	args, state := extract.DecodeArguments(c.Args, c.Encoding, extract.DecodeOptions{})
+// maxWalk bounds a walk up a trace's parents, as the processor's does.
+const maxWalk = 64
+
+type spanKey struct {
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+}
+
+type spanNode struct {
+	parent pcommon.SpanID
+	tool   bool
+}
+
+// toolSpan is a tool span and the call it records.
+type toolSpan struct {
+	trace pcommon.TraceID
+	span  ptrace.Span
+	call  extract.SpanCall
+}
+
+// callRecords are the records of one call: its outermost tool span, and the
+// tool spans under it.
+type callRecords struct {
+	outer toolSpan
+	inner []toolSpan
+}
+
+// groupRecords groups the tool spans by call, in the order the outer
+// records appear: a tool span joins its outermost tool ancestor's call.
+func groupRecords(tools []toolSpan, nodes map[spanKey]spanNode) []*callRecords {
+	var calls []*callRecords
+	byOuter := map[spanKey]*callRecords{}
+	outerOf := func(t toolSpan) spanKey {
+		outer := spanKey{t.trace, t.span.SpanID()}
+		at := t.span.ParentSpanID()
+		for steps := 0; !at.IsEmpty() && steps < maxWalk; steps++ {
+			n, ok := nodes[spanKey{t.trace, at}]
+			if !ok {
+				break
+			}
+			if n.tool {
+				outer = spanKey{t.trace, at}
+			}
+			at = n.parent
+		}
+		return outer
+	}
+	outers := make([]spanKey, len(tools))
+	for i, t := range tools {
+		outers[i] = outerOf(t)
+		if self := (spanKey{t.trace, t.span.SpanID()}); outers[i] == self {
+			c := &callRecords{outer: t}
+			byOuter[self] = c
+			calls = append(calls, c)
+		}
+	}
+	for i, t := range tools {
+		if c := byOuter[outers[i]]; c != nil && c.outer.span.SpanID() != t.span.SpanID() {
+			c.inner = append(c.inner, t)
+		}
+	}
+	return calls
+}
+
+// merged is the call the scorers saw: the outer record with what it lacks
+// filled from the inner ones, as the processor's store merges them.
+func (c *callRecords) merged() trajectory.StoredCall {
+	call := trajectory.StoredCallOf(&c.outer.call)
+	for i := range c.inner {
+		in := trajectory.StoredCallOf(&c.inner[i].call)
+		trajectory.MergeDuplicate(&call, &in)
+	}
+	return call
+}
+
+// detail is the call as a report lists it: the merged call, under its outer
+// record's span id and convention.
+func (c *callRecords) detail() CallDetail {
+	m := c.merged()
+	d := CallDetail{Tool: m.Name, Failed: m.Failed, SpanID: c.outer.span.SpanID().String(), Convention: m.Convention.String()}
+	args, state := extract.DecodeArguments(m.Args, m.Encoding, extract.DecodeOptions{})
 	d.ArgumentsState = state.String()
 	if state == extract.ArgumentsKnown {
 		d.ArgumentsState = "known"
 		d.Arguments = args.JSON()
 	}
-	if c.Result != "" {
-		if v, ok := extract.DecodeResult(c.Result, c.ResultForm); ok {
+	if m.Result != "" {
+		if v, ok := extract.DecodeResult(m.Result, m.ResultForm); ok {
 			d.Result = v.JSON()
 		}
 	}
@@ -150,9 +225,30 @@ func (rep *Report) writeCalls(w io.Writer) {
 			if c.ArgumentsState != "known" {
 				args = "(" + c.ArgumentsState + ")"
 			}
-			fmt.Fprintf(w, "    %d. %s %s -> %s [%s]\n", i+1, c.Tool, clipText(args), clipText(orDash(c.Result)), status)
+			fmt.Fprintf(w, "    %d. %s %s -> %s [%s]%s\n", i+1, c.Tool, clipText(args), clipText(orDash(c.Result)), status, c.witnessText())
 		}
 	}
+}
+
+// witnessText says who saw a call, and what they disagree on.
+func (c *CallDetail) witnessText() string {
+	if len(c.Witnesses) == 0 {
+		return ""
+	}
+	s := "  seen by " + strings.Join(c.Witnesses, ", ")
+	if c.ID != "" {
+		s += " (id " + c.ID + ")"
+	}
+	if len(c.FailedWitnesses) > 0 {
+		s += "; failed per " + strings.Join(c.FailedWitnesses, ", ")
+	}
+	if c.RequestedArguments != "" {
+		s += "; requested with " + clipText(c.RequestedArguments)
+	}
+	if c.Note != "" {
+		s += "; app answered " + clipText(c.Note)
+	}
+	return s
 }
 
 // clipText keeps a table cell short.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -20,6 +21,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 	calls := fs.Bool("calls", false, "list each run's tool calls (arguments, result, failure) after the table")
 	waitSpans := fs.Int("wait-spans", 0, "wait until the files hold at least `n` spans (the collector flushes asynchronously)")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long -wait-spans waits")
+	gate := gateFlags(fs)
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return 0, err
@@ -54,6 +56,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	rep := buildReport(mergeDocs(docs), rules, skipTools)
+	rep.setGate(*gate)
 	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err
 	}
@@ -75,7 +78,7 @@ func waitForSpans(files []string, want int, timeout time.Duration) ([]otlpjson.D
 			return docs, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("waited %v for %d spans in %v, found %d", timeout, want, files, got)
+			return nil, fmt.Errorf("waited %v for %d spans in %s, found %d", timeout, want, strings.Join(files, ", "), got)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -35,6 +36,9 @@ func loadProcessorConfig(files []string, id string) (component.ID, *toolcallaccu
 	if err != nil {
 		return component.ID{}, nil, fmt.Errorf("%s: %w", file, err)
 	}
+	if err := checkStrayKeys(conf, files, where); err != nil {
+		return component.ID{}, nil, err
+	}
 	cfg := toolcallaccuracyprocessor.NewFactory().CreateDefaultConfig().(*toolcallaccuracyprocessor.Config)
 	// A report lists every run's calls unless the file says otherwise.
 	cfg.Output.ToolCalls = toolcallaccuracyprocessor.ToolCallsAlways
@@ -46,6 +50,46 @@ func loadProcessorConfig(files []string, id string) (component.ID, *toolcallaccu
 			strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
 	return cid, cfg, nil
+}
+
+// bareConfig is where a bare processor configuration is read from.
+const bareConfig = "processor configuration"
+
+// processorKeys are the top-level keys of the processor's configuration.
+var processorKeys = func() []string {
+	var keys []string
+	for f := range reflect.TypeFor[toolcallaccuracyprocessor.Config]().Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("mapstructure"), ","); name != "" && name != "-" {
+			keys = append(keys, name)
+		}
+	}
+	return keys
+}()
+
+// checkStrayKeys rejects processor settings written at the top level of a
+// collector configuration or a file of processor sections (where is where
+// the processor's configuration was read from). -config files merge key by
+// key, so a bare processor file given beside a collector configuration
+// would otherwise be dropped without a word.
+func checkStrayKeys(conf *confmap.Conf, files []string, where string) error {
+	if where == bareConfig {
+		return nil
+	}
+	for _, key := range processorKeys {
+		if !conf.IsSet(key) {
+			continue
+		}
+		from := strings.Join(files, " + ")
+		for _, f := range files {
+			if one, err := resolveConfFiles([]string{f}); err == nil && one.IsSet(key) {
+				from = f
+				break
+			}
+		}
+		return fmt.Errorf("%s: top-level %q would be ignored: the processor's configuration is read from %s; "+
+			"write it there (-config files merge key by key, as the collector's --config flags do)", from, key, where)
+	}
+	return nil
 }
 
 // processorSection finds the processor's configuration in conf.
@@ -73,7 +117,7 @@ func processorSection(conf *confmap.Conf, id string) (*confmap.Conf, string, com
 		return nil, "", component.ID{}, fmt.Errorf("-processor %q given, but the file has no processor sections (it is read as a bare processor configuration)", id)
 	}
 	cid := component.NewID(metadata.Type)
-	return conf, "processor configuration", cid, nil
+	return conf, bareConfig, cid, nil
 }
 
 func subSection(conf *confmap.Conf, key, where string) (*confmap.Conf, string, component.ID, error) {

@@ -2,10 +2,11 @@
 // processor, reports the scores a collector attached, and replays traces
 // over OTLP.
 //
-//	toolscore score  -config FILE [-processor ID] [-format table|json] [-calls] TRACES...
-//	toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
+//	toolscore score  -config FILE [-processor ID] [-format table|json] [-calls] [-primary-only] [-fail-not-evaluated] TRACES...
+//	toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-primary-only] [-fail-not-evaluated] [-wait-spans N] [-timeout D] SPANS...
 //	toolscore send   [-endpoint URL] [-protocol http|grpc] TRACES...
 //	toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
+//	toolscore evaluations [-records] [-wait-for SPANS] [-timeout D] LOGS...
 //	toolscore load   [-endpoint URL] [-protocol http|grpc] [-rate N] [-duration D] [-spans N] [-genai-share F] [-split] [-hold N] TRACES...
 //
 // score runs the traces through the processor itself (created with
@@ -16,9 +17,12 @@
 // per line (the file exporter's framing) or a single document.
 //
 // Exit codes of score and report: 0 every evaluation passed and every
-// configured rule scored at least one run; 1 an evaluation failed or errored,
-// a rule matched no run, or no run was scored; 2 usage, configuration or
-// input errors. send exits 0 when every request was accepted, 2 otherwise.
+// configured rule scored at least one run; 1 an evaluation of any of a rule's
+// scorers failed or errored (-primary-only: of its first scorer), a rule (or
+// one of its scorers) selected no run or evaluated none of its runs, or no
+// run was scored (-fail-not-evaluated: also any result not evaluated); 2
+// usage, configuration or input errors. send exits 0 when every request was
+// accepted, 2 otherwise.
 //
 // load is a load generator: it replays the runs of TRACES under fresh ids,
 // mixed with ordinary HTTP spans, at a set rate, and reports what the
@@ -44,7 +48,8 @@ const (
 const usage = `toolscore scores GenAI agent runs with the tool_call_accuracy processor.
 
 Usage:
-  toolscore score  -config FILE [-processor ID] [-format table|json] [-calls] TRACES...
+  toolscore score  -config FILE [-processor ID] [-format table|json] [-calls]
+                   [-primary-only] [-fail-not-evaluated] TRACES...
       Run the traces through the processor (the collector's code) offline and
       report the scores. FILE is a collector config (the processor is taken
       from processors: tool_call_accuracy[/name]), a file of processor
@@ -54,8 +59,12 @@ Usage:
       run's tool calls (arguments, result, failure) after the table; the
       JSON report always has them. Rules with a judge run it as the collector
       does; -no-judges skips judge scorers, -judge-endpoint URL sends their
-      requests elsewhere (a stand-in, a local model).
-  toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-wait-spans N] [-timeout D] SPANS...
+      requests elsewhere (a stand-in, a local model). Every scorer of a rule
+      gates (-primary-only: its first only); a run not evaluated does not,
+      unless -fail-not-evaluated, but a rule that evaluated none of its runs
+      does.
+  toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls]
+                   [-primary-only] [-fail-not-evaluated] [-wait-spans N] [-timeout D] SPANS...
       Report the scores a collector attached to the spans in SPANS (the file
       exporter's output). With -config, rules that scored no run fail the
       report. With -wait-spans, wait until the files hold N spans.
@@ -79,6 +88,13 @@ Usage:
       spans sent and accepted, requests, errors, elapsed time and the rate
       achieved; exits 1 when a request failed or spans were rejected.
 
+  toolscore evaluations [-records] [-wait-for SPANS] [-timeout D] LOGS...
+      Summarize the gen_ai.evaluation.result log records the evaluations
+      connector wrote (the file exporter's output of its logs pipeline): a
+      line per agent and evaluation (-records: per record), then the count
+      by severity. -wait-for waits until there is a record for each
+      evaluation span event of the SPANS file.
+
   toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
       Serve a stand-in LLM judge on loopback (chat completions; prints its
       endpoint): deterministic answers in every judge profile's format, a run
@@ -89,8 +105,9 @@ Trace files are OTLP JSON: one ExportTraceServiceRequest per line (the file
 exporter's framing) or one document.
 
 Exit codes (score, report): 0 all evaluations passed and every rule scored a
-run; 1 an evaluation failed or errored, a rule scored no run, or no run was
-scored; 2 usage, configuration or input error.
+run; 1 an evaluation of a gating scorer failed or errored, a rule or scorer
+selected no run or evaluated none of its runs, or no run was scored; 2
+usage, configuration or input error.
 `
 
 func main() {
@@ -116,6 +133,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = runStandin(args[1:], stdout, stderr)
 	case "load":
 		code, err = runLoad(args[1:], stdout, stderr)
+	case "evaluations":
+		code, err = runEvaluations(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

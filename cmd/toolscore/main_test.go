@@ -90,7 +90,7 @@ func TestScoreDemoJSON(t *testing.T) {
 	require.Equal(t, exitFailed, code)
 	rep := decodeReport(t, out)
 	assert.Len(t, rep.Runs, 9)
-	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 36, Passed: 12, Failed: 20, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
+	assert.Equal(t, Summary{Spans: 59, Runs: 9, Evaluations: 36, Passed: 12, Failed: 20, NotEvaluated: 4, RunsWithoutRule: ptr(int64(0))}, rep.Summary)
 	assert.Empty(t, rep.UnmatchedRules)
 	for _, run := range rep.Runs {
 		assert.NotEmpty(t, run.Source, run.Service)
@@ -133,8 +133,8 @@ func TestScoreDemoJSON(t *testing.T) {
 	assert.Equal(t, "not_evaluated", ruleOf(t, rep, "adk-go-mock", "judged_calls").Outcome)
 
 	require.Len(t, rep.Rules, 4)
-	assert.Equal(t, RuleSummary{Rule: "paris_trip", Runs: 9, Passed: 7, Failed: 2, MeanScore: ptr(8.0 / 9)}, rep.Rules[0])
-	assert.Equal(t, RuleSummary{Rule: "tool_checks", Runs: 9, Passed: 2, Failed: 7, MeanScore: ptr(5.5 / 9)}, rep.Rules[2])
+	assert.Equal(t, RuleSummary{Rule: "paris_trip", Tally: Tally{Runs: 9, Passed: 7, Failed: 2, MeanScore: ptr(8.0 / 9)}}, rep.Rules[0])
+	assert.Equal(t, RuleSummary{Rule: "tool_checks", Tally: Tally{Runs: 9, Passed: 2, Failed: 7, MeanScore: ptr(5.5 / 9)}}, rep.Rules[2])
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -250,7 +250,23 @@ func TestScoreOutThenReport(t *testing.T) {
 	code, reported, errOut := toolscore(t, "report", "-format", "json", "-config", demoConfig, annotated)
 	require.Empty(t, errOut)
 	assert.Equal(t, exitFailed, code)
-	assert.Equal(t, stripSources(decodeReport(t, scored)), stripSources(decodeReport(t, reported)))
+	// score lists the calls the scorers received (witnesses, requested
+	// calls, scoring order); report, from the annotated spans alone, the
+	// tool spans' calls: the same tools.
+	want, got := stripSources(decodeReport(t, scored)), stripSources(decodeReport(t, reported))
+	for i := range want.Runs {
+		require.ElementsMatch(t, callTools(want.Runs[i].Calls), callTools(got.Runs[i].Calls), want.Runs[i].Service)
+		want.Runs[i].Calls, got.Runs[i].Calls = nil, nil
+	}
+	assert.Equal(t, want, got)
+}
+
+func callTools(calls []CallDetail) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, c.Tool)
+	}
+	return out
 }
 
 func TestReportWaitSpans(t *testing.T) {
@@ -373,7 +389,7 @@ func TestScoreListsCalls(t *testing.T) {
 	assert.True(t, stock.Failed)
 	assert.Equal(t, "openinference", stock.Convention)
 	weather := calls["adk-go-mock"][1]
-	assert.Equal(t, CallDetail{Tool: "get_weather", Arguments: `{"city":"Paris","unit":"celsius"}`, ArgumentsState: "known",
+	assert.Equal(t, CallDetail{Tool: "get_weather", ID: "call_1", Witnesses: []string{"executed"}, Arguments: `{"city":"Paris","unit":"celsius"}`, ArgumentsState: "known",
 		Result: `{"city":"Paris","temperature":21,"unit":"celsius"}`, SpanID: weather.SpanID, Convention: "google_adk"}, weather)
 
 	_, table, _ := toolscore(t, "score", "-calls", "-config", demoConfig, demoTrace("langchain-openinference-mock"))

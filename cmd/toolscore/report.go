@@ -27,10 +27,17 @@ const (
 // Report is what score and report print (the JSON form is the -format json
 // output).
 type Report struct {
-	Runs           []Run         `json:"runs"`
-	Rules          []RuleSummary `json:"rules"`
-	UnmatchedRules []string      `json:"unmatched_rules"`
-	Summary        Summary       `json:"summary"`
+	Runs  []Run         `json:"runs"`
+	Rules []RuleSummary `json:"rules"`
+	// UnmatchedRules are configured rules that selected no run.
+	UnmatchedRules []string `json:"unmatched_rules"`
+	// NotEvaluated lists the scorers that selected runs but evaluated none
+	// of them (every result not_evaluated): a rule's name for its primary
+	// scorer, rule/label for a further one.
+	NotEvaluated []string `json:"not_evaluated"`
+	// Gate says what fails the gate (the exit code and Summary.OK).
+	Gate    Gate    `json:"gate"`
+	Summary Summary `json:"summary"`
 }
 
 // Run is one scored agent run: an agent span carrying tool_call_accuracy.*.
@@ -49,8 +56,11 @@ type Run struct {
 	Passed      bool         `json:"passed"`
 	Rules       []RuleResult `json:"rules"`
 	Evaluations []Evaluation `json:"evaluations,omitempty"`
-	// Calls are the run's tool calls as recorded: arguments, result and
-	// failure, in the order their spans appear.
+	// Calls are the run's tool calls: from score, the calls its scorers
+	// received, in their order, each with the records that saw it
+	// (requested calls no span executed included); from report, which has
+	// only the annotated spans, the calls its tool spans recorded, in the
+	// order the spans appear.
 	Calls []CallDetail `json:"calls,omitempty"`
 }
 
@@ -79,9 +89,24 @@ type Evaluation struct {
 	Explanation string   `json:"explanation,omitempty"`
 }
 
-// RuleSummary aggregates one rule over the runs.
+// RuleSummary aggregates one rule over the runs: its primary scorer's
+// results, and each further scorer's.
 type RuleSummary struct {
-	Rule         string   `json:"rule"`
+	Rule string `json:"rule"`
+	Tally
+	// Scorers are the rule's further scorers (its second and later), each
+	// by its label.
+	Scorers []ScorerSummary `json:"scorers,omitempty"`
+}
+
+// ScorerSummary aggregates one further scorer of a rule over the runs.
+type ScorerSummary struct {
+	Scorer string `json:"scorer"`
+	Tally
+}
+
+// Tally counts one scorer's evaluations over the runs.
+type Tally struct {
 	Runs         int      `json:"runs"`
 	Passed       int      `json:"passed"`
 	Failed       int      `json:"failed"`
@@ -90,14 +115,16 @@ type RuleSummary struct {
 	MeanScore    *float64 `json:"mean_score,omitempty"`
 }
 
-// Summary counts the report.
+// Summary counts the report. Evaluations counts every scorer of every rule
+// on every run.
 type Summary struct {
-	Spans       int `json:"spans"`
-	Runs        int `json:"runs"`
-	Evaluations int `json:"evaluations"`
-	Passed      int `json:"passed"`
-	Failed      int `json:"failed"`
-	Errors      int `json:"errors"`
+	Spans        int `json:"spans"`
+	Runs         int `json:"runs"`
+	Evaluations  int `json:"evaluations"`
+	Passed       int `json:"passed"`
+	Failed       int `json:"failed"`
+	Errors       int `json:"errors"`
+	NotEvaluated int `json:"not_evaluated"`
 	// RunsWithoutRule counts agent runs with tool calls that no rule
 	// selected (score only: read from the processor's metrics).
 	RunsWithoutRule *int64 `json:"runs_without_rule,omitempty"`
@@ -177,74 +204,18 @@ func readRun(span ptrace.Span, service string) Run {
 			Explanation: strAttr(ea, "gen_ai.evaluation.explanation"),
 		})
 	}
+	// The processor writes no flat explanation for a result it could not
+	// have (not_evaluated); the rule's event says why.
+	for i := range run.Rules {
+		if rr := &run.Rules[i]; rr.Explanation == "" {
+			for _, e := range run.Evaluations {
+				if e.Rule == rr.Rule && e.Scorer == rr.Scorer {
+					rr.Explanation = e.Explanation
+				}
+			}
+		}
+	}
 	return run
-}
-
-// summarize fills Rules, UnmatchedRules and Summary.
-func (rep *Report) summarize(configured []string) {
-	byRule := map[string]*RuleSummary{}
-	sums := map[string]float64{}
-	scored := map[string]int{}
-	var order []string
-	add := func(name string) *RuleSummary {
-		if s, ok := byRule[name]; ok {
-			return s
-		}
-		s := &RuleSummary{Rule: name}
-		byRule[name] = s
-		order = append(order, name)
-		return s
-	}
-	for _, name := range configured {
-		add(name)
-	}
-	for _, run := range rep.Runs {
-		for _, rr := range run.Rules {
-			s := add(rr.Rule)
-			s.Runs++
-			rep.Summary.Evaluations++
-			switch rr.Outcome {
-			case "pass":
-				s.Passed++
-				rep.Summary.Passed++
-			case "fail":
-				s.Failed++
-				rep.Summary.Failed++
-			case "error":
-				s.Errors++
-				rep.Summary.Errors++
-			default:
-				s.NotEvaluated++
-			}
-			if rr.Score != nil {
-				sums[rr.Rule] += *rr.Score
-				scored[rr.Rule]++
-			}
-		}
-	}
-	rep.Rules = []RuleSummary{}
-	for _, name := range order {
-		s := byRule[name]
-		if n := scored[name]; n > 0 {
-			mean := sums[name] / float64(n)
-			s.MeanScore = &mean
-		}
-		if s.Runs == 0 {
-			rep.UnmatchedRules = append(rep.UnmatchedRules, name)
-		}
-		rep.Rules = append(rep.Rules, *s)
-	}
-	rep.Summary.Runs = len(rep.Runs)
-	rep.Summary.OK = rep.exitCode() == exitOK
-}
-
-// exitCode is 1 when an evaluation failed or errored, a rule scored no run,
-// or nothing was scored; 0 otherwise.
-func (rep *Report) exitCode() int {
-	if rep.Summary.Failed > 0 || rep.Summary.Errors > 0 || len(rep.UnmatchedRules) > 0 || len(rep.Runs) == 0 {
-		return exitFailed
-	}
-	return exitOK
 }
 
 // writeJSON prints the report as indented JSON.
@@ -254,8 +225,9 @@ func (rep *Report) writeJSON(w io.Writer) error {
 	return enc.Encode(rep)
 }
 
-// writeTable prints one row per run and rule, a per-rule summary and the
-// explanation of every evaluation that did not pass.
+// writeTable prints one row per run and evaluation (a rule's primary
+// scorer, then each further scorer as rule/label), a summary per scorer, what
+// fails the gate, and why evaluations failed or were not evaluated.
 func (rep *Report) writeTable(w io.Writer) error {
 	if len(rep.Runs) == 0 {
 		fmt.Fprintf(w, "No scored agent runs in %d spans.\n", rep.Summary.Spans)
@@ -263,50 +235,19 @@ func (rep *Report) writeTable(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "SERVICE\tAGENT SPAN\tRULE\tSCORE\tRESULT\tMISSING\tUNEXPECTED")
 		for _, run := range rep.Runs {
-			for _, rr := range run.Rules {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", orDash(run.Service), run.AgentSpan, rr.Rule,
-					formatScore(rr.Score), resultLabel(rr.Outcome), list(rr.MissingTools), list(rr.UnexpectedTools))
+			for _, e := range run.evaluations() {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", orDash(run.Service), run.AgentSpan, e.name,
+					formatScore(e.score), resultLabel(e.outcome), list(e.missing), list(e.unexpected))
 			}
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
-	s := rep.Summary
-	fmt.Fprintf(w, "\n%s, %s: %d passed, %d failed", plural(s.Runs, "agent run"), plural(s.Evaluations, "evaluation"), s.Passed, s.Failed)
-	if s.Errors > 0 {
-		fmt.Fprintf(w, ", %d errors", s.Errors)
+	if err := rep.writeSummary(w); err != nil {
+		return err
 	}
-	fmt.Fprintln(w, ".")
-	if len(rep.Rules) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, r := range rep.Rules {
-			fmt.Fprintf(tw, "  %s\t%s\t%d passed\t%d failed\tmean score %s\n", r.Rule, plural(r.Runs, "run"), r.Passed, r.Failed+r.Errors, formatScore(r.MeanScore))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	if s.RunsWithoutRule != nil && *s.RunsWithoutRule > 0 {
-		fmt.Fprintf(w, "%s with tool calls matched no rule.\n", plural(int(*s.RunsWithoutRule), "agent run"))
-	}
-	for _, name := range rep.UnmatchedRules {
-		fmt.Fprintf(w, "Rule %s scored no run.\n", name)
-	}
-	var why []string
-	for _, run := range rep.Runs {
-		for _, rr := range run.Rules {
-			if rr.Outcome != "pass" && rr.Outcome != "not_evaluated" {
-				why = append(why, fmt.Sprintf("  %s / %s / %s: %s", orDash(run.Service), run.AgentSpan, rr.Rule, rr.Explanation))
-			}
-		}
-	}
-	if len(why) > 0 {
-		fmt.Fprintln(w, "\nWhy evaluations failed:")
-		for _, l := range why {
-			fmt.Fprintln(w, l)
-		}
-	}
+	rep.writeReasons(w)
 	return nil
 }
 

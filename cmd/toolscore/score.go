@@ -8,6 +8,7 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -21,6 +22,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/calltap"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/judgeclient"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
 )
 
@@ -67,6 +70,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	outFile := fs.String("out", "", "also write the annotated spans to `file` (OTLP JSON, one request per line, like the file exporter)")
 	noJudges := fs.Bool("no-judges", false, "run no LLM judge: rules' judge scorers are skipped (nothing is sent)")
 	judgeEndpoint := fs.String("judge-endpoint", "", "send every rule's judge requests to `url` instead of the configured endpoint")
+	gate := gateFlags(fs)
 	files, err := parseArgs(fs, args)
 	if err != nil {
 		return 0, err
@@ -79,17 +83,25 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkFormat(*format); err != nil {
 		return 0, err
 	}
+	if *judgeEndpoint != "" {
+		if err := judgeclient.ValidateEndpoint(*judgeEndpoint); err != nil {
+			return 0, fmt.Errorf("-judge-endpoint: %w", err)
+		}
+	}
 	cid, cfg, err := loadProcessorConfig(configFiles, *id)
 	if err != nil {
 		return 0, err
 	}
 	overrideJudges(cfg, *noJudges, *judgeEndpoint)
+	// The report is read from the attributes and events the processor
+	// writes, whatever the collector's output settings.
+	cfg.Output.Attributes, cfg.Output.Events = true, true
 	docs, err := otlpjson.ReadFiles(files...)
 	if err != nil {
 		return 0, err
 	}
 	if otlpjson.SpanCount(docs) == 0 {
-		return 0, fmt.Errorf("no spans in %v", files)
+		return 0, fmt.Errorf("no spans in %s", strings.Join(files, ", "))
 	}
 	logger := zap.NewNop()
 	if *verbose {
@@ -112,10 +124,12 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		names = append(names, r.Name)
 	}
 	rep := buildReport(res.out, names, cfg.SkipTools)
+	res.calls.attach(rep)
 	for i := range rep.Runs {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}
 	rep.Summary.RunsWithoutRule = &res.runsWithoutRule
+	rep.setGate(*gate)
 	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err
 	}
@@ -135,7 +149,7 @@ func overrideJudges(cfg *toolcallaccuracyprocessor.Config, none bool, endpoint s
 			j.SampleRatio = &zero
 		}
 		if endpoint != "" {
-			j.Client.ClientConfig.Endpoint = endpoint
+			j.SetEndpoint(endpoint)
 		}
 	}
 }
@@ -145,6 +159,8 @@ type offlineResult struct {
 	out             ptrace.Traces
 	sources         map[string]string // trace id -> first file holding it
 	runsWithoutRule int64
+	// calls are the calls each run was scored on.
+	calls *scoredCalls
 }
 
 // scoreOffline runs the spans of docs, one batch per trace in a canonical
@@ -167,6 +183,8 @@ func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracypro
 	set.Logger = logger
 	set.MeterProvider = mp
 
+	calls := new(scoredCalls)
+	defer calltap.Set(id, calls.tap)()
 	sink := new(consumertest.TracesSink)
 	proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, set, cfg, sink)
 	if err != nil {
@@ -175,7 +193,7 @@ func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracypro
 	if err := proc.Start(ctx, componenttest.NewNopHost()); err != nil {
 		return nil, fmt.Errorf("start processor: %w", err)
 	}
-	res := &offlineResult{sources: map[string]string{}}
+	res := &offlineResult{sources: map[string]string{}, calls: calls}
 	total := otlpjson.SpanCount(docs) // before the processor takes held spans out
 	var consumeErr error
 	for _, d := range docs {

@@ -25,7 +25,7 @@ func valueText(v pcommon.Value) string {
 }
 
 // appendValueJSON writes v, at depth, as JSON. A value nested deeper than
-// scoring.MaxDepth is written as null: the parse reads whatever is there
+// jsonv.MaxDepth is written as null: the parse reads whatever is there
 // as unknown, so the text parses as the whole value would, and a value
 // nested however deep is written in bounded stack and space.
 func appendValueJSON(sb *strings.Builder, v pcommon.Value, depth int) {
@@ -169,8 +169,9 @@ const (
 	ArgumentsKnown ArgumentState = iota
 	// ArgumentsAbsent means no arguments were recorded (content capture off).
 	ArgumentsAbsent
-	// ArgumentsPlaceholder means a placeholder such as "{}", "N/A",
-	// "<not specified>" or "__REDACTED__" stood in for them.
+	// ArgumentsPlaceholder means a placeholder such as "N/A",
+	// "<not specified>" or "__REDACTED__" stood in for them ("{}" is
+	// ArgumentsEmpty).
 	ArgumentsPlaceholder
 	// ArgumentsTruncated means the text ended inside a JSON value.
 	ArgumentsTruncated
@@ -183,7 +184,31 @@ const (
 	// (DecodeOptions.MaxArgumentBytes), so it was not parsed: parsing
 	// takes memory in proportion to it, many times its size.
 	ArgumentsTooLarge
+	// ArgumentsEmpty means an empty object, "{}", which EmptyIsKnown does
+	// not make known: the tool was called without arguments, or "{}"
+	// stands for arguments not captured. Conventions that never write "{}"
+	// for arguments they did not capture make it known
+	// ([WritesEmptyPlaceholder]); so does a rule that expects "{}" or
+	// defines the tool without required parameters
+	// (toolcall.EmptyArguments).
+	ArgumentsEmpty
 )
+
+// WritesEmptyPlaceholder reports whether a convention writes "{}" for
+// arguments it did not capture: Google ADK does
+// (gcp.vertex.agent.tool_call_args with ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS
+// off; older versions an empty map). The others leave arguments they do not
+// capture out (OTel GenAI, OpenInference, OpenLLMetry, the AI SDK, Spring
+// AI, Pydantic AI) or always capture them (Strands, Mastra, Genkit, MCP),
+// so "{}" there is a call made without arguments.
+func WritesEmptyPlaceholder(c Convention) bool { return c == ConventionADK }
+
+// ScopeWritesEmptyPlaceholder reports whether spans of an instrumentation
+// scope are in a convention that writes "{}" placeholders (see
+// WritesEmptyPlaceholder), before they are classified.
+func ScopeWritesEmptyPlaceholder(scope pcommon.InstrumentationScope) bool {
+	return WritesEmptyPlaceholder(scopeConvention(scope))
+}
 
 // String says what the state means, for explanations of unknown
 // arguments; [DecodeOptions.Reason] gives the size limit as well.
@@ -201,6 +226,8 @@ func (s ArgumentState) String() string {
 		return "arguments recorded by position, without names"
 	case ArgumentsTooLarge:
 		return "arguments larger than the size limit"
+	case ArgumentsEmpty:
+		return `arguments recorded as "{}", maybe a placeholder`
 	}
 	return "argument state " + strconv.Itoa(int(s))
 }
@@ -211,8 +238,9 @@ const DefaultMaxArgumentBytes = 1 << 20
 
 // DecodeOptions tune argument decoding.
 type DecodeOptions struct {
-	// EmptyIsKnown makes "{}" mean "called without arguments" instead of a
-	// placeholder. Turn it on when content capture is known to be on.
+	// EmptyIsKnown makes "{}" mean "called without arguments" in every
+	// convention, instead of ArgumentsEmpty. Turn it on when content
+	// capture is known to be on.
 	EmptyIsKnown bool
 	// MaxArgumentBytes is the size limit of argument text: longer text is
 	// not parsed, and the arguments are unknown (ArgumentsTooLarge). 0
@@ -316,21 +344,21 @@ func DecodeArgumentsIn(raw string, enc Encoding, opts DecodeOptions, sl *jsonv.S
 		}
 	}
 	if !opts.EmptyIsKnown && v.Kind() == jsonv.KindObject && v.Len() == 0 {
-		return jsonv.Value{}, ArgumentsPlaceholder
+		return jsonv.Value{}, ArgumentsEmpty
 	}
 	return v, ArgumentsKnown
 }
 
 // DeferredArgumentsDocument is [DecodeArguments] for runs whose scorers read
 // documents (the native scorer): arguments that may be a JSON object, the
-// usual case, are given as a deferred document (scoring.DeferredDocument),
+// usual case, are given as a deferred document (jsonv.DeferredDocument),
 // which the scorer reads once, checking them as it reads. ok is false in
 // every other case, which DecodeArguments decodes, for an empty object
 // that opts does not count as known arguments and for text past the size
 // limit.
 //
 // The text is not parsed here. A native scorer that finds it is not JSON
-// after all returns scoring.ErrInvalidDocument, and the run is then scored
+// after all returns jsonv.ErrInvalidDocument, and the run is then scored
 // from DecodeArguments' trees; those agree with the documents on every text
 // that is JSON.
 func DeferredArgumentsDocument(raw string, enc Encoding, opts DecodeOptions) (doc jsonv.Document, ok bool) {
@@ -444,7 +472,7 @@ func decodeTraceloopTree(s string) (jsonv.Value, ArgumentState) {
 // soleTraceloopElement returns the text of the string s holds when s is
 // exactly {"args":["..."]}, with JSON white space anywhere between the
 // tokens and the key written without escapes; ok is false for any other
-// text. The caller decodes it (scoring.UnquoteString) beside this frame
+// text. The caller decodes it (jsonv.UnquoteString) beside this frame
 // rather than below it: decoding it is the deepest call of a tool span's
 // scoring (see the processor's scoreClosed).
 func soleTraceloopElement(s string) (elem string, ok bool) {
@@ -463,7 +491,7 @@ func soleTraceloopElement(s string) (elem string, ok bool) {
 		}
 	}
 	// What is left is the array's only element when it parses as one
-	// string (scoring.UnquoteString), and nothing else parses as one.
+	// string (jsonv.UnquoteString), and nothing else parses as one.
 	elem = trimJSONSpace(rest)
 	return elem, strings.HasPrefix(elem, `"`)
 }

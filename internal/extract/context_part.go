@@ -19,7 +19,7 @@ import (
 // messages) and the response (output messages), as recorded text. Strings
 // reference the span's attribute values.
 type ContextPart struct {
-	// Definitions are texts scoring.ParseToolDefinitions reads: lists,
+	// Definitions are texts toolcall.ParseToolDefinitions reads: lists,
 	// single items, or an ADK llm_request (its config.tools).
 	Definitions []string
 	// Request and Response are the recorded input and output.
@@ -278,7 +278,7 @@ func stringListJSON(list pcommon.Slice) string {
 }
 
 // appendIndexed adds "N.field" of family fam, at most
-// 4*scoring.MaxToolDefinitions per family; count holds each family's.
+// 4*toolcall.MaxToolDefinitions per family; count holds each family's.
 func appendIndexed(items []indexedItem, count *[numFamilies]int, fam family, rest string, v pcommon.Value) []indexedItem {
 	dot := strings.IndexByte(rest, '.')
 	if dot <= 0 || count[fam] >= 4*toolcall.MaxToolDefinitions {

@@ -188,7 +188,7 @@ var decodeCases = []struct {
 	{"json", `{"a":1}`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
 	{"double encoded", `"{\"a\":1}"`, EncodingJSON, DecodeOptions{}, `{"a":1}`, ArgumentsKnown},
 	{"plain string argument", `"Mexico City"`, EncodingJSON, DecodeOptions{}, `"Mexico City"`, ArgumentsKnown},
-	{"empty object is a placeholder", `{}`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
+	{"empty object: maybe a placeholder", `{}`, EncodingJSON, DecodeOptions{}, ``, ArgumentsEmpty},
 	{"empty object when capture is on", `{}`, EncodingJSON, DecodeOptions{EmptyIsKnown: true}, `{}`, ArgumentsKnown},
 	{"not specified", `<not specified>`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
 	{"N/A", `N/A`, EncodingJSON, DecodeOptions{}, ``, ArgumentsPlaceholder},
@@ -231,7 +231,7 @@ func TestDecodeArguments(t *testing.T) {
 // TestDeferredArgumentsDocument checks that the document path, which the
 // native scorer reads, takes only texts that decode to known arguments when
 // they are JSON, and reads them as the same value. (Text it takes that is
-// not JSON makes the scorer report scoring.ErrInvalidDocument, and the run
+// not JSON makes the scorer report jsonv.ErrInvalidDocument, and the run
 // is scored from DecodeArguments' trees.)
 func TestDeferredArgumentsDocument(t *testing.T) {
 	taken, notJSON := 0, 0

@@ -36,7 +36,7 @@ func jsonStringLen(s string) int {
 }
 
 // writeJSONString writes s as a JSON string, byte for byte as
-// scoring.String(s).JSON() writes it, without building the string first.
+// jsonv.String(s).JSON() writes it, without building the string first.
 // Bytes are read one at a time: the text written here (tool definitions,
 // messages) is mostly JSON itself, with a quote every few bytes.
 func writeJSONString(sb *strings.Builder, s string) {

@@ -9,7 +9,7 @@ import (
 var toolMessageKeys = []string{"name", "tool_call_id"}
 
 // langChainToolMessage reads kwargs.name and kwargs.tool_call_id of a
-// serialized LangChain ToolMessage, as the string values scoring.Parse
+// serialized LangChain ToolMessage, as the string values jsonv.Parse
 // would give them ("" for a member absent or not a string), without
 // building the document: one pass through the text checks it and finds
 // both members. ok is false when out is not JSON.

@@ -189,7 +189,7 @@ type (
 // Complete sends req and returns the first choice. Every message's content is
 // redacted first. Failed attempts are retried as [Config] describes; ctx
 // bounds everything, and no wait runs past its deadline. When ctx is done
-// before the first request, the error wraps scoring.ErrJudgeSkipped. Errors
+// before the first request, the error wraps toolcall.ErrJudgeSkipped. Errors
 // are *Error and never contain a secret.
 func (c *Client) Complete(ctx context.Context, req toolcall.ChatRequest) (toolcall.ChatResponse, error) {
 	if len(req.Messages) == 0 {

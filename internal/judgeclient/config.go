@@ -171,7 +171,7 @@ func (cfg *Config) Validate() error {
 	var errs []error
 	if cfg.ClientConfig.Endpoint == "" {
 		errs = append(errs, errors.New("endpoint: must not be empty"))
-	} else if err := validateEndpoint(cfg.ClientConfig.Endpoint); err != nil {
+	} else if err := ValidateEndpoint(cfg.ClientConfig.Endpoint); err != nil {
 		errs = append(errs, fmt.Errorf("endpoint: %w", err))
 	}
 	if cfg.Model == "" {
@@ -179,6 +179,14 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.RequestTimeout < 0 {
 		errs = append(errs, fmt.Errorf("request_timeout: must not be negative, got %s", cfg.RequestTimeout))
+	}
+	for _, d := range []struct {
+		key string
+		d   time.Duration
+	}{{"timeout", cfg.ClientConfig.Timeout}, {"request_timeout", cfg.RequestTimeout}, {"initial_backoff", cfg.InitialBackoff}, {"max_backoff", cfg.MaxBackoff}} {
+		if err := CheckDurationUnit(d.key, d.d); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if cfg.MaxRetries < 0 {
 		errs = append(errs, fmt.Errorf("max_retries: must not be negative, got %d", cfg.MaxRetries))
@@ -204,12 +212,26 @@ func (cfg *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// validateEndpoint checks that the endpoint is an absolute http(s) URL. Its
+// CheckDurationUnit rejects a positive duration under a millisecond, which
+// no setting of the judge or the processor means: it comes from a number
+// written without a unit, which the collector's configuration reads as
+// nanoseconds (wait: 5 is 5ns).
+func CheckDurationUnit(key string, d time.Duration) error {
+	if d > 0 && d < time.Millisecond {
+		return fmt.Errorf("%s: %v is less than a millisecond: a number without a unit is read as nanoseconds; write the unit (%ds, %dms)", key, d, d.Nanoseconds(), d.Nanoseconds())
+	}
+	return nil
+}
+
+// ValidateEndpoint checks that the endpoint is an absolute http(s) URL. Its
 // text is never quoted back: it may carry credentials.
-func validateEndpoint(endpoint string) error {
+func ValidateEndpoint(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return errors.New("not a valid URL")
+	}
+	if u.Scheme == "" {
+		return errors.New("must start with http:// or https://")
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("scheme must be http or https, got %q", u.Scheme)

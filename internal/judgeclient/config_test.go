@@ -35,7 +35,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "everything missing", edit: func(c *Config) { *c = Config{} },
 			wantErr: "endpoint: must not be empty\nmodel: must not be empty"},
 		{name: "endpoint without scheme", edit: func(c *Config) { c.ClientConfig.Endpoint = "api.openai.com/v1" },
-			wantErr: `endpoint: scheme must be http or https, got ""`},
+			wantErr: `endpoint: must start with http:// or https://`},
 		{name: "endpoint with another scheme", edit: func(c *Config) { c.ClientConfig.Endpoint = "ftp://x/v1" },
 			wantErr: `endpoint: scheme must be http or https, got "ftp"`},
 		{name: "endpoint without host", edit: func(c *Config) { c.ClientConfig.Endpoint = "http:///v1" },

@@ -1,5 +1,5 @@
 // Package judgeclient asks an LLM judge over the OpenAI chat-completions API. Its
-// [Client] implements [scoring.Completer] for OpenAI, Azure OpenAI and every
+// [Client] implements [toolcall.Completer] for OpenAI, Azure OpenAI and every
 // OpenAI-compatible server (vLLM, Ollama, llama.cpp, LiteLLM, gateways).
 //
 // # Why not openai-go

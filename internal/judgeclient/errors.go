@@ -14,7 +14,7 @@ import (
 // values, passwords in endpoint or proxy_url) is replaced by [REDACTED] in
 // case a server or a library echoed one. It does not wrap the http.Client's
 // errors (their text holds the full URL); it wraps only context.Canceled,
-// context.DeadlineExceeded and scoring.ErrJudgeSkipped, for errors.Is.
+// context.DeadlineExceeded and toolcall.ErrJudgeSkipped, for errors.Is.
 type Error struct {
 	// StatusCode is the last HTTP status received (0: none, e.g. a
 	// transport error or an attempt that timed out).

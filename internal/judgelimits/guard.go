@@ -2,7 +2,7 @@
 // cache, one request for identical requests in flight, a requests and a
 // tokens budget per minute, a bound on requests in flight and on requests
 // waiting for one. A request over a budget or a full queue is not sent: it
-// fails at once with an error wrapping scoring.ErrJudgeSkipped, which judge
+// fails at once with an error wrapping toolcall.ErrJudgeSkipped, which judge
 // scorers report as not_evaluated, so the pipeline never waits on a budget.
 //
 // Sampling is not here: the processor decides by the trace id whether a run

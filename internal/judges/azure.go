@@ -192,8 +192,8 @@ func (a *azureToolCallAccuracy) Request(calls []toolcall.Call, run *toolcall.Run
 			jsonv.Member{Key: "parameters", Value: params},
 		))
 	}
-	user := azurePromptHead + "CONVERSATION : " + azureQuery(run) + "\nTOOL CALLS: " + pyRepr(jsonv.Array(toolCalls...)) +
-		"\nTOOL DEFINITIONS: " + pyRepr(jsonv.Array(needed...)) + "\n" + azurePromptTail
+	user := azurePromptHead + "CONVERSATION : " + azureQuery(run) + "\nTOOL CALLS: " + peers.PyRepr(jsonv.Array(toolCalls...)) +
+		"\nTOOL DEFINITIONS: " + peers.PyRepr(jsonv.Array(needed...)) + "\n" + azurePromptTail
 	return toolcall.ChatRequest{
 		Messages:    []toolcall.ChatMessage{{Role: "system", Content: azureSystemPrompt}, {Role: "user", Content: user}},
 		Temperature: ptrFloat(0),
@@ -218,7 +218,7 @@ func azureQuery(run *toolcall.RunContext) string {
 	for _, m := range msgs {
 		items = append(items, jsonv.Object(jsonv.Member{Key: "role", Value: jsonv.String(m.Role)}, jsonv.Member{Key: "content", Value: jsonv.String(m.Text())}))
 	}
-	return pyRepr(jsonv.Array(items...))
+	return peers.PyRepr(jsonv.Array(items...))
 }
 
 // AzureAnswer is a judge answer read as the peer reads it.

@@ -209,7 +209,7 @@ func dePrintToolsCalled(items []jsonv.Value) string {
 	var sb strings.Builder
 	sb.WriteString("[\n")
 	for i, it := range items {
-		lines := strings.Split(pyJSONDumps(it, 4), "\n")
+		lines := strings.Split(peers.PyJSONDumps(it, 4), "\n")
 		for j, l := range lines {
 			if j > 0 {
 				sb.WriteByte('\n')
@@ -228,7 +228,7 @@ func dePrintToolsCalled(items []jsonv.Value) string {
 
 // ScoreContext implements ContextScorer.
 func (d *deepevalLLM) ScoreContext(ctx context.Context, calls []toolcall.Call, run *toolcall.RunContext) toolcall.Result {
-	th := d.det.Threshold
+	th := d.det.Pass
 	if run == nil || strings.TrimSpace(run.Request) == "" {
 		return toolcall.ErrorResult(peers.DeepEvalLLMName, th, fmt.Errorf("%s: 'input' cannot be None for the 'Tool Correctness' metric (MissingTestCaseParamsError): no request was recorded for the run", peers.DeepEvalLLMName))
 	}

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall/toolcalltest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -606,7 +609,9 @@ func TestMastraTrajectoryRendering(t *testing.T) {
 		{Name: "search", Args: jsonv.MustValueOf(map[string]any{"q": "x"}), Result: jsonv.String("found"), Children: []toolcall.Call{{Name: "fetch", ArgsUnknown: true}}},
 		{Name: "agent", StepType: toolcall.StepAgentRun},
 	}
-	assert.Equal(t, "1. [model_generation] plan (model: m-1)\n2. [tool_call] search (args: {\"q\":\"x\"}, result: \"found\")\n  1. [tool_call] fetch\n3. [agent_run] agent", mastraFormatTrajectory(steps, 0))
+	// A result that is no object is wrapped, as @mastra/core's
+	// extractTrajectory makes a step's toolResult.
+	assert.Equal(t, "1. [model_generation] plan (model: m-1)\n2. [tool_call] search (args: {\"q\":\"x\"}, result: {\"value\":\"found\"})\n  1. [tool_call] fetch\n3. [agent_run] agent", mastraFormatTrajectory(steps, 0))
 	exp := []toolcall.ExpectedCall{{Name: "search", StepType: toolcall.StepToolCall, Args: jsonv.MustValueOf(map[string]any{"q": "x"})}, {Name: "answer"}}
 	assert.Equal(t, "1. [tool_call] search ({\"toolArgs\":{\"q\":\"x\"}})\n2. answer", mastraFormatExpected(exp))
 
@@ -735,8 +740,8 @@ func TestDeepEvalLLMCombine(t *testing.T) {
 
 func TestPyJSONDumps(t *testing.T) {
 	v := jsonv.MustValueOf(map[string]any{"a": []any{}, "b": map[string]any{}, "c": 1.5, "d": "é😀\"", "e": []any{1, nil}})
-	assert.Equal(t, "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": 1.5,\n  \"d\": \"\\u00e9\\ud83d\\ude00\\\"\",\n  \"e\": [\n    1,\n    null\n  ]\n}", pyJSONDumps(v, 2))
-	assert.Equal(t, `{"a": [], "b": {}, "c": 1.5, "d": "\u00e9\ud83d\ude00\"", "e": [1, null]}`, pyJSONDumps(v, 0))
+	assert.Equal(t, "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": 1.5,\n  \"d\": \"\\u00e9\\ud83d\\ude00\\\"\",\n  \"e\": [\n    1,\n    null\n  ]\n}", peers.PyJSONDumps(v, 2))
+	assert.Equal(t, `{"a": [], "b": {}, "c": 1.5, "d": "\u00e9\ud83d\ude00\"", "e": [1, null]}`, peers.PyJSONDumps(v, 0))
 }
 
 func TestTranscript(t *testing.T) {
@@ -752,4 +757,105 @@ func TestTranscript(t *testing.T) {
 	assert.Equal(t, "plain text", userRequestText(&toolcall.RunContext{Request: "plain text"}))
 	assert.Equal(t, "[not json", transcript("[not json", "user")[0].Text())
 	assert.Equal(t, "done", finalResponseText(&toolcall.RunContext{Response: `[{"role":"assistant","parts":[{"type":"text","content":"done"}]},{"role":"assistant","parts":[{"type":"tool_call"}]}]`}))
+}
+
+// TestMastraJudgesRenderAsEachVersion renders the runs of
+// testdata/judge/mastra-judge-inputs.json, on which Mastra's own
+// createToolCallAccuracyScorerLLM and createTrajectoryAccuracyScorerLLM
+// asked a recording judge (tools/peers/mastra/record_judges.mjs, @mastra/evals
+// 1.2.0 and 1.10.2, the trajectory extracted by @mastra/core 1.18.0 and
+// 1.71.0), with option version, and compares what each prompt shows of the
+// run (the wording around it is this project's own): the user request, the
+// agent response (1.2.0: the first assistant message; 1.10.2: the last
+// with text), the calls named (1.2.0 leaves failed calls out), the tool
+// reference ("undefined" for a tool given no description, nothing for an
+// empty one) and the actual trajectory (results that are no object
+// wrapped, none for a failed call; 1.2.0 leaves failed calls out).
+func TestMastraJudgesRenderAsEachVersion(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "judge", "mastra-judge-inputs.json"))
+	require.NoError(t, err)
+	var file struct {
+		Tools []struct {
+			ID          string  `json:"id"`
+			Description *string `json:"description"`
+		} `json:"tools"`
+		Versions map[string]struct {
+			Runs []struct {
+				ID  string `json:"id"`
+				Run struct {
+					User     string `json:"user"`
+					Messages []struct {
+						Text  string `json:"text"`
+						Calls []struct {
+							Name   string          `json:"name"`
+							Args   json.RawMessage `json:"args"`
+							Result json.RawMessage `json:"result"`
+							Error  string          `json:"error"`
+						} `json:"calls"`
+					} `json:"messages"`
+				} `json:"run"`
+				ToolCallPrompt   string `json:"tool_call_prompt"`
+				TrajectoryPrompt string `json:"trajectory_prompt"`
+			} `json:"runs"`
+		} `json:"versions"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &file))
+	require.Len(t, file.Versions, 2)
+	var defs []toolcall.ToolDefinition
+	for _, tl := range file.Tools {
+		d := toolcall.ToolDefinition{Name: tl.ID}
+		if tl.Description != nil {
+			d.Description, d.EmptyDescription = *tl.Description, *tl.Description == ""
+		}
+		defs = append(defs, d)
+	}
+	peerToolCall := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT RESPONSE: "(.*?)"\nTOOLS THE AGENT ACTUALLY CALLED: (.*?)\n\nTOOL REFERENCE:\n(.*?)\n\n`)
+	oursToolCall := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT RESPONSE: "(.*?)"\nTOOLS THE AGENT CALLED: (.*?)\n\nAVAILABLE TOOLS:\n(.*?)\n\n`)
+	peerTrajectory := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT FINAL RESPONSE: "(.*?)"\n\nACTUAL TRAJECTORY \(sequence of actions the agent took\):\n(.*?)\n\n(?:EXPECTED|EVALUATION)`)
+	oursTrajectory := regexp.MustCompile(`(?s)USER REQUEST: "(.*?)"\nAGENT FINAL RESPONSE: "(.*?)"\n\nACTUAL TRAJECTORY \(the agent's steps, in order\):\n(.*?)\n\nWHAT TO CHECK`)
+	fields := func(re *regexp.Regexp, prompt string) []string {
+		m := re.FindStringSubmatch(prompt)
+		require.NotNil(t, m, "prompt does not read as expected:\n%s", prompt)
+		return m[1:]
+	}
+	for version, recorded := range file.Versions {
+		for _, r := range recorded.Runs {
+			t.Run(version+"/"+r.ID, func(t *testing.T) {
+				var calls []toolcall.Call
+				var msgs []jsonv.Value
+				for _, m := range r.Run.Messages {
+					var parts []jsonv.Value
+					if m.Text != "" {
+						parts = append(parts, jsonv.Object(jsonv.Member{Key: "type", Value: jsonv.String("text")}, jsonv.Member{Key: "content", Value: jsonv.String(m.Text)}))
+					}
+					for _, c := range m.Calls {
+						call := toolcall.Call{Name: c.Name, Args: toolcalltest.MustParse(string(c.Args)), Status: toolcall.StatusOK}
+						if c.Error != "" {
+							call.Status, call.Result = toolcall.StatusError, jsonv.String(c.Error)
+						} else {
+							call.Result = toolcalltest.MustParse(string(c.Result))
+						}
+						calls = append(calls, call)
+						parts = append(parts, jsonv.Object(jsonv.Member{Key: "type", Value: jsonv.String("tool_call")}, jsonv.Member{Key: "name", Value: jsonv.String(c.Name)}))
+					}
+					msgs = append(msgs, jsonv.Object(jsonv.Member{Key: "role", Value: jsonv.String("assistant")}, jsonv.Member{Key: "parts", Value: jsonv.Array(parts...)}))
+				}
+				run := &toolcall.RunContext{Request: jsonv.Array(jsonv.Object(jsonv.Member{Key: "role", Value: jsonv.String("user")}, jsonv.Member{Key: "content", Value: jsonv.String(r.Run.User)})).JSON(), Response: jsonv.Array(msgs...).JSON()}
+				opts := map[string]any{"version": version}
+
+				s, err := toolcall.New(MastraToolCallLLMName, toolcall.Settings{Judge: answers(), Tools: defs, Options: opts})
+				require.NoError(t, err)
+				req, err := s.(*mastraToolCallLLM).Request(toolcall.NumberCalls(calls), run)
+				require.NoError(t, err)
+				assert.Equal(t, fields(peerToolCall, r.ToolCallPrompt), fields(oursToolCall, req.Messages[1].Content), "tool-call judge")
+
+				s, err = toolcall.New(MastraTrajectoryLLMName, toolcall.Settings{Judge: answers(), Options: opts})
+				require.NoError(t, err)
+				req = s.(*mastraTrajectoryLLM).Request(toolcall.NumberCalls(calls), run)
+				assert.Equal(t, fields(peerTrajectory, r.TrajectoryPrompt), fields(oursTrajectory, req.Messages[1].Content), "trajectory judge")
+			})
+		}
+	}
+	_, err = toolcall.New(MastraToolCallLLMName, toolcall.Settings{Judge: answers(), Options: map[string]any{"version": "1.3.0"}})
+	assert.ErrorContains(t, err, `mastra_tool_call_llm: option "version": invalid value "1.3.0"`)
 }

@@ -22,14 +22,22 @@ func init() {
 	toolcall.Register(MastraTrajectoryLLMName, newMastraTrajectoryLLM)
 }
 
-// mastraToolCallLLM reproduces @mastra/evals 1.10.2
+// mastraToolCallLLM reproduces @mastra/evals
 // createToolCallAccuracyScorerLLM({model, availableTools})
-// (src/scorers/llm/tool-call-accuracy/{index,prompts}.ts).
+// (src/scorers/llm/tool-call-accuracy/{index,prompts}.ts), 1.10.2 by
+// default; option version "1.2.0" renders the run as 1.2.0 does (see
+// Version differences).
 //
 // Available tools are the rule's tools (configuration) and the run's
 // recorded definitions, written one a line as "${id}: ${description}" (a
-// tool with no description reads "name: undefined", as the template
-// literal writes it).
+// tool given no description reads "name: undefined", as the template
+// literal writes it; an empty description, "name: ").
+//
+// Version differences (src/scorers/utils.ts): 1.10.2's agent response is
+// the text of the last assistant message that has text, 1.2.0's the text
+// of the first assistant message ("" when it has only tool calls); 1.10.2
+// lists every call made, 1.2.0 leaves failed calls out (its
+// extractToolCalls takes the states result and call, not output-error).
 //
 // Preprocess: a run with no recorded request, or with neither calls nor a
 // recorded response, is the peer's error "Input and output messages cannot
@@ -59,6 +67,7 @@ type mastraToolCallLLM struct {
 	judge      toolcall.Completer
 	threshold  float64
 	configured []toolcall.ToolDefinition
+	version    string
 }
 
 // mastraTrajectoryLLM reproduces @mastra/evals 1.10.2
@@ -91,10 +100,19 @@ type mastraToolCallLLM struct {
 // step evaluations, missing and extra steps), with the same fallback.
 // Expected calls with matchers, optional calls, must_succeed and forbidden
 // tools are rejected (the peer cannot express them).
+//
+// The actual trajectory is what Mastra's runEvals gives the scorer,
+// @mastra/core's extractTrajectory of the agent's output: toolArgs and
+// toolResult that are not objects (arrays included) wrapped as {"value":
+// x}, no result for a failed call. Option version "1.2.0" renders as
+// @mastra/evals 1.2.0 with the @mastra/core it was built with (1.18.0):
+// the first assistant message's text, and failed calls left out of the
+// trajectory (that extractTrajectory takes the states result and call).
 type mastraTrajectoryLLM struct {
 	judge     toolcall.Completer
 	threshold float64
 	expected  []toolcall.ExpectedCall
+	version   string
 }
 
 var (
@@ -109,10 +127,11 @@ func newMastraToolCallLLM(s toolcall.Settings) (toolcall.Scorer, error) {
 		return nil, err
 	}
 	r := toolcall.NewOptionReader(MastraToolCallLLMName, s.Options)
+	version := r.String("version", peers.MastraVersion1102, peers.MastraVersion1102, peers.MastraVersion120)
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	return &mastraToolCallLLM{judge: s.Judge, threshold: s.Threshold, configured: s.Tools}, nil
+	return &mastraToolCallLLM{judge: s.Judge, threshold: s.Threshold, configured: s.Tools, version: version}, nil
 }
 
 func newMastraTrajectoryLLM(s toolcall.Settings) (toolcall.Scorer, error) {
@@ -120,13 +139,14 @@ func newMastraTrajectoryLLM(s toolcall.Settings) (toolcall.Scorer, error) {
 		return nil, err
 	}
 	r := toolcall.NewOptionReader(MastraTrajectoryLLMName, s.Options)
+	version := r.String("version", peers.MastraVersion1102, peers.MastraVersion1102, peers.MastraVersion120)
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
 	if err := peers.CheckPeerExpectation(MastraTrajectoryLLMName, s.Expectation, peers.PeerFeatures{}); err != nil {
 		return nil, err
 	}
-	return &mastraTrajectoryLLM{judge: s.Judge, threshold: s.Threshold, expected: s.Expectation.Calls}, nil
+	return &mastraTrajectoryLLM{judge: s.Judge, threshold: s.Threshold, expected: s.Expectation.Calls, version: version}, nil
 }
 
 func (m *mastraToolCallLLM) Name() string   { return MastraToolCallLLMName }
@@ -158,19 +178,23 @@ func (m *mastraToolCallLLM) Request(calls []toolcall.Call, run *toolcall.RunCont
 	if run == nil || strings.TrimSpace(run.Request) == "" || (len(calls) == 0 && strings.TrimSpace(run.Response) == "") {
 		return toolcall.ChatRequest{}, errors.New("Input and output messages cannot be null or empty")
 	}
+	called := calls
+	if m.version == peers.MastraVersion120 {
+		called = succeeded(calls)
+	}
 	names := "None"
-	if len(calls) > 0 {
-		names = strings.Join(peers.ToolNames(calls), ", ")
+	if len(called) > 0 {
+		names = strings.Join(peers.ToolNames(called), ", ")
 	}
 	var tools []string
 	for _, d := range judgeDefinitions(m.configured, run).All() {
 		desc := d.Description
-		if desc == "" {
-			desc = "undefined"
+		if desc == "" && !d.EmptyDescription {
+			desc = "undefined" // ${tool.description} of a tool without one
 		}
 		tools = append(tools, d.Name+": "+desc)
 	}
-	user := mastraToolCallPrompt1 + "USER REQUEST: \"" + userRequestText(run) + "\"\nAGENT RESPONSE: \"" + finalResponseText(run) +
+	user := mastraToolCallPrompt1 + "USER REQUEST: \"" + userRequestText(run) + "\"\nAGENT RESPONSE: \"" + mastraResponseText(run, m.version) +
 		"\"\nTOOLS THE AGENT CALLED: " + names + "\n\nAVAILABLE TOOLS:\n" + strings.Join(tools, "\n") + "\n" + mastraToolCallPrompt2
 	return toolcall.ChatRequest{
 		Messages:   []toolcall.ChatMessage{{Role: "system", Content: mastraToolCallInstructions}, {Role: "user", Content: user}},
@@ -316,7 +340,10 @@ func mastraToolCallFallback(a MastraToolCallAnswer, score float64) string {
 // Request builds the analysis request.
 func (m *mastraTrajectoryLLM) Request(calls []toolcall.Call, run *toolcall.RunContext) toolcall.ChatRequest {
 	calls = toolcall.WithArguments(calls)
-	user := mastraTrajectoryPrompt1 + "USER REQUEST: \"" + userRequestText(run) + "\"\nAGENT FINAL RESPONSE: \"" + finalResponseText(run) +
+	if m.version == peers.MastraVersion120 {
+		calls = succeeded(calls)
+	}
+	user := mastraTrajectoryPrompt1 + "USER REQUEST: \"" + userRequestText(run) + "\"\nAGENT FINAL RESPONSE: \"" + mastraResponseText(run, m.version) +
 		"\"\n\nACTUAL TRAJECTORY (the agent's steps, in order):\n" + mastraFormatTrajectory(calls, 0) + "\n"
 	if expected := mastraFormatExpected(m.expected); expected != "" {
 		user += "\nEXPECTED TRAJECTORY (the reference sequence):\n" + expected + "\n" + mastraTrajectoryExpectedCriteria
@@ -380,12 +407,13 @@ func mastraFormatTrajectory(steps []toolcall.Call, indent int) string {
 func mastraStepDetails(s *toolcall.Call, stepType string) string {
 	switch stepType {
 	case toolcall.StepToolCall, toolcall.StepMCPToolCall:
+		// As @mastra/core's extractTrajectory makes a step of a call.
 		var parts []string
-		if !s.ArgsUnknown && !s.Args.IsUndefined() {
-			parts = append(parts, "args: "+s.Args.JSON())
+		if !s.ArgsUnknown && s.Args.Kind() > jsonv.KindNull {
+			parts = append(parts, "args: "+mastraStepValue(s.Args).JSON())
 		}
-		if !s.Result.IsUndefined() {
-			parts = append(parts, "result: "+s.Result.JSON())
+		if !s.Failed() && s.Result.Kind() > jsonv.KindNull {
+			parts = append(parts, "result: "+mastraStepValue(s.Result).JSON())
 		}
 		if len(parts) == 0 {
 			return ""
@@ -401,6 +429,46 @@ func mastraStepDetails(s *toolcall.Call, stepType string) string {
 		}
 	}
 	return ""
+}
+
+// mastraStepValue is a step's toolArgs or toolResult as extractTrajectory
+// makes it: an object as it is, anything else as {"value": x}.
+func mastraStepValue(v jsonv.Value) jsonv.Value {
+	if v.Kind() == jsonv.KindObject {
+		return v
+	}
+	return jsonv.Object(jsonv.Member{Key: "value", Value: v})
+}
+
+// succeeded returns the calls that did not fail (children included), for
+// Mastra 1.2.0, whose extraction leaves failed calls out.
+func succeeded(calls []toolcall.Call) []toolcall.Call {
+	out := make([]toolcall.Call, 0, len(calls))
+	for i := range calls {
+		if calls[i].Failed() {
+			continue
+		}
+		c := calls[i]
+		if len(c.Children) > 0 {
+			c.Children = succeeded(c.Children)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// mastraResponseText is the agent response Mastra's
+// getAssistantMessageFromRunOutput reads from the run's output: 1.10.2 the
+// last assistant message that has text, 1.2.0 the first assistant message
+// (its last text part, "" when it has none).
+func mastraResponseText(run *toolcall.RunContext, version string) string {
+	if version != peers.MastraVersion120 {
+		return finalResponseText(run)
+	}
+	if run == nil {
+		return ""
+	}
+	return firstMessageText(run.Response, "assistant")
 }
 
 // mastraFormatExpected is the peer's formatExpectedSteps.

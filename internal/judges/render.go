@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -251,8 +250,14 @@ func userRequestText(run *toolcall.RunContext) string {
 	if run == nil {
 		return ""
 	}
-	for _, m := range transcript(run.Request, "user") {
-		if m.Role == "user" {
+	return firstMessageText(run.Request, "user")
+}
+
+// firstMessageText is the last text part of the first message of role in
+// recorded text (see transcript); "" when there is none, or it has no text.
+func firstMessageText(text, role string) string {
+	for _, m := range transcript(text, role) {
+		if m.Role == role {
 			if len(m.Parts) == 0 {
 				return ""
 			}
@@ -344,159 +349,9 @@ func appendDotnetJSON(sb *strings.Builder, v jsonv.Value) {
 	}
 }
 
-// jsonStringStyle is how a peer's JSON serializer writes strings: the
-// printable ASCII characters it writes as \uXXXX besides the control
-// characters and non-ASCII, and the case of the hex digits.
-type jsonStringStyle struct {
-	unicodeEscaped string
-	hex            string // a \u escape's format
+func appendDotnetString(sb *strings.Builder, s string) {
+	peers.AppendPeerJSONString(sb, s, &peers.DotnetStrings)
 }
-
-var (
-	// dotnetStrings is System.Text.Json's default encoder: HTML-sensitive
-	// characters and the quote escaped, upper-case hex.
-	dotnetStrings = jsonStringStyle{unicodeEscaped: `"&'+<>` + "`", hex: `\u%04X`}
-	// pythonStrings is json.dumps with ensure_ascii: lower-case hex.
-	pythonStrings = jsonStringStyle{hex: `\u%04x`}
-)
-
-func appendDotnetString(sb *strings.Builder, s string) { appendPeerJSONString(sb, s, &dotnetStrings) }
-
-func appendPyJSONString(sb *strings.Builder, s string) { appendPeerJSONString(sb, s, &pythonStrings) }
-
-// appendPeerJSONString writes s as a JSON string in style; invalid UTF-8 is
-// read as U+FFFD, as both peers decode it.
-func appendPeerJSONString(sb *strings.Builder, s string, style *jsonStringStyle) {
-	sb.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r < 0x7f && strings.ContainsRune(style.unicodeEscaped, r):
-			fmt.Fprintf(sb, style.hex, r)
-		case r == '"':
-			sb.WriteString(`\"`)
-		case r == '\\':
-			sb.WriteString(`\\`)
-		case r == '\n':
-			sb.WriteString(`\n`)
-		case r == '\r':
-			sb.WriteString(`\r`)
-		case r == '\t':
-			sb.WriteString(`\t`)
-		case r == '\b':
-			sb.WriteString(`\b`)
-		case r == '\f':
-			sb.WriteString(`\f`)
-		case r >= 0x20 && r < 0x7f:
-			sb.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16Pair(r)
-			fmt.Fprintf(sb, style.hex+style.hex, r1, r2)
-		default:
-			fmt.Fprintf(sb, style.hex, r)
-		}
-	}
-	sb.WriteByte('"')
-}
-
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
-}
-
-// ---------------------------------------------------------------------------
-// Python (DeepEval, Azure AI Evaluation).
-
-// pyJSONDumps writes v as Python's json.dumps(v, indent=indent) does with its
-// defaults: ensure_ascii (every non-ASCII character as \uxxxx, lower-case
-// hex, astral characters as surrogate pairs), ", " and ": " separators, and
-// with an indent one item a line; Python's repr for floats.
-func pyJSONDumps(v jsonv.Value, indent int) string {
-	var sb strings.Builder
-	appendPyJSON(&sb, v, indent, 0)
-	return sb.String()
-}
-
-func appendPyJSON(sb *strings.Builder, v jsonv.Value, indent, depth int) {
-	newline := func(d int) {
-		sb.WriteByte('\n')
-		sb.WriteString(strings.Repeat(" ", indent*d))
-	}
-	switch v.Kind() {
-	case jsonv.KindUndefined, jsonv.KindNull:
-		sb.WriteString("null")
-	case jsonv.KindBool:
-		sb.WriteString(strconv.FormatBool(v.BoolValue()))
-	case jsonv.KindNumber:
-		if math.IsNaN(v.NumberValue()) || math.IsInf(v.NumberValue(), 0) {
-			sb.WriteString("null")
-			return
-		}
-		sb.WriteString(peers.PyNumberRepr(&v))
-	case jsonv.KindString:
-		appendPyJSONString(sb, v.StringValue())
-	case jsonv.KindArray:
-		if v.Len() == 0 {
-			sb.WriteString("[]")
-			return
-		}
-		sb.WriteByte('[')
-		for i := 0; i < v.Len(); i++ {
-			if i > 0 {
-				sb.WriteByte(',')
-				if indent == 0 {
-					sb.WriteByte(' ')
-				}
-			}
-			if indent > 0 {
-				newline(depth + 1)
-			}
-			appendPyJSON(sb, v.Index(i), indent, depth+1)
-		}
-		if indent > 0 {
-			newline(depth)
-		}
-		sb.WriteByte(']')
-	case jsonv.KindObject:
-		n := 0
-		for i := 0; i < v.Len(); i++ {
-			if _, m := v.MemberAt(i); !m.IsUndefined() {
-				n++
-			}
-		}
-		if n == 0 {
-			sb.WriteString("{}")
-			return
-		}
-		sb.WriteByte('{')
-		first := true
-		for i := 0; i < v.Len(); i++ {
-			k, m := v.MemberAt(i)
-			if m.IsUndefined() {
-				continue
-			}
-			if !first {
-				sb.WriteByte(',')
-				if indent == 0 {
-					sb.WriteByte(' ')
-				}
-			}
-			first = false
-			if indent > 0 {
-				newline(depth + 1)
-			}
-			appendPyJSONString(sb, k)
-			sb.WriteString(": ")
-			appendPyJSON(sb, m, indent, depth+1)
-		}
-		if indent > 0 {
-			newline(depth)
-		}
-		sb.WriteByte('}')
-	}
-}
-
-// pyRepr is Python's repr() of a JSON-decoded value.
-func pyRepr(v jsonv.Value) string { return string(peers.AppendPyRepr(nil, &v)) }
 
 // ---------------------------------------------------------------------------
 // Answers.

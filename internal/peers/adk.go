@@ -44,7 +44,7 @@ func init() { toolcall.Register(ADKName, newADK) }
 //	match_type  EXACT (default) | IN_ORDER | ANY_ORDER, or 0/1/2; strings are trimmed, upper-cased,
 //	            "-" and " " read as "_" ("in order" works); trajectory metric only
 //	ignore_args bool (default false); trajectory metric only
-//	threshold   pass threshold (default: the rule's threshold)
+//	threshold   ADK's pass threshold (default 1, the default criterion tool_trajectory_avg_score: 1.0)
 //
 // ADK averages per invocation (one user turn and the agent's response):
 // [adk.ScoreInvocations] scores several; Score treats the trajectory as one
@@ -66,6 +66,8 @@ func init() { toolcall.Register(ADKName, newADK) }
 // invocation scores the mean. Differing invocation counts are an error (ValueError).
 //
 // status = PASSED if score >= threshold else FAILED, per invocation and overall.
+// The result passes with ADK's overall status when the rule sets no
+// threshold; a rule's own threshold decides otherwise.
 //
 // Quirks reproduced (each has a test case):
 //
@@ -102,7 +104,9 @@ type adk struct {
 	metric     string
 	matchType  int
 	ignoreArgs bool
-	threshold  float64
+	// threshold is ADK's (its statuses); pass decides the result's
+	// outcome (see passThreshold).
+	threshold, pass float64
 	// omitDetails: Settings.OmitDetails.
 	omitDetails bool
 	expected    []toolcall.ExpectedCall
@@ -114,7 +118,8 @@ func newADK(s toolcall.Settings) (toolcall.Scorer, error) {
 	r := toolcall.NewOptionReader(ADKName, s.Options)
 	a := &adk{omitDetails: s.OmitDetails}
 	a.metric = r.String("metric", ADKTrajectoryAvgScore, ADKTrajectoryAvgScore, ADKToolParameterMatch)
-	a.threshold = r.Float("threshold", s.Threshold, 0, 1)
+	a.threshold = r.Float("threshold", 1, 0, 1)
+	a.pass = s.PassThreshold(a.threshold)
 	mt, hasMatch := r.Raw("match_type")
 	_, hasIgnore := r.Opts["ignore_args"]
 	a.ignoreArgs = r.Bool("ignore_args", false)
@@ -234,14 +239,14 @@ func (a *adk) scoreInvocations(actual [][]toolcall.Call, expected [][]toolcall.E
 			}
 			s, err := a.parameterMatch(FlattenToolCalls(actual[i]), exp)
 			if err != nil {
-				toolcall.SetError(res, ADKName, a.threshold, err)
+				toolcall.SetError(res, ADKName, a.pass, err)
 				return
 			}
 			scores = append(scores, s)
 		}
 	default:
 		if expected == nil {
-			toolcall.SetError(res, ADKName, a.threshold, errors.New("adk: "+adkExpectedNoneMessage))
+			toolcall.SetError(res, ADKName, a.pass, errors.New("adk: "+adkExpectedNoneMessage))
 			return
 		}
 		n := min(len(actual), len(expected))
@@ -249,7 +254,7 @@ func (a *adk) scoreInvocations(actual [][]toolcall.Call, expected [][]toolcall.E
 			exp, _ := toolExpectations(expected[i])
 			ok, err := a.trajectoryMatch(FlattenToolCalls(actual[i]), exp)
 			if err != nil {
-				toolcall.SetError(res, ADKName, a.threshold, err)
+				toolcall.SetError(res, ADKName, a.pass, err)
 				return
 			}
 			if ok {
@@ -269,14 +274,14 @@ func (a *adk) scoreInvocations(actual [][]toolcall.Call, expected [][]toolcall.E
 //
 //go:noinline
 func (a *adk) invocationError(res *toolcall.Result, i int, err error) {
-	toolcall.SetError(res, ADKName, a.threshold, fmt.Errorf("invocation %d: %w", i+1, err))
+	toolcall.SetError(res, ADKName, a.pass, fmt.Errorf("invocation %d: %w", i+1, err))
 }
 
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (a *adk) lengthMismatch(res *toolcall.Result, actual, expected int) {
-	toolcall.SetError(res, ADKName, a.threshold, fmt.Errorf("adk: actual_invocations and expected_invocations must have the same length; got %d and %d.", actual, expected))
+	toolcall.SetError(res, ADKName, a.pass, fmt.Errorf("adk: actual_invocations and expected_invocations must have the same length; got %d and %d.", actual, expected))
 }
 
 func (a *adk) status(x float64) string {
@@ -315,7 +320,7 @@ func (a *adk) result(scores []float64, res *toolcall.Result) {
 			evaluated = append(evaluated, s)
 		}
 	}
-	*res = toolcall.Result{Scorer: ADKName, Threshold: a.threshold}
+	*res = toolcall.Result{Scorer: ADKName, Threshold: a.pass}
 	if !a.omitDetails {
 		res.Details = a.details(scores)
 	}
@@ -344,7 +349,7 @@ func (a *adk) result(scores []float64, res *toolcall.Result) {
 	}
 	res.Score = overall
 	res.Decide()
-	if overall >= a.threshold {
+	if overall >= a.pass {
 		res.Outcome = toolcall.OutcomePass
 	} else {
 		res.Outcome = toolcall.OutcomeFail

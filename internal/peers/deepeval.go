@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
@@ -23,13 +24,17 @@ const DeepEvalLLMName = "deepeval_llm"
 
 func init() { toolcall.Register(DeepEvalName, NewDeepEval) }
 
+// deepEvalDefaultThreshold is ToolCorrectnessMetric's threshold default
+// (tool_correctness.py, __init__: threshold: Optional[float] = 0.5).
+const deepEvalDefaultThreshold = 0.5
+
 // Deepeval reproduces the deterministic part of DeepEval's
 // ToolCorrectnessMetric (deepeval/metrics/tool_correctness/tool_correctness.py
 // at git a2e0d4cf, 4.1.10).
 //
 // Options (the peer's own):
 //
-//	threshold                 pass threshold (default: the rule's threshold)
+//	threshold                 DeepEval's pass threshold (default 0.5; DeepEval's own default)
 //	should_exact_match        bool (takes precedence over ordering)
 //	should_consider_ordering  bool
 //	strict_mode               bool: threshold becomes 1 and any score below 1 becomes 0
@@ -57,8 +62,12 @@ func init() { toolcall.Register(DeepEvalName, NewDeepEval) }
 //	compare_dicts(expected, called): == -> 1; else sum over shared keys of 1/|union| when equal, or
 //	          compare_dicts/|union| when both values are dicts (partial credit; lists only count when ==)
 //	strict_mode: score < 1 -> 0. success = score >= threshold; with
-//	threshold None (and no strict_mode, which makes it 1) success is None,
-//	and the result's pass or fail uses the rule's threshold.
+//	threshold None (and no strict_mode, which makes it 1) success is None.
+//
+// Pass or fail: DeepEval's success (score >= threshold, is_successful in
+// base_metric.py) when the rule sets no threshold, so a team keeps the
+// verdict it tracks; a rule's own threshold decides otherwise, and also
+// when DeepEval's threshold is None.
 //
 // Quirks reproduced (each has a test case):
 //
@@ -103,11 +112,28 @@ func init() { toolcall.Register(DeepEvalName, NewDeepEval) }
 // hash-seed-dependent set order; we use the written order (same sum up to
 // the last bit).
 //
+// Reason: DeepEval's _generate_reason text, the explanation after the
+// score, and (wrapped as DeepEval's final reason) Details["reason"]. The
+// unordered form lists the missing expected ToolCalls as DeepEval prints
+// them (ToolCall.__repr__: name, type, input_parameters and output as
+// indented JSON), one per group of equal ToolCalls; the ordered form lists
+// missing and out-of-order tool names. Lists built from Python sets are
+// in expected order here, in a hash-seed dependent order in DeepEval.
+//
+// DeepEval's LLMTestCase requires input, a string (pydantic rejects None;
+// "" is accepted), and the deterministic score never reads it: the profile
+// scores a run whether or not its request was recorded, as DeepEval scores
+// a test case whose input is "" (traces often leave the request out, with
+// content capture off). deepeval_llm, whose judge reads the request,
+// returns an error without one.
+//
 // Details: success, reason (DeepEval's final reason text), threshold.
 type Deepeval struct {
 	exact, ordering, Strict bool
 	inputParams, output     bool
-	Threshold               float64
+	// Threshold is DeepEval's (its success, and strict_mode's zeroing);
+	// Pass decides the result's outcome (see toolcall.Settings.PassThreshold).
+	Threshold, Pass float64
 	// noThreshold: threshold given as None, so DeepEval's success is None.
 	NoThreshold bool
 	// omitDetails: Settings.OmitDetails.
@@ -131,7 +157,7 @@ var _ toolcall.Scorer = (*Deepeval)(nil)
 func NewDeepEval(s toolcall.Settings) (toolcall.Scorer, error) {
 	r := toolcall.NewOptionReader(DeepEvalName, s.Options)
 	d := &Deepeval{omitDetails: s.OmitDetails}
-	d.Threshold = r.Float("threshold", s.Threshold, 0, 1)
+	d.Threshold = r.Float("threshold", deepEvalDefaultThreshold, 0, 1)
 	if v, given := r.Opts["threshold"]; given && v == nil {
 		d.NoThreshold = true
 	}
@@ -166,6 +192,10 @@ func NewDeepEval(s toolcall.Settings) (toolcall.Scorer, error) {
 	if d.Strict {
 		d.Threshold = 1
 		d.NoThreshold = false
+	}
+	d.Pass = s.PassThreshold(d.Threshold)
+	if d.NoThreshold {
+		d.Pass = s.Threshold
 	}
 	e := s.Expectation
 	if err := CheckPeerExpectation(DeepEvalName, e, PeerFeatures{}); err != nil {
@@ -283,7 +313,7 @@ func (d *Deepeval) compare(calls []toolcall.Call, res *toolcall.Result) (called 
 		c := &called[j]
 		c.name, c.mcp, c.params, c.output, c.unknown, c.pos = t.Name, strings.EqualFold(t.Type, "mcp"), t.Args, t.Result, t.ArgsUnknown, j
 		if t.ArgsUnknown && d.inputParams {
-			d.failInto(res, argsUnavailable(DeepEvalName, t, j))
+			d.unavailable(res, t, j)
 			return nil, 0, nil, false
 		}
 	}
@@ -307,7 +337,7 @@ func (d *Deepeval) compare(calls []toolcall.Call, res *toolcall.Result) (called 
 	if d.Strict && score < d.Threshold {
 		score = 0
 	}
-	*res = toolcall.Result{Scorer: DeepEvalName, Threshold: d.Threshold, Score: score}
+	*res = toolcall.Result{Scorer: DeepEvalName, Threshold: d.Pass, Score: score}
 	b := &res.Breakdown
 	pe := make([]bool, len(d.expected))
 	pc := make([]bool, len(called))
@@ -357,7 +387,12 @@ func (d *Deepeval) addDetails(res *toolcall.Result, score float64, reason string
 //
 //go:noinline
 func (d *Deepeval) failInto(res *toolcall.Result, err error) {
-	toolcall.SetError(res, DeepEvalName, d.Threshold, prefixError("deepeval: ", err))
+	toolcall.SetError(res, DeepEvalName, d.Pass, prefixError("deepeval: ", err))
+}
+
+//go:noinline
+func (d *Deepeval) unavailable(res *toolcall.Result, t *toolcall.Call, j int) {
+	toolcall.SetError(res, DeepEvalName, d.Pass, argsUnavailable(DeepEvalName, t, j)) // named already
 }
 
 // Out of line for the stack budget (docs/architecture.md, "A batch").
@@ -365,7 +400,7 @@ func (d *Deepeval) failInto(res *toolcall.Result, err error) {
 //go:noinline
 func (d *Deepeval) notADict(res *toolcall.Result, j int, name string, k jsonv.Kind) {
 	// Without fmt, as argsUnavailable.
-	toolcall.SetError(res, DeepEvalName, d.Threshold, errors.New("deepeval: call "+strconv.Itoa(j+1)+" ("+name+"): ToolCall input_parameters must be a dict, got "+k.String()+" (pydantic ValidationError)"))
+	toolcall.SetError(res, DeepEvalName, d.Pass, errors.New("deepeval: call "+strconv.Itoa(j+1)+" ("+name+"): ToolCall input_parameters must be a dict, got "+k.String()+" (pydantic ValidationError)"))
 }
 
 func (d *Deepeval) callsMatch(e, c *deCall) bool { return e.name == c.name && e.mcp == c.mcp }
@@ -559,6 +594,76 @@ func (d *Deepeval) lcsScore(called []deCall) (float64, []toolcall.Pair, error) {
 	return total / float64(m), pairs, nil
 }
 
+// repr is ToolCall.__repr__ (deepeval/test_case/llm_test_case.py): name,
+// type, then a non-empty input_parameters and a dict output as
+// json.dumps(indent=4, ensure_ascii=False) after "field=", their later
+// lines indented four spaces, or another output (even 0 or "") as
+// repr(output); one field a line inside "ToolCall(\n    …\n)".
+func (c *deCall) repr() string {
+	fields := make([]string, 0, 4)
+	if c.name != "" {
+		fields = append(fields, `name="`+c.name+`"`)
+	}
+	fields = append(fields, `type="`+DeTypeName(c.mcp)+`"`)
+	if c.params.Kind() == jsonv.KindObject && c.params.Len() > 0 {
+		fields = append(fields, pyNestedField("input_parameters", PyJSONDumpsUnicode(c.params, 4)))
+	}
+	switch k := c.output.Kind(); {
+	case k == jsonv.KindObject:
+		fields = append(fields, pyNestedField("output", PyJSONDumpsUnicode(c.output, 4)))
+	case k > jsonv.KindNull:
+		fields = append(fields, "output="+PyRepr(c.output))
+	}
+	return "ToolCall(\n    " + strings.Join(fields, ",\n    ") + "\n)"
+}
+
+// pyNestedField is ToolCall._indent_nested_field: the first line after
+// "name=", a newline, then the other lines indented four spaces (so a
+// one-line value ends in a newline).
+func pyNestedField(name, formatted string) string {
+	lines := pySplitLines(formatted)
+	var b strings.Builder
+	b.WriteString(name)
+	b.WriteByte('=')
+	if len(lines) > 0 {
+		b.WriteString(lines[0])
+	}
+	b.WriteByte('\n')
+	for i, l := range lines[min(1, len(lines)):] {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("    ")
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// pySplitLines is Python's str.splitlines(): lines end at \n, \r, \r\n,
+// \v, \f, \x1c, \x1d, \x1e, \x85, U+2028 and U+2029; no empty last line.
+func pySplitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			lines = append(lines, s[start:i])
+			i += size
+			if r == '\r' && i < len(s) && s[i] == '\n' {
+				i++
+			}
+			start = i
+			continue
+		}
+		i += size
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
+}
+
 func DeTypeName(mcp bool) string {
 	if mcp {
 		return "MCP"
@@ -566,7 +671,9 @@ func DeTypeName(mcp bool) string {
 	return "FUNCTION"
 }
 
-// reason is _generate_reason (set orders made deterministic).
+// reason is _generate_reason. The names DeepEval lists from Python sets
+// (missing and out-of-order tools, missing ToolCalls) come in a hash-seed
+// dependent order there; here in expected order.
 func (d *Deepeval) reason(called []deCall, score float64, lcs []int) string {
 	en := make([]string, len(d.expected))
 	for i := range d.expected {
@@ -689,22 +796,22 @@ func (d *Deepeval) unorderedReason(called []deCall, score float64, el, cl string
 	if score == 1 {
 		return "All expected tools " + el + " were called (order not considered)."
 	}
+	// missing = set(expected_tools) - (set(tools_called) & set(expected_tools)):
+	// the expected ToolCalls (one per equal group, the first, as a set keeps
+	// it) equal to no call made, listed as list(missing) prints them.
 	var missing []string
 	for i := range d.expected {
-		found := false
-		for j := range called {
-			if eq, err := deToolCallEqual(&d.expected[i], &called[j]); err == nil && eq {
-				found = true
-				break
-			}
+		e := &d.expected[i]
+		if slices.ContainsFunc(d.expected[:i], func(x deCall) bool { eq, err := deToolCallEqual(&x, e); return err == nil && eq }) {
+			continue // the set holds the first of equal ToolCalls
 		}
-		if !found && !slices.Contains(missing, d.expected[i].name) {
-			missing = append(missing, d.expected[i].name)
+		if !slices.ContainsFunc(called, func(c deCall) bool { eq, err := deToolCallEqual(e, &c); return err == nil && eq }) {
+			missing = append(missing, e.repr())
 		}
 	}
 	var issues []string
 	if len(missing) > 0 || len(mismatches) == 0 {
-		issues = append(issues, "missing tools "+pyListRepr(StringsOrEmpty(missing)))
+		issues = append(issues, "missing tools ["+strings.Join(missing, ", ")+"]")
 	}
 	if len(mismatches) > 0 {
 		issues = append(issues, "tool type mismatches "+pyListRepr(mismatches))

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall/toolcalltest"
 )
@@ -93,7 +94,8 @@ func TestDeepEvalDetailsAndThreshold(t *testing.T) {
 	assert.Equal(t, 0.5, res.Score)
 	assert.Equal(t, true, res.Details["success"])
 	assert.Equal(t, toolcall.OutcomePass, res.Outcome)
-	assert.Equal(t, "0.5: Incomplete tool usage: missing tools ['b']; expected ['a', 'b'], called ['a']. See more details above.", res.Explanation)
+	// DeepEval lists the missing ToolCalls as it prints them (ToolCall.__repr__).
+	assert.Equal(t, "0.5: Incomplete tool usage: missing tools [ToolCall(\n    name=\"b\",\n    type=\"FUNCTION\"\n)]; expected ['a', 'b'], called ['a']. See more details above.", res.Explanation)
 	assert.Contains(t, res.Details["reason"], "\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n")
 
 	res = scoreProfile(t, DeepEvalName, toolcall.Settings{Expectation: expect(toolcalltest.Want("a", "")), Options: map[string]any{"threshold": 0.9}}, toolcalltest.Call("a", ""), toolcalltest.Call("b", ""))
@@ -141,8 +143,11 @@ func TestDeepEvalCrashes(t *testing.T) {
 			assert.ErrorContains(t, res.Err, tt.err)
 		})
 	}
+	// The profile's name once, as in the other profiles' messages.
+	res := scoreProfile(t, DeepEvalName, toolcall.Settings{Expectation: expect(toolcalltest.Want("a", `{}`)), Options: ip}, unknownArgs("a"))
+	assert.EqualError(t, res.Err, "deepeval: arguments unavailable for call 1 (a); deepeval judges arguments in this configuration")
 	// Unknown arguments on a single call, arguments not evaluated: fine.
-	res := scoreProfile(t, DeepEvalName, toolcall.Settings{Expectation: expect(toolcalltest.Want("a", ""))}, unknownArgs("a"))
+	res = scoreProfile(t, DeepEvalName, toolcall.Settings{Expectation: expect(toolcalltest.Want("a", ""))}, unknownArgs("a"))
 	require.NoError(t, res.Err)
 	assert.Equal(t, 1.0, res.Score)
 	// Two same-name calls: the used-set must compare their arguments.
@@ -197,4 +202,51 @@ func TestDeepEvalNoneLists(t *testing.T) {
 	res = tc.ScoreTestCase(t.Context(), nil, false, false)
 	require.NoError(t, res.Err)
 	assert.Equal(t, 0.0, res.Score)
+}
+
+// TestDeepEvalReasonListsToolCalls pins DeepEval's unordered reason
+// (_generate_reason in metrics/tool_correctness/tool_correctness.py):
+// "missing tools" is list(set(expected_tools) - used), so it lists the
+// missing expected ToolCalls, one per group of equal ones (name, arguments
+// and output, Python ==: 1, 1.0 and True are one), each as
+// ToolCall.__repr__ prints it (test_case/llm_test_case.py): name, type, a
+// non-empty input_parameters and a dict output as json.dumps(indent=4,
+// ensure_ascii=False) split with str.splitlines (so U+2028 and U+0085 end
+// lines, and an empty dict output leaves a blank line), any other output
+// as repr(). The expected texts are what DeepEval 4.1.10's own code
+// returned for these inputs (tools/peers/deepeval/record.py), with the
+// missing ToolCalls in expected order: DeepEval's set gives them in an
+// order that depends on the process's hash seed.
+func TestDeepEvalReasonListsToolCalls(t *testing.T) {
+	exp := func(name, args, output, typ string) toolcall.ExpectedCall {
+		e := toolcall.ExpectedCall{Name: name, Type: typ}
+		if args != "" {
+			e.Args = toolcalltest.MustParse(args)
+		}
+		if output != "" {
+			e.Result = toolcalltest.MustParse(output)
+		}
+		return e
+	}
+	reason := func(calls []toolcall.ExpectedCall, made ...toolcall.Call) string {
+		res := scoreProfile(t, DeepEvalName, toolcall.Settings{Expectation: toolcall.Expectation{Calls: calls}}, made...)
+		require.NoError(t, res.Err)
+		return res.Details["reason"].(string)
+	}
+	const selection = "\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n"
+
+	got := reason([]toolcall.ExpectedCall{
+		exp("a", `{"k":"v"}`, `{}`, ""), exp("b", "", `0`, ""), exp("c", "", `""`, ""), exp("d", "", `false`, ""),
+		exp("e", `{"s":"x\u2028y\u0085z"}`, `"it's \"q\""`, ""),
+	})
+	assert.Equal(t, "[\n\t Tool Calling Reason: Incomplete tool usage: missing tools [ToolCall(\n    name=\"a\",\n    type=\"FUNCTION\",\n    input_parameters={\n        \"k\": \"v\"\n    },\n    output={}\n\n), "+
+		"ToolCall(\n    name=\"b\",\n    type=\"FUNCTION\",\n    output=0\n), ToolCall(\n    name=\"c\",\n    type=\"FUNCTION\",\n    output=''\n), ToolCall(\n    name=\"d\",\n    type=\"FUNCTION\",\n    output=False\n), "+
+		"ToolCall(\n    name=\"e\",\n    type=\"FUNCTION\",\n    input_parameters={\n        \"s\": \"x\n    y\n    z\"\n    },\n    output='it\\'s \"q\"'\n)]; expected ['a', 'b', 'c', 'd', 'e'], called []. See more details above."+selection, got)
+
+	got = reason([]toolcall.ExpectedCall{
+		exp("a", `{"n":1,"f":2.5,"e":1e-7,"big":1e16}`, "", ""),
+		exp("a", `{"n":1.0,"f":2.5,"e":1e-7,"big":1e16}`, "", ""),
+		exp("a", `{"n":true,"f":2.5,"e":1e-7,"big":1e16}`, "", "mcp"),
+	}, toolcall.Call{Name: "b", Args: jsonv.Object()})
+	assert.Equal(t, "[\n\t Tool Calling Reason: Incomplete tool usage: missing tools [ToolCall(\n    name=\"a\",\n    type=\"FUNCTION\",\n    input_parameters={\n        \"n\": 1,\n        \"f\": 2.5,\n        \"e\": 1e-07,\n        \"big\": 1e+16\n    }\n)]; expected ['a', 'a', 'a'], called ['b']. See more details above."+selection, got)
 }

@@ -38,8 +38,12 @@ func init() { toolcall.Register(MastraTrajectoryName, newMastraTrajectory) }
 //	version              "1.10.2" (default) or "1.2.0"
 //
 // Because JSON.stringify makes key order significant, a data value given as
-// a Go map compares with its keys sorted (Go maps have no order); give it
-// as a [Value] (for example from [Parse]) to keep the written order.
+// a Go map (or YAML, through a collector configuration) compares with its
+// keys sorted: maps have no order. To keep the written order, give
+// expected_trajectory as JSON text, written as Mastra's expectedTrajectory
+// (camelCase keys such as stepType and toolArgs, or the snake_case ones),
+// or the data values as [Value]s (for example from [Parse]); expected
+// calls keep it with args_json and result_json in a configuration.
 //
 // compareTrajectories(actual, expected, {ordering, allowRepeatedSteps}):
 //
@@ -155,6 +159,12 @@ func newMastraTrajectory(s toolcall.Settings) (toolcall.Scorer, error) {
 	m := &mastraTrajectory{threshold: s.Threshold, omitDetails: s.OmitDetails}
 	m.version = r.String("version", MastraVersion1102, MastraVersion1102, MastraVersion120)
 	raw, hasStatic := r.Raw("expected_trajectory")
+	if hasStatic {
+		var err error
+		if raw, err = mastraJSONOption(raw); err != nil {
+			r.Fail("expected_trajectory", "%v", err)
+		}
+	}
 	if sub, ok := optionSub(r, "comparison_options"); ok {
 		m.ordering = sub.String("ordering", "")
 		m.allowRep = optBoolOf(sub, "allow_repeated_steps")

@@ -29,7 +29,7 @@ func init() { toolcall.Register(MastraTrajectoryFullName, newMastraTrajectoryFul
 // blacklisted_tools, blacklisted_sequences, max_retries_per_tool, steps,
 // ordering, allow_repeated_steps; step keys as in mastra_trajectory):
 //
-//	defaults  a TrajectoryExpectation for every run
+//	defaults  a TrajectoryExpectation for every run (or its JSON text, see mastra_trajectory)
 //	weights   {accuracy: 0.4, efficiency: 0.3, tool_failures: 0.2, blacklist: 0.1}; negatives count as 0
 //	version   "1.10.2" (default) or "1.2.0"
 //
@@ -133,6 +133,10 @@ func newMastraTrajectoryFull(s toolcall.Settings) (toolcall.Scorer, error) {
 	m.version = r.String("version", MastraVersion1102, MastraVersion1102, MastraVersion120)
 	var defaults *mastraExpectation
 	if x, ok := r.Raw("defaults"); ok {
+		x, err := mastraJSONOption(x)
+		if err != nil {
+			r.Fail("defaults", "%v", err)
+		}
 		dm, isMap := x.(map[string]any)
 		if !isMap {
 			r.Fail("defaults", "expects a map, got %s", toolcall.DescribeOperand(x))

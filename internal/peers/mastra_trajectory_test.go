@@ -236,3 +236,28 @@ func TestMastraTrajectoryOptionErrors(t *testing.T) {
 	_, err = toolcall.New(MastraTrajectoryName, toolcall.Settings{Expectation: toolcall.Expectation{ForbiddenTools: []string{"x"}}})
 	assert.ErrorContains(t, err, "mastra_trajectory: forbidden_tools and forbidden_sequences are not supported by mastra_trajectory (use mastra_trajectory_full)")
 }
+
+// TestMastraTrajectoryJSONOption checks that expected_trajectory (and
+// mastra_trajectory_full's defaults) may be JSON text written as in
+// Mastra's code, whose data keeps its key order: JSON.stringify compares
+// {"b":1,"a":2} and {"a":2,"b":1} as different (src/scorers/utils.ts,
+// expectedStepMatches).
+func TestMastraTrajectoryJSONOption(t *testing.T) {
+	ba, ab := step("s", `{"b":1,"a":2}`), step("s", `{"a":2,"b":1}`)
+	for _, text := range []string{
+		`[{"name":"s","stepType":"tool_call","toolArgs":{"b":1,"a":2}}]`,
+		`{"steps":[{"name":"s","step_type":"tool_call","tool_args":{"b":1,"a":2}}]}`,
+	} {
+		opts := map[string]any{"expected_trajectory": text}
+		assert.Equal(t, 1.0, trajScore(t, opts, ba).Score, text)
+		assert.Equal(t, 0.0, trajScore(t, opts, ab).Score, text)
+	}
+	full := toolcall.Settings{Options: map[string]any{"defaults": `{"steps":[{"name":"s","stepType":"tool_call","toolArgs":{"b":1,"a":2}}],"maxSteps":1}`}}
+	assert.Equal(t, 1.0, scoreProfile(t, MastraTrajectoryFullName, full, ba).Score)
+	assert.Less(t, scoreProfile(t, MastraTrajectoryFullName, full, ab).Score, 1.0)
+
+	_, err := toolcall.New(MastraTrajectoryName, toolcall.Settings{Options: map[string]any{"expected_trajectory": `[{"name":`}})
+	assert.ErrorContains(t, err, `mastra_trajectory: option "expected_trajectory": JSON text:`)
+	_, err = toolcall.New(MastraTrajectoryFullName, toolcall.Settings{Options: map[string]any{"defaults": `[1]`}})
+	assert.ErrorContains(t, err, `option "defaults": expects a map`)
+}

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/stretchr/testify/require"
 
@@ -147,23 +146,6 @@ func undef(v jsonv.Value) jsonv.Value {
 	return v
 }
 
-// camelToSnake converts an option name: expectedToolOrder ->
-// expected_tool_order.
-func camelToSnake(s string) string {
-	var sb strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				sb.WriteByte('_')
-			}
-			sb.WriteRune(unicode.ToLower(r))
-			continue
-		}
-		sb.WriteRune(r)
-	}
-	return sb.String()
-}
-
 // mastraDataKeys are step fields whose values are data: kept as Values.
 var mastraDataKeys = map[string]bool{"toolArgs": true, "toolResult": true, "output": true, "metadata": true}
 
@@ -176,10 +158,10 @@ func snakeOptions(v jsonv.Value) any {
 		for i := 0; i < v.Len(); i++ {
 			k, x := v.MemberAt(i)
 			if mastraDataKeys[k] {
-				m[camelToSnake(k)] = undef(x)
+				m[snakeCase(k)] = undef(x)
 				continue
 			}
-			m[camelToSnake(k)] = snakeOptions(x)
+			m[snakeCase(k)] = snakeOptions(x)
 		}
 		return m
 	case jsonv.KindArray:
@@ -594,7 +576,7 @@ func aeOptions(t *testing.T, v jsonv.Value) map[string]any {
 	for i := 0; i < v.Len(); i++ {
 		k, x := v.MemberAt(i)
 		if k != "toolArgsMatchOverrides" {
-			out[camelToSnake(k)] = x.Interface()
+			out[snakeCase(k)] = x.Interface()
 			continue
 		}
 		ov := map[string]any{}

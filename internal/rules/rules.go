@@ -35,7 +35,9 @@ type Rule struct {
 	// Threshold is the pass threshold.
 	Threshold float64
 	// Source says which of a run's calls the scorers judge.
-	Source      CallSource
+	Source CallSource
+	// empty decides which "{}" arguments are empty (see Calls).
+	empty       toolcall.EmptyArguments
 	when        *ottl.ConditionSequence[*ottlspan.TransformContext]
 	aligner     *toolcall.TurnAligner
 	readsArgs   bool
@@ -51,6 +53,8 @@ type Spec struct {
 	Scorers     []Scorer
 	Threshold   float64
 	Source      CallSource
+	// Tools are the rule's configured tool definitions.
+	Tools []toolcall.ToolDefinition
 }
 
 // New compiles a rule: it parses the OTTL conditions with context-prefixed
@@ -62,6 +66,11 @@ func New(spec Spec, set component.TelemetrySettings) (*Rule, error) {
 		return nil, err
 	}
 	r.aligner = aligner
+	scorers := make([]toolcall.Scorer, len(spec.Scorers))
+	for i := range spec.Scorers {
+		scorers[i] = spec.Scorers[i].Scorer
+	}
+	r.empty = toolcall.NewEmptyArguments(spec.Expectation, spec.Tools, scorers...)
 	r.nativeOnly = nativeOnly(r)
 	r.readsArgs = readsArguments(r)
 	r.hasDeferred = slices.ContainsFunc(r.Scorers, func(s Scorer) bool { return s.Deferred })
@@ -102,17 +111,21 @@ func (r *Rule) Applies(ctx context.Context, tCtx *ottlspan.TransformContext) boo
 func (r *Rule) Unconditional() bool { return r.when == nil }
 
 // Calls returns the run's calls as the rule's scorers see them: those its
-// call source judges, the calls of each model turn in the expectation's
-// order (see [toolcall.AlignTurns]).
-func (r *Rule) Calls(calls []toolcall.Call) []toolcall.Call {
-	return r.aligner.Align(r.Source.filter(calls))
+// call source judges; calls recorded with "{}" that cannot be a placeholder
+// for this rule (expected with "{}", or defined without required
+// parameters by the rule's tools or the run's recorded definitions,
+// recorded; nil when none) have empty arguments (see
+// [toolcall.EmptyArguments]); and the calls of each model turn follow the
+// expectation's order (see [toolcall.AlignTurns]). calls is not modified.
+func (r *Rule) Calls(calls []toolcall.Call, recorded *toolcall.ToolDefinitions) []toolcall.Call {
+	return r.aligner.Align(r.empty.Resolve(r.Source.filter(calls), recorded))
 }
 
 // CallsInto is [Rule.Calls] writing the calls it reorders into *buf's
-// memory, kept there for the next run (see [scoring.TurnAligner.AlignInto]);
+// memory, kept there for the next run (see [toolcall.TurnAligner.AlignInto]);
 // a nil buf gets new memory.
-func (r *Rule) CallsInto(buf *[]toolcall.Call, calls []toolcall.Call) []toolcall.Call {
-	return r.aligner.AlignInto(buf, r.Source.filter(calls))
+func (r *Rule) CallsInto(buf *[]toolcall.Call, calls []toolcall.Call, recorded *toolcall.ToolDefinitions) []toolcall.Call {
+	return r.aligner.AlignInto(buf, r.empty.Resolve(r.Source.filter(calls), recorded))
 }
 
 // ReadsArguments reports whether any of the rule's scorers can read call
@@ -134,7 +147,7 @@ func readsArguments(r *Rule) bool {
 }
 
 // NativeOnly reports whether the native scorer is the rule's only scorer.
-// It reads arguments in place (scoring.Call.ArgsDoc); every other scorer
+// It reads arguments in place (toolcall.Call.ArgsDoc); every other scorer
 // would decode them into trees again.
 func (r *Rule) NativeOnly() bool { return r.nativeOnly }
 

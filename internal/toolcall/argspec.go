@@ -529,7 +529,7 @@ func (t *argTally) miss(n *argNode, got *jsonv.Value, kind mismatchKind) {
 // recordMismatch appends a mismatch at n to the tally's (got nil: no value
 // read). It is not inlined: eval, which records them, recurses once per
 // nesting level of the arguments, and a mismatch built in its frame would
-// make every level's frame larger (docs/performance.md, "Stack growth").
+// make every level's frame larger.
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline

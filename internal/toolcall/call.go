@@ -47,6 +47,11 @@ type Call struct {
 	Witnesses Witnesses
 	// FailedWitnesses are the witnesses that reported the call failed.
 	FailedWitnesses Witnesses
+	// ArgsEmpty reports unknown arguments recorded as "{}" in a convention
+	// that writes "{}" for arguments it did not capture: a call made
+	// without arguments, or a placeholder. [EmptyArguments] reads them as
+	// an empty object where they cannot be a placeholder.
+	ArgsEmpty bool
 	// ArgsNote says why unknown arguments are unknown when a limit caused
 	// it ("arguments larger than the 1 MiB limit"); scorers repeat it in
 	// their explanation.

@@ -75,8 +75,8 @@ type ExpectedCall struct {
 	Optional bool
 	// MustSucceed scores the call 0 when the paired actual call failed.
 	MustSucceed bool
-	// Type, when set, must equal the actual call's Type ("" and "function"
-	// are the same type).
+	// Type, when set, must equal the actual call's Type: "function" (the
+	// same as "") or "mcp", in any case; Validate rejects any other.
 	Type string
 	// Turn, when not 0, is the 1-based model turn the call belongs to. Only
 	// message-structured profiles (agentevals strict) use it.
@@ -150,6 +150,14 @@ func (e Expectation) Resolved() Expectation {
 	return e
 }
 
+// ChecksNothing reports whether the native scorer would pass every run at 1
+// under e: no expected calls, nothing forbidden, no list of available tools,
+// and extra calls allowed.
+func (e Expectation) ChecksNothing() bool {
+	return len(e.Calls) == 0 && len(e.ForbiddenTools) == 0 && len(e.ForbiddenSequences) == 0 &&
+		len(e.AvailableTools) == 0 && e.Resolved().ExtraCalls == ExtraAllow
+}
+
 // Validate checks the expectation. Errors name the offending field with the
 // same keys a collector configuration uses ("calls[1].tool", "order").
 func (e Expectation) Validate() error {
@@ -180,7 +188,7 @@ func (e Expectation) compile() ([]compiledCall, error) {
 	default:
 		errs = append(errs, fmt.Errorf("argument_credit: invalid value %q, expected %q or %q", r.Credit, CreditPartial, CreditAllOrNothing))
 	}
-	if r.ExtraCallCap < 0 || r.ExtraCallCap > 1 {
+	if !(r.ExtraCallCap >= 0 && r.ExtraCallCap <= 1) { // NaN too: it would lift the cap
 		errs = append(errs, fmt.Errorf("extra_call_cap: %v is outside [0, 1]", r.ExtraCallCap))
 	}
 	if len(e.Calls) > MaxCalls {
@@ -201,6 +209,11 @@ func (e Expectation) compile() ([]compiledCall, error) {
 			if _, ok := available[c.Name]; !ok {
 				errs = append(errs, fmt.Errorf("%s.tool: %q is not listed in available_tools", field, c.Name))
 			}
+		}
+		switch NormalizeType(c.Type) {
+		case "function", "mcp":
+		default:
+			errs = append(errs, fmt.Errorf("%s.type: invalid value %q, expected %q or %q", field, c.Type, "function", "mcp"))
 		}
 		for _, pm := range c.Matchers {
 			if pm.Matcher == nil {

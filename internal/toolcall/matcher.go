@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -165,7 +166,25 @@ func DescribeOperand(x any) string {
 	if v, err := jsonv.ValueOf(x); err == nil {
 		return fmt.Sprintf("%s %s", v.Kind(), TruncateText(v.JSON(), 60))
 	}
+	switch f := x.(type) {
+	case float64:
+		return describeNonFinite(f)
+	case float32:
+		return describeNonFinite(float64(f))
+	}
 	return fmt.Sprintf("%T", x)
+}
+
+// describeNonFinite names a float that JSON cannot hold (the only floats
+// jsonv.ValueOf refuses) as YAML writes it.
+func describeNonFinite(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return ".nan (NaN: not a JSON number)"
+	case f > 0:
+		return ".inf (infinity: not a JSON number)"
+	}
+	return "-.inf (infinity: not a JSON number)"
 }
 
 func joinMatchers(ms []Matcher, sep string) string {

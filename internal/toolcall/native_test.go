@@ -451,6 +451,8 @@ func TestExpectationValidate(t *testing.T) {
 		{"forbidden and expected", Expectation{Calls: []ExpectedCall{{Name: "rm"}}, ForbiddenTools: []string{"rm"}}, `calls[0].tool: "rm" is also listed in forbidden_tools`},
 		{"not available", Expectation{Calls: []ExpectedCall{{Name: "x"}}, AvailableTools: []string{"y"}}, `calls[0].tool: "x" is not listed in available_tools`},
 		{"cap", Expectation{ExtraCallCap: 2}, "extra_call_cap: 2 is outside [0, 1]"},
+		{"unknown type", Expectation{Calls: []ExpectedCall{{Name: "get_weather", Type: "http"}}}, `calls[0].type: invalid value "http", expected "function" or "mcp"`},
+		{"NaN cap", Expectation{ExtraCalls: ExtraPenalize, ExtraCallCap: math.NaN()}, "extra_call_cap: NaN is outside [0, 1]"},
 		{"path through literal", Expectation{Calls: []ExpectedCall{withMatcher(want("f", `{"city":"Paris"}`), "city.name", "present")}}, `calls[0] (f): match["city.name"]: key "name" needs an object at city, but args give a literal string`},
 	}
 	for _, tt := range tests {
@@ -458,6 +460,17 @@ func TestExpectationValidate(t *testing.T) {
 			assert.EqualError(t, tt.exp.Validate(), tt.err)
 		})
 	}
+}
+
+// TestNonFiniteNumbersRejected: NaN passes every comparison with a bound, so
+// a NaN threshold or cap got past range checks written as "x < lo || x >
+// hi"; and an option or matcher given one said "got float64".
+func TestNonFiniteNumbersRejected(t *testing.T) {
+	_, err := New(NativeName, Settings{Threshold: math.NaN()})
+	assert.EqualError(t, err, "threshold NaN is outside [0, 1]")
+	_, err = ParseMatcher(map[string]any{"range": map[string]any{"gte": math.NaN()}}, MatcherOptions{})
+	assert.EqualError(t, err, "range: gte: expects a number, got .nan (NaN: not a JSON number)")
+	assert.Equal(t, "-.inf (infinity: not a JSON number)", DescribeOperand(math.Inf(-1)))
 }
 
 // TestFormatScoreMatchesFormatFloat checks the fast score formatting

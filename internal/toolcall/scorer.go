@@ -44,9 +44,17 @@ type Deferred interface {
 type Settings struct {
 	// Expectation is what the trajectory should look like.
 	Expectation Expectation
-	// Threshold is the pass threshold in [0, 1]. A peer option of the same
-	// meaning (DeepEval's threshold, ADK's threshold) overrides it.
+	// Threshold is the pass threshold in [0, 1]: a result passes when its
+	// score is at least Threshold. A profile whose peer decides pass or
+	// fail by a rule of its own follows that rule instead, unless
+	// ThresholdSet: DeepEval's threshold option (default 0.5; strict_mode
+	// makes it 1) for deepeval and deepeval_llm, ADK's threshold option
+	// (default 1) for adk. (The Azure and Microsoft.Extensions.AI judges
+	// always decide as their peers do: see their docs.)
 	Threshold float64
+	// ThresholdSet reports that the caller chose Threshold (a rule's own
+	// threshold): it then decides every scorer's pass or fail.
+	ThresholdSet bool
 	// Tools are tool definitions given in configuration, for scorers that
 	// check calls against the tools offered (checks).
 	Tools []ToolDefinition
@@ -94,7 +102,7 @@ func New(name string, s Settings) (Scorer, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown scorer %q, expected one of %q", name, ScorerNames())
 	}
-	if s.Threshold < 0 || s.Threshold > 1 {
+	if !(s.Threshold >= 0 && s.Threshold <= 1) { // NaN too
 		return nil, fmt.Errorf("threshold %v is outside [0, 1]", s.Threshold)
 	}
 	return f(s)
@@ -110,6 +118,16 @@ func ScorerNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// PassThreshold returns the threshold a profile whose peer has a pass rule
+// of its own (peer) decides pass or fail with: the caller's when it chose
+// one, else the peer's.
+func (s *Settings) PassThreshold(peer float64) float64 {
+	if s.ThresholdSet {
+		return s.Threshold
+	}
+	return peer
 }
 
 func Itoa(i int) string { return strconv.Itoa(i) }

@@ -15,6 +15,10 @@ import (
 type ToolDefinition struct {
 	Name        string
 	Description string
+	// EmptyDescription reports a description given as "" (Description ""
+	// otherwise means none was given; Mastra's judge prompt tells them
+	// apart).
+	EmptyDescription bool
 	// Parameters is the parameters' JSON Schema, usually an object schema.
 	Parameters jsonv.Value
 	// Schema is Parameters compiled, when the caller compiled it (a
@@ -86,6 +90,7 @@ func DefinitionFromValue(v jsonv.Value) (ToolDefinition, bool) {
 	d := ToolDefinition{Name: name.StringValue()}
 	if desc, ok := v.Get("description"); ok && desc.Kind() == jsonv.KindString {
 		d.Description = desc.StringValue()
+		d.EmptyDescription = d.Description == ""
 	}
 	for _, key := range []string{"parameters", "inputSchema", "input_schema", "parametersJsonSchema", "parameters_json_schema"} {
 		p, ok := v.Get(key)

@@ -18,9 +18,9 @@ type ScoringOptions struct {
 	// runs whose scorers do not read them.
 	SkipArguments bool
 	// Documents gives arguments that may be JSON objects as deferred
-	// documents (scoring.Call.ArgsDoc), which the native scorer reads in
+	// documents (toolcall.Call.ArgsDoc), which the native scorer reads in
 	// place. Their text is not parsed here: a scorer that finds one is not
-	// JSON returns scoring.ErrInvalidDocument, and the run must then be
+	// JSON returns jsonv.ErrInvalidDocument, and the run must then be
 	// scored again without documents.
 	Documents bool
 	// Scratch, when set, holds the calls returned and their documents, so
@@ -130,7 +130,12 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 		// scoreClosed).
 		sc := &out[i]
 		*sc = toolcall.Call{}
+		if state == extract.ArgumentsEmpty && !extract.WritesEmptyPlaceholder(c.Convention) {
+			// "{}" where no placeholder is written: no arguments.
+			args, state = jsonv.Object(), extract.ArgumentsKnown
+		}
 		sc.Name, sc.Args, sc.ArgsDoc, sc.ArgsUnknown = c.Name, args, doc, state != extract.ArgumentsKnown
+		sc.ArgsEmpty = state == extract.ArgumentsEmpty
 		sc.Position, sc.Turn, sc.Type, sc.Status, sc.StepType = i, turns[i], "function", toolcall.StatusOK, toolcall.StepToolCall
 		if state == extract.ArgumentsTooLarge {
 			sc.ArgsNote = opts.Decode.Reason(state)

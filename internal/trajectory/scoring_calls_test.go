@@ -122,3 +122,29 @@ func TestScoringCallsDecodesIntoScratch(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// TestScoringCallsEmptyArguments checks that "{}" is a call made without
+// arguments in conventions that never write "{}" for arguments they did not
+// capture, and unknown, marked ArgsEmpty, in ADK, which does (unless
+// empty_arguments: empty).
+func TestScoringCallsEmptyArguments(t *testing.T) {
+	traj := &Trajectory{Calls: []StoredCall{
+		{Name: "get_time", Args: `{}`, Encoding: extract.EncodingJSON, Convention: extract.ConventionGenAI, Parent: sid(1), Start: 1},
+		{Name: "get_time", Args: ` { } `, Encoding: extract.EncodingJSON, Convention: extract.ConventionADK, Parent: sid(1), Start: 2},
+		{Name: "get_time", Args: `N/A`, Encoding: extract.EncodingJSON, Convention: extract.ConventionADK, Parent: sid(1), Start: 3},
+	}}
+	for _, documents := range []bool{false, true} {
+		calls := ScoringCalls(traj, sid(1), &ScoringOptions{Documents: documents})
+		require.Len(t, calls, 3)
+		assert.False(t, calls[0].ArgsUnknown)
+		assert.Equal(t, `{}`, calls[0].Arguments().JSON())
+		assert.True(t, calls[1].ArgsUnknown)
+		assert.True(t, calls[1].ArgsEmpty)
+		assert.True(t, calls[2].ArgsUnknown)
+		assert.False(t, calls[2].ArgsEmpty, "a placeholder other than {}")
+
+		known := ScoringCalls(traj, sid(1), &ScoringOptions{Documents: documents, Decode: extract.DecodeOptions{EmptyIsKnown: true}})
+		assert.False(t, known[1].ArgsUnknown)
+		assert.Equal(t, `{}`, known[1].Arguments().JSON())
+	}
+}
