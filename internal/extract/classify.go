@@ -231,7 +231,7 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 		f.langChainToolName(&c)
 	}
 	if f.str(fMCPMethod) == "tools/call" {
-		c.MCP = true
+		c.MCP, c.MCPClient = true, span.Kind() == ptrace.SpanKindClient
 		if c.Type == "" {
 			c.Type = "mcp"
 		}

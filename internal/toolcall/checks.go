@@ -52,7 +52,9 @@ type Finding struct {
 //
 // When the run's calls carry witnesses (the processor pairs what the model
 // requested with what ran), a call also fails when they disagree: requested
-// but not executed (with what the app sent back, when recorded), executed
+// but not executed, in a run whose other calls left tool spans (an app that
+// runs its tools by hand leaves none; with what the app sent back, when
+// recorded), executed
 // with no request for it in a run whose requests were recorded, executed
 // with arguments other than the requested ones, or MCP client and server
 // spans that disagree on its outcome; with mcp_one_side, an MCP call seen
@@ -180,12 +182,12 @@ func (c *checks) checkUndefined(calls []Call, defs *offered, res *Result, findin
 
 // checkWitnesses finds the calls whose witnesses disagree (see checks).
 func (c *checks) checkWitnesses(calls []Call, findings []Finding) []Finding {
-	requests := false
+	// A request or an execution is missing only in a run that records
+	// them: an app that runs its tools by hand leaves no tool spans.
+	requests, executed := false, false
 	for i := range calls {
-		if calls[i].Witnesses&WitnessRequested != 0 {
-			requests = true
-			break
-		}
+		requests = requests || calls[i].Witnesses&WitnessRequested != 0
+		executed = executed || calls[i].Witnesses&executions != 0
 	}
 	for i := range calls {
 		w, failed := calls[i].Witnesses, calls[i].FailedWitnesses
@@ -193,7 +195,7 @@ func (c *checks) checkWitnesses(calls []Call, findings []Finding) []Finding {
 			continue // the source recorded no witnesses
 		}
 		switch {
-		case w&executions == 0:
+		case w&executions == 0 && executed:
 			detail := "requested by the model, never executed"
 			if n := calls[i].Note; n != "" {
 				detail += "; the app answered " + strconv.Quote(n)
