@@ -191,4 +191,3 @@ func dropEvent(t *testing.T, in []ptrace.Traces, span, event, text string) {
 	}
 	require.Positive(t, dropped, "%s events of %s mentioning %q", event, span, text)
 }
-
