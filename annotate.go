@@ -60,7 +60,7 @@ func (g runGaps) note() string {
 	case g.noToolSpans:
 		s += " (no tool span arrived for the requested calls within wait_for_missing: scored from the model's requests)"
 	case g.missing != trajectory.MissingNone:
-		s += " (incomplete: scored after wait_for_missing without " + g.missing.String() + ")"
+		s += " (incomplete: scored without " + g.missing.String() + ")"
 	}
 	return s
 }

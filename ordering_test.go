@@ -221,7 +221,7 @@ func TestWaitForMissingDeadline(t *testing.T) {
 	require.NoError(t, c.proc.Shutdown(context.Background()))
 	scored := onlyScored(t, mergeTraces(c.sink.AllTraces()))
 	explanation, _ := scored.Attributes().Get("tool_call_accuracy.paris_trip.explanation")
-	require.Contains(t, explanation.Str(), "(incomplete: scored after wait_for_missing without a tool span of a requested call)")
+	require.Contains(t, explanation.Str(), "(incomplete: scored without a tool span of a requested call)")
 	metadatatest.AssertEqualProcessorToolCallAccuracyIncompleteRuns(t, c.tel,
 		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("resolution", "deadline"))}},
 		metricdatatest.IgnoreTimestamp())
@@ -338,4 +338,33 @@ func TestMaxCallsPerTrajectory(t *testing.T) {
 	metadatatest.AssertEqualProcessorToolCallAccuracyDroppedCalls(t, c.tel,
 		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("reason", "max_calls_per_trajectory"))}},
 		metricdatatest.IgnoreTimestamp())
+}
+
+// TestWaitForMissingIsBounded: at most limits.max_open_trajectories runs
+// are held because their traces show them incomplete; past it a run is
+// scored at once, its explanation says what was missing, and
+// incomplete_runs{resolution=over_limit} counts it. Each agent span comes
+// before anything of its run.
+func TestWaitForMissingIsBounded(t *testing.T) {
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/mastra-otel-mock.otlp.jsonl"))
+	batches := splitSpans(cloneAll(in))
+	agent := batches[len(batches)-1]
+	cfg := parisConfig(t)
+	cfg.Limits.MaxOpenTrajectories = 2
+	c := newControlled(t, cfg)
+	for i := uint64(1); i <= 3; i++ {
+		a := ptrace.NewTraces()
+		agent.CopyTo(a)
+		a.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).SetTraceID(traceID(i))
+		c.send(t, a)
+	}
+	require.Equal(t, 1, c.sink.SpanCount(), "two held, the third scored at once")
+	scored := onlyScored(t, mergeTraces(c.sink.AllTraces()))
+	explanation, _ := scored.Attributes().Get("tool_call_accuracy.paris_trip.explanation")
+	require.Contains(t, explanation.Str(), "(incomplete: scored without any span below the agent span)")
+	require.NoError(t, c.proc.Shutdown(context.Background()))
+	metadatatest.AssertEqualProcessorToolCallAccuracyIncompleteRuns(t, c.tel, []metricdata.DataPoint[int64]{
+		{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("resolution", "over_limit"))},
+		{Value: 2, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("resolution", "deadline"))},
+	}, metricdatatest.IgnoreTimestamp())
 }

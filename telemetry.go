@@ -92,8 +92,9 @@ type telemetry struct {
 	evicted   [len(evictReasonNames)]measureOpts
 	// dropped, cyclic and overSpans are the dropped_calls reasons.
 	dropped, cyclic, overSpans measureOpts
-	// completed and unfinished are the incomplete_runs resolutions.
-	completed, unfinished measureOpts
+	// completed, unfinished and overLimit are the incomplete_runs
+	// resolutions.
+	completed, unfinished, overLimit measureOpts
 	// lostDownstream is the lost_spans reason for held spans not sent.
 	lostDownstream measureOpts
 	// context are the context_issues reasons.
@@ -115,6 +116,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 		cyclic:         newMeasureOpts(proc, attribute.String("reason", "parent_cycle")),
 		completed:      newMeasureOpts(proc, attribute.String("resolution", "complete")),
 		unfinished:     newMeasureOpts(proc, attribute.String("resolution", "deadline")),
+		overLimit:      newMeasureOpts(proc, attribute.String("resolution", "over_limit")),
 		overSpans:      newMeasureOpts(proc, attribute.String("reason", "max_spans_per_trace")),
 		lostDownstream: newMeasureOpts(proc, attribute.String("reason", "downstream_error")),
 	}
@@ -309,6 +311,9 @@ func (t *telemetry) recordStore(ctx context.Context, st trajectory.Stats) {
 	}
 	if st.Unfinished > 0 {
 		tb.ProcessorToolCallAccuracyIncompleteRuns.Add(ctx, st.Unfinished, t.unfinished.add...)
+	}
+	if st.OverLimit > 0 {
+		tb.ProcessorToolCallAccuracyIncompleteRuns.Add(ctx, st.OverLimit, t.overLimit.add...)
 	}
 }
 

@@ -153,7 +153,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyIncompleteRuns, err = builder.meter.Int64Counter(
 		"otelcol_processor_tool_call_accuracy_incomplete_runs",
-		metric.WithDescription("Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived) or deadline (scored with what had arrived; the run's explanation names what was missing). [Development]"),
+		metric.WithDescription("Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived), deadline (scored with what had arrived; the run's explanation names what was missing), or over_limit (scored at once, incomplete, because limits.max_open_trajectories runs were held so already). [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)

@@ -118,7 +118,7 @@ func AssertEqualProcessorToolCallAccuracyHeldSpans(t *testing.T, tt *componentte
 func AssertEqualProcessorToolCallAccuracyIncompleteRuns(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_tool_call_accuracy_incomplete_runs",
-		Description: "Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived) or deadline (scored with what had arrived; the run's explanation names what was missing). [Development]",
+		Description: "Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived), deadline (scored with what had arrived; the run's explanation names what was missing), or over_limit (scored at once, incomplete, because limits.max_open_trajectories runs were held so already). [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

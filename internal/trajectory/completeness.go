@@ -43,7 +43,7 @@ const (
 	MissingRun
 )
 
-var missingNames = [...]string{"", "no span below the agent span", "the answer to the last model turn", "an earlier model turn", "a tool span of a requested call", "the parent of a call or model turn", "a run below the root"}
+var missingNames = [...]string{"", "any span below the agent span", "the answer to the last model turn", "an earlier model turn", "a tool span of a requested call", "the parent of a call or model turn", "a run below the root"}
 
 // String says what is missing, for explanations.
 func (m Missing) String() string { return missingNames[m] }

@@ -183,8 +183,10 @@ type Stats struct {
 	OverSpans int64
 	// Completed and Unfinished count the runs held because their trace
 	// showed them incomplete (see [Store.AgentOrHold]), released with
-	// nothing missing any more and released with something still missing.
-	Completed, Unfinished int64
+	// nothing missing any more and released with something still missing;
+	// OverLimit the runs scored at once, incomplete, because
+	// MaxOpenTrajectories runs were held so already.
+	Completed, Unfinished, OverLimit int64
 }
 
 type nodeKind uint8
@@ -756,6 +758,13 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	if o.HoldIfMissing {
 		missing = rootMissing(ts, span, n)
 	}
+	if missing != MissingNone && !s.mayHoldIncomplete() {
+		traj := s.closeRoot(ts, span, n, true)
+		if traj != nil {
+			traj.Missing = missing
+		}
+		return traj, MissingNone
+	}
 	if missing == MissingNone {
 		return s.closeRoot(ts, span, n, true), MissingNone
 	}
@@ -868,10 +877,12 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		parent = pcommon.SpanID{} // its own parent: taken as a root
 	}
 	n := ts.nodes.get(span)
-	missing := MissingNone
+	missing, unheld := MissingNone, MissingNone
 	if o.HoldIfMissing && !o.Hold && (n == nil || n.kind == nodeGroup) {
 		if missing = s.missing(ts, span, n, &o); missing != MissingNone {
-			o.Hold = true
+			if o.Hold = s.mayHoldIncomplete(); !o.Hold {
+				missing, unheld = MissingNone, missing
+			}
 		}
 	}
 	hold := o.Hold
@@ -899,7 +910,19 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		return nil, missing
 	}
 	runTurns(ts, span, n.traj, parent.IsEmpty())
+	n.traj.Missing = unheld
 	return withModels(ts, n.traj), MissingNone
+}
+
+// mayHoldIncomplete reports whether one more run may be held because its
+// trace shows it incomplete: at most MaxOpenTrajectories are. Past it the
+// run is scored at once, noted incomplete, and counted (OverLimit).
+func (s *Store) mayHoldIncomplete() bool {
+	if s.limits.MaxOpenTrajectories > 0 && s.incomplete >= s.limits.MaxOpenTrajectories {
+		s.stats.OverLimit++
+		return false
+	}
+	return true
 }
 
 // HoldsIncomplete reports whether any agent is held because its trace
