@@ -197,19 +197,27 @@ func BenchmarkToolSpansHeld(b *testing.B) {
 				next := uint64(0)
 				b.ReportAllocs()
 				for b.Loop() {
-					for i := 0; i < spans.Len(); i++ {
-						if i%perRun == 0 {
-							next++
-						}
-						spans.At(i).SetTraceID(traceID(next))
-						spans.At(i).SetParentSpanID(spanID(next + 1_000_000))
-					}
+					next = intoNewRuns(spans, perRun, next)
 					_ = p.ConsumeTraces(ctx, td)
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/span")
 			})
 		}
 	}
+}
+
+// intoNewRuns puts spans into runs not seen yet, perRun spans each, under
+// agent spans that have not arrived; runs are numbered from next+1, and the
+// last number used is returned.
+func intoNewRuns(spans ptrace.SpanSlice, perRun int, next uint64) uint64 {
+	for i := 0; i < spans.Len(); i++ {
+		if i%perRun == 0 {
+			next++
+		}
+		spans.At(i).SetTraceID(traceID(next))
+		spans.At(i).SetParentSpanID(spanID(next + 1_000_000))
+	}
+	return next
 }
 
 // BenchmarkAgentSpanScored measures the agent span's batch: closing the

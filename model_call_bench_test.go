@@ -46,13 +46,7 @@ func BenchmarkModelCallSpans(b *testing.B) {
 			next := uint64(0)
 			b.ReportAllocs()
 			for b.Loop() {
-				for i := 0; i < spans.Len(); i++ {
-					if i%2 == 0 {
-						next++
-					}
-					spans.At(i).SetTraceID(traceID(next))
-					spans.At(i).SetParentSpanID(spanID(next + 1_000_000))
-				}
+				next = intoNewRuns(spans, 2, next)
 				_ = p.ConsumeTraces(ctx, td)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchBatch), "ns/span")

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,23 +159,25 @@ func TestReversedBatchesCountLateSpans(t *testing.T) {
 // an agent span that arrives before its run's spans is held while its
 // trace shows them missing and released, scored as in order, as soon as
 // the last one arrives; the clock never moves.
+//
+// ADK Go's capture is left out: its spans record no model content and its
+// calls hang under the agent span, so nothing shows a reversed run's tool
+// spans missing (README, Known limits); the bundled captures' requests in
+// any order are TestVerdictsDoNotDependOnArrivalOrder's.
 func TestWaitForMissingReleasesWhenComplete(t *testing.T) {
-	for _, file := range orderingFiles {
+	for _, file := range slices.DeleteFunc(slices.Clone(orderingFiles), func(f string) bool { return strings.Contains(f, "adk-go") }) {
 		t.Run(file, func(t *testing.T) {
 			in := readTraceFile(t, filepath.Join("testdata", "traces", file))
 			for _, order := range []string{"reversed", "shuffled"} {
-				batches := splitSpans(cloneAll(in))
-				if order == "reversed" {
-					slices.Reverse(batches)
-				} else {
-					r := rand.New(rand.NewPCG(7, uint64(len(file))))
-					r.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
-				}
+				batches := reordered(in, order, 7, file)
 				cfg := parisConfig(t)
 				require.Equal(t, 5*time.Second, cfg.WaitForMissing, "the default")
 				c := newControlled(t, cfg)
-				c.send(t, batches...)
-				require.Eventually(t, func() bool { return c.sink.SpanCount() == totalSpans(in) }, 5*time.Second, time.Millisecond, order)
+				for _, td := range batches {
+					c.send(t, td)
+					c.release() // what the loop does at once, woken by the holder
+				}
+				require.Equal(t, totalSpans(in), c.sink.SpanCount(), order)
 				out := mergeTraces(c.sink.AllTraces())
 				assertConserved(t, in, out)
 				assertRule(t, onlyScored(t, out), "paris_trip", ruleResult{score: 1, passed: true})
@@ -237,13 +240,7 @@ func TestWaitCollectsStragglers(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			in := readTraceFile(t, filepath.Join("testdata", "traces", file))
 			for _, order := range []string{"reversed", "shuffled"} {
-				batches := splitSpans(cloneAll(in))
-				if order == "reversed" {
-					slices.Reverse(batches)
-				} else {
-					r := rand.New(rand.NewPCG(42, uint64(len(file))))
-					r.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
-				}
+				batches := reordered(in, order, 42, file)
 				cfg := parisConfig(t)
 				cfg.Wait = 2 * time.Second
 				c := newControlled(t, cfg)
@@ -261,6 +258,19 @@ func TestWaitCollectsStragglers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reordered returns one batch per span of in, reversed or shuffled with
+// seed (and the file's name).
+func reordered(in []ptrace.Traces, order string, seed uint64, file string) []ptrace.Traces {
+	batches := splitSpans(cloneAll(in))
+	if order == "reversed" {
+		slices.Reverse(batches)
+		return batches
+	}
+	r := rand.New(rand.NewPCG(seed, uint64(len(file))))
+	r.Shuffle(len(batches), func(i, j int) { batches[i], batches[j] = batches[j], batches[i] })
+	return batches
 }
 
 func totalSpans(batches []ptrace.Traces) int {

@@ -84,7 +84,10 @@ type tcaProcessor struct {
 	tracked atomic.Int64
 
 	// lifecycle of the background loop that releases held runs.
-	tick      <-chan time.Time
+	tick <-chan time.Time
+	// wake is the holder's signal that held runs are due early (nil when
+	// a test drives releases).
+	wake      <-chan struct{}
 	stopTick  func()
 	done      chan struct{}
 	loopDone  chan struct{}
@@ -194,6 +197,8 @@ func (p *tcaProcessor) start(ctx context.Context, host component.Host) error {
 			interval := sweepInterval(p.cfg)
 			t := time.NewTicker(interval)
 			p.tick, p.stopTick = t.C, t.Stop
+			// A test that injects the tick drives the releases itself.
+			p.wake = p.holder.ready
 		}
 		p.loopDone = make(chan struct{})
 		go p.loop()
@@ -220,7 +225,7 @@ func (p *tcaProcessor) loop() {
 			return
 		case <-p.tick:
 			p.holder.tick(context.Background())
-		case <-p.holder.ready:
+		case <-p.wake:
 			p.holder.releaseDue(context.Background(), false)
 		}
 	}
@@ -322,9 +327,11 @@ type batch struct {
 	// complete lists runs held while their traces showed spans missing
 	// that this batch completed.
 	complete []runKey
-	// service is the service.name of resource serviceRS-1 (see serviceOf).
-	service   string
-	serviceRS int
+	// service is the service.name of resource serviceRS-1 (see serviceOf);
+	// toolsSeenRS-1 the resource whose tool spans were last recorded in
+	// toolServices.
+	service                string
+	serviceRS, toolsSeenRS int
 	// contexts are the run contexts recorded by the batch's agent and
 	// model-call spans, when a rule reads them.
 	contexts []extract.ContextPart
@@ -354,7 +361,7 @@ func (b *batch) reset() {
 	b.classified, b.part = extract.Result{}, extract.ContextPart{}
 	b.entries, b.candidates, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.candidates[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 	b.complete = b.complete[:0]
-	b.service, b.serviceRS = "", 0
+	b.service, b.serviceRS, b.toolsSeenRS = "", 0, 0
 }
 
 // closedRun is an agent run (or a trace root's calls) ready to score, or
@@ -564,7 +571,7 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 		b.contexts = append(b.contexts, *part)
 		e.context = int32(len(b.contexts))
 	}
-	if p.readTurns && extract.IsTurn(res, span) {
+	if p.readTurns && extract.IsTurn(res) {
 		b.turns = append(b.turns, extract.ModelTurn{})
 		if extract.ReadTurn(span, &b.turns[len(b.turns)-1]) {
 			e.turn = int32(len(b.turns))
@@ -682,7 +689,10 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			}
 			tools--
 			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
-			p.toolServices.saw(b.serviceOf(e.ref.rs), toolSpans)
+			if b.toolsSeenRS != e.ref.rs+1 { // once per resource and batch
+				b.toolsSeenRS = e.ref.rs + 1
+				p.toolServices.saw(b.serviceOf(e.ref.rs), toolSpans)
+			}
 		case e.kind == extract.KindAgent:
 			runs = p.applyAgent(b, e, runs, now)
 		default:

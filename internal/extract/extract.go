@@ -185,6 +185,9 @@ type Result struct {
 	// ModelCall marks an inference span (KindOther): a model call whose
 	// response may have requested the tool calls that follow it.
 	ModelCall bool
+	// ModelStep marks Mastra's agent_step span (KindOther), which records
+	// the tool calls of its step that its chat child leaves out.
+	ModelStep bool
 	// Call is the tool call, for KindTool.
 	Call SpanCall
 }

@@ -111,12 +111,8 @@ type flatMessage struct {
 // IsTurn reports whether a span may record a model turn: a model call, or
 // Mastra's agent_step, which records the step's tool calls its chat child
 // leaves out.
-func IsTurn(res *Result, span ptrace.Span) bool {
-	if res.ModelCall {
-		return true
-	}
-	v, ok := span.Attributes().Get("mastra.span.type")
-	return ok && v.Str() == "model_step"
+func IsTurn(res *Result) bool {
+	return res.ModelCall || res.ModelStep
 }
 
 // ReadTurn reads what a model-call span records of its run's tool calls into

@@ -56,7 +56,7 @@ func TestModelTurnsInCaptures(t *testing.T) {
 // turnSummary describes the turn a span records, in span start order.
 func turnSummary(span ptrace.Span, ss ptrace.ScopeSpans) []string {
 	res := Classify(span, ss.Scope(), &Options{})
-	if !IsTurn(&res, span) {
+	if !IsTurn(&res) {
 		return nil
 	}
 	var turn ModelTurn
