@@ -29,6 +29,7 @@ TOOLSCORE := $(BIN)/toolscore
 PROCESSOR_SRC := $(shell find . \( -path ./_build -o -path ./bin -o -path ./cmd -o -path ./e2e -o -path ./tools -o -path ./.git \) -prune -o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
 
 SOAK_DURATION ?= 10m
+SOAK_ORDER ?= in_order
 FUZZ_TIME ?= 10m
 
 BENCH_COLLECTOR := _build/bench/otelcol-bench
@@ -53,7 +54,7 @@ help:
 	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end, Prometheus and scale-out tests on the binary'
 	@echo 'make build   only build $(COLLECTOR)'
 	@echo 'make e2e-scaleout  three instances behind a load_balancing collector (ocb $(SCALEOUT_OCB_VERSION)): runs scored once, an instance killed, one added'
-	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=...)'
+	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=..., SOAK_ORDER=agent_first)'
 	@echo 'make fuzz    every fuzz target for $(FUZZ_TIME) each (FUZZ_TIME=...)'
 	@echo 'make bench-e2e  collector CPU per 100k spans and RSS: no processor vs tool_call_accuracy vs tail_sampling'
 	@echo 'make bench-instructions  instructions per span of the whole collector with and without the processor, by where they go (valgrind)'
@@ -111,7 +112,7 @@ e2e-scaleout: $(COLLECTOR) $(TIER1) $(TOOLSCORE)
 	$(GO_LIKE_OCB) test -trimpath -tags scaleout -run '^TestScaleOut$$' -count=1 -v -timeout 10m ./e2e/ -collector=$(CURDIR)/$(COLLECTOR) -tier1=$(CURDIR)/$(TIER1) -toolscore=$(TOOLSCORE)
 
 soak:
-	$(GO) test -tags soak -run TestSoak -v -count=1 -timeout 0 . -soak.duration=$(SOAK_DURATION)
+	$(GO) test -tags soak -run TestSoak -v -count=1 -timeout 0 . -soak.duration=$(SOAK_DURATION) -soak.order=$(SOAK_ORDER)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzConsumeTraces$$' -fuzztime $(FUZZ_TIME) .

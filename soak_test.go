@@ -23,6 +23,7 @@ import (
 var (
 	soakDuration = flag.Duration("soak.duration", time.Minute, "how long TestSoak sends traffic")
 	soakReport   = flag.String("soak.report", "", "file to write TestSoak's heap samples to (TSV)")
+	soakOrder    = flag.String("soak.order", "in_order", "in_order: tool spans, then their agent span a tick later, held by wait; agent_first: the agent span, then its tool spans a tick later, held by the default wait_for_missing")
 )
 
 // soakCounter counts spans and keeps nothing.
@@ -42,10 +43,18 @@ func (c *soakCounter) ConsumeTraces(_ context.Context, td ptrace.Traces) error {
 // that every span came out and that the heap is flat after warm-up: the
 // last third's peak within 20% (+4 MiB) of the middle third's.
 //
+// With -soak.order=agent_first each agent span comes a tick before its
+// tool spans, and the default configuration (wait_for_missing) holds it
+// until they arrive; one run in 50 never sends its tool spans and is
+// scored at the deadline.
+//
 //	go test -tags soak -run TestSoak -v -timeout 30m . -soak.duration=10m -soak.report=soak.tsv
 func TestSoak(t *testing.T) {
+	agentFirst := *soakOrder == "agent_first"
 	cfg := weatherConfig()
-	cfg.Wait = 50 * time.Millisecond
+	if !agentFirst {
+		cfg.Wait = 50 * time.Millisecond
+	}
 	cfg.Limits.MaxAge = 5 * time.Second
 	sink := new(soakCounter)
 	p, err := NewFactory().CreateTraces(context.Background(), processortest.NewNopSettings(NewFactory().Type()), cfg, sink)
@@ -68,7 +77,7 @@ func TestSoak(t *testing.T) {
 	defer tick.Stop()
 	nextSample := 10 * time.Second
 	var sent, run uint64
-	pending := ptrace.NewTraces() // agent spans of the previous tick's runs
+	pending := ptrace.NewTraces() // the previous tick's runs' agent spans (tool spans with agent_first)
 	for time.Since(start) < *soakDuration {
 		<-tick.C
 		http := httpBatch(100)
@@ -90,20 +99,25 @@ func TestSoak(t *testing.T) {
 			}
 			for k := 0; k < ss.Spans().Len(); k++ {
 				s := ss.Spans().At(k)
-				if s.Name() == "invoke_agent weather-agent" {
-					if run%50 != 0 {
+				switch {
+				case s.Name() == "invoke_agent weather-agent":
+					if agentFirst || run%50 != 0 {
 						s.CopyTo(ass.Spans().AppendEmpty())
 					}
-				} else {
+				case !agentFirst || run%50 != 0:
 					s.CopyTo(tss.Spans().AppendEmpty())
 				}
 			}
 		}
-		for _, td := range []ptrace.Traces{http, tools, pending} {
+		now, later := tools, agents
+		if agentFirst {
+			now, later = agents, tools
+		}
+		for _, td := range []ptrace.Traces{http, now, pending} {
 			sent += uint64(td.SpanCount())
 			require.NoError(t, p.ConsumeTraces(context.Background(), td))
 		}
-		pending = agents
+		pending = later
 		if el := time.Since(start); el >= nextSample {
 			samples = append(samples, sample{at: el, heap: heap(), sent: sent})
 			t.Logf("%6.0fs heap %7.2f MiB, %d spans sent", el.Seconds(), float64(samples[len(samples)-1].heap)/(1<<20), sent)
