@@ -378,6 +378,13 @@ type ScorerConfig struct {
 	_ struct{}
 }
 
+// UnmarshalText reads a scorer given by its name alone (scorers: [native,
+// checks]), the short form of {name: native}.
+func (s *ScorerConfig) UnmarshalText(text []byte) error {
+	*s = ScorerConfig{Name: string(text)}
+	return nil
+}
+
 var _ confmap.Validator = (*Config)(nil)
 
 // ruleNamePattern keeps rule names usable inside attribute keys.

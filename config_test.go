@@ -143,3 +143,25 @@ func TestJudgeConfig(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "max_retires")
 }
+
+// TestScorersByName: a scorer may be given by its name alone, beside the
+// {name, label, options} form, and a wrong name is still reported with its
+// rule and field.
+func TestScorersByName(t *testing.T) {
+	rule := func(scorers ...any) *Config {
+		conf := confmap.NewFromStringMap(map[string]any{"rules": []any{map[string]any{
+			"name": "weather", "expect": map[string]any{"calls": []any{map[string]any{"tool": "get_weather"}}},
+			"scorers": scorers,
+		}}})
+		cfg := createDefaultConfig().(*Config)
+		require.NoError(t, conf.Unmarshal(cfg))
+		return cfg
+	}
+	cfg := rule("native", map[string]any{"name": "checks", "options": map[string]any{"max_repeats": 2}}, "mongodb")
+	require.Equal(t, []string{"native", "checks", "mongodb"}, []string{cfg.Rules[0].Scorers[0].Name, cfg.Rules[0].Scorers[1].Name, cfg.Rules[0].Scorers[2].Name})
+	require.Equal(t, map[string]any{"max_repeats": 2}, cfg.Rules[0].Scorers[1].Options)
+	require.NoError(t, confmap.Validate(cfg))
+	err := confmap.Validate(rule("native", "nativ"))
+	require.ErrorContains(t, err, `rules[0]: rule "weather": scorers[1]`)
+	require.ErrorContains(t, err, "nativ")
+}
