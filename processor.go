@@ -718,12 +718,19 @@ func (p *tcaProcessor) completed(b *batch) {
 			continue
 		}
 		last = trace
-		p.store.Incomplete(trace, func(span pcommon.SpanID, m trajectory.Missing) {
-			if m == trajectory.MissingNone {
-				b.complete = append(b.complete, runKey{trace, span})
-			}
-		})
+		b.complete = p.appendComplete(b.complete, trace)
 	}
+}
+
+// appendComplete appends to keys the runs of trace held while it showed
+// spans missing that nothing shows missing any more. Called with p.mu held.
+func (p *tcaProcessor) appendComplete(keys []runKey, trace pcommon.TraceID) []runKey {
+	p.store.Incomplete(trace, func(span pcommon.SpanID, m trajectory.Missing) {
+		if m == trajectory.MissingNone {
+			keys = append(keys, runKey{trace, span})
+		}
+	})
+	return keys
 }
 
 // applyAgent applies an agent span to the store, appending the run it

@@ -368,11 +368,7 @@ func (p *tcaProcessor) scoreReleased(ctx context.Context, due []*heldRun, now in
 		// A released run may have been what a held root waited for.
 		var complete []runKey
 		for _, h := range due {
-			p.store.Incomplete(h.trace, func(span pcommon.SpanID, m trajectory.Missing) {
-				if m == trajectory.MissingNone {
-					complete = append(complete, runKey{h.trace, span})
-				}
-			})
+			complete = p.appendComplete(complete, h.trace)
 		}
 		p.holder.releaseComplete(complete)
 	}

@@ -1,6 +1,10 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
-import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+)
 
 // maxToolServices bounds the services remembered; past it, services not
 // remembered are treated as unknown.
@@ -68,17 +72,17 @@ func (s toolServices) recordsRequests(service string) bool { return s[service]&r
 // per resource.
 func (b *batch) serviceOf(ri int) string {
 	if b.serviceRS != ri+1 {
-		b.serviceRS, b.service = ri+1, ""
-		if v, ok := b.td.ResourceSpans().At(ri).Resource().Attributes().Get("service.name"); ok {
-			b.service = v.AsString()
-		}
+		b.serviceRS, b.service = ri+1, serviceName(b.td.ResourceSpans().At(ri).Resource())
 	}
 	return b.service
 }
 
 // serviceOfSpan returns the service.name of a held run's span.
-func serviceOfSpan(r *heldRun) string {
-	if v, ok := r.td.ResourceSpans().At(0).Resource().Attributes().Get("service.name"); ok {
+func serviceOfSpan(r *heldRun) string { return serviceName(r.td.ResourceSpans().At(0).Resource()) }
+
+// serviceName returns a resource's service.name ("" when it has none).
+func serviceName(res pcommon.Resource) string {
+	if v, ok := res.Attributes().Get("service.name"); ok {
 		return v.AsString()
 	}
 	return ""

@@ -1,6 +1,7 @@
 package trajectory
 
 import (
+	"math"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -106,12 +107,7 @@ func openRunTurns(ts *traceState, span pcommon.SpanID) []*extract.ModelTurn {
 
 // hasModelCall reports a model call recorded under the run at span.
 func hasModelCall(ts *traceState, span pcommon.SpanID) bool {
-	for _, m := range ts.modelCalls() {
-		if target, _, ok := resolve(ts, m.parent); ok && target == span {
-			return true
-		}
-	}
-	return false
+	return modelCallBefore(ts, span, math.MaxUint64)
 }
 
 // turnsMissing reads the turns of the run at span: its last turn asked for
