@@ -777,24 +777,28 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
 	}
 	var traj *trajectory.Trajectory
+	setAside := false // a root held, or a copy of one
 	switch {
 	case e.localRoot:
 		traj = p.store.LocalRoot(e.trace, e.span, e.genai, now)
 	case (e.parent.IsEmpty() || e.parent == e.span) && p.cfg.WaitForMissing > 0 && p.cfg.Wait == 0:
 		if seen := p.store.Seen(e.trace, e.span); seen == trajectory.SeenHeld {
-			return p.seenBefore(runs, e, seen) // a retried batch: the root is held
+			runs, setAside = p.seenBefore(runs, e, seen), true // a retried batch: the root is held
+			break
 		}
 		var missing trajectory.Missing
 		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, trajectory.AgentOptions{HoldIfMissing: true}, now)
-		if missing != trajectory.MissingNone {
-			return append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
+		if setAside = missing != trajectory.MissingNone; setAside {
+			runs = append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
 		}
 	default:
 		traj = p.store.Link(e.trace, e.span, e.parent, e.genai, now)
 	}
-	if traj != nil {
+	switch {
+	case setAside:
+	case traj != nil:
 		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj})
-	} else if e.parent.IsEmpty() || e.localRoot {
+	case e.parent.IsEmpty() || e.localRoot:
 		if a := p.holder.replayed(e.trace, e.span); a != nil {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, replay: a}) // a retried root run
 		}
