@@ -441,16 +441,15 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 }
 
 // parseTurns reads the recorded request and response of the batch's model
-// turns before apply takes the lock: a held run's completeness is judged
+// turns, once, before apply takes the lock (the turns then keep what they
+// read and no text of their spans, see extract.ModelTurn.Parse): a held run's completeness is judged
 // from them under it, and the JSON parser's frames are kept off that
 // deeper path.
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func parseTurns(turns []extract.ModelTurn) {
-	for i := range turns {
-		turns[i].Requested()
-	}
+	extract.ParseTurns(turns)
 }
 
 // setAside handles a closed run that is not scored now: a replay gets the

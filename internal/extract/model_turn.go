@@ -15,9 +15,10 @@ import (
 // another, which answers with their results: a run whose last turn requested
 // tools is not over.
 //
-// The recorded texts are kept as they are (strings reference the span's
-// attribute values) and parsed when a run's calls are assembled, so a turn
-// costs one pass over the span's attributes until it is read.
+// The recorded texts are referenced (strings of the span's attribute
+// values) until the turn is parsed, once (see [ModelTurn.Parse]); from
+// then on the turn keeps what rules and holding read in memory of its own
+// and no text of the span.
 type ModelTurn struct {
 	// Start and End are the span's timestamps (Unix nanoseconds).
 	Start, End uint64
@@ -330,14 +331,14 @@ func (t *ModelTurn) RequestsTools() bool {
 // Requested returns the tool calls the model requested in this turn's
 // response.
 func (t *ModelTurn) Requested() []RequestedCall {
-	t.parse()
+	t.Parse(nil)
 	return t.requested
 }
 
 // History returns the calls of earlier turns that this turn's request
 // lists (the assistant messages the app sent back as history).
 func (t *ModelTurn) History() []RequestedCall {
-	t.parse()
+	t.Parse(nil)
 	return t.history
 }
 
@@ -346,13 +347,13 @@ func (t *ModelTurn) History() []RequestedCall {
 // (A run's first turn ends with the user's message, whatever conversation
 // comes before it.)
 func (t *ModelTurn) FollowsTools() bool {
-	t.parse()
+	t.Parse(nil)
 	return t.followsTools
 }
 
 // Outcomes returns the tool results this turn's request carries for calls
 // of earlier turns.
 func (t *ModelTurn) Outcomes() []Outcome {
-	t.parse()
+	t.Parse(nil)
 	return t.outcomes
 }

@@ -6,15 +6,11 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
-// parse reads the recorded texts once. They are indexed as documents (one
-// loop over the text, whatever its depth: a model's request may nest its
-// history many levels deep, and this runs on the receiver's goroutine) and
-// read through jnode.
-func (t *ModelTurn) parse() {
-	if t.parsed {
-		return
-	}
-	t.parsed = true
+// parse reads the recorded texts once, with dp. They are indexed as
+// documents (one loop over the text, whatever its depth: a model's request
+// may nest its history many levels deep, and this runs on the receiver's
+// goroutine) and read through jnode.
+func (t *ModelTurn) parse(dp *jsonv.DocumentParser) {
 	switch t.form {
 	case formFlat:
 		t.parseFlat()
@@ -23,7 +19,6 @@ func (t *ModelTurn) parse() {
 		t.parseStrands()
 		return
 	}
-	var dp jsonv.DocumentParser
 	if t.output != "" {
 		if d, err := dp.Parse(t.output); err == nil {
 			t.requested = appendCalls(t.requested, t.form, rootNode(&d), false)

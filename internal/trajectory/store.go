@@ -1017,7 +1017,7 @@ func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract
 		return
 	}
 	x := ts.extras()
-	if len(x.turns) >= maxModelCalls {
+	if len(x.turns) >= maxModelCalls || closedRunAt(ts, parent) {
 		return
 	}
 	x.turns = append(x.turns, turnRecord{parent: parent, turn: turn})
@@ -1027,7 +1027,8 @@ func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract
 // under it: those whose parent resolves to span, and, for a root run
 // (adopt), those whose parent resolves to no span seen or to an open group
 // (their spans never came). Turns that resolve to another run's span are
-// that run's.
+// that run's. The trace keeps only the turns of runs still open (see
+// keepOpenTurns).
 func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, adopt bool) {
 	if ts.extra == nil || len(ts.extra.turns) == 0 {
 		return
@@ -1041,6 +1042,7 @@ func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, adopt bool)
 			traj.Turns = append(traj.Turns, t.turn)
 		}
 	}
+	keepOpenTurns(ts, traj.Turns)
 	slices.SortStableFunc(traj.Turns, func(a, b *extract.ModelTurn) int { return cmp.Compare(a.Start, b.Start) })
 }
 
