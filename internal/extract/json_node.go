@@ -9,6 +9,8 @@ type jnode struct {
 	d *jsonv.Document
 	i int32
 	v *jsonv.Value
+	// a, when set, holds the element lists elems returns (see TurnParser).
+	a *TurnParser
 }
 
 // rootNode returns the document's value.
@@ -39,11 +41,11 @@ func (n jnode) get(key string) (jnode, bool) {
 	}
 	if n.v != nil {
 		m := n.v.GetPtr(key)
-		return jnode{v: m}, m != nil
+		return jnode{v: m, a: n.a}, m != nil
 	}
 	var cursor int32
 	if i := n.d.Member(n.i, key, &cursor); i >= 0 {
-		return jnode{d: n.d, i: i}, true
+		return jnode{d: n.d, i: i, a: n.a}, true
 	}
 	return jnode{}, false
 }
@@ -53,20 +55,38 @@ func (n jnode) elems() []jnode {
 	if n.kind() != jsonv.KindArray {
 		return nil
 	}
+	var out []jnode
+	if n.a != nil {
+		out = n.a.room(n.count())
+	}
 	if n.v != nil {
 		items := n.v.Items()
-		out := make([]jnode, len(items))
 		for i := range items {
-			out[i] = jnode{v: &items[i]}
+			out = append(out, jnode{v: &items[i], a: n.a})
 		}
-		return out
+	} else {
+		toks := n.d.Toks()
+		for k := n.i + 1; k < toks[n.i].Next; k = toks[k].Next {
+			out = append(out, jnode{d: n.d, i: k, a: n.a})
+		}
+	}
+	if n.a != nil {
+		n.a.keep(out)
+	}
+	return out[:len(out):len(out)]
+}
+
+// count returns the number of elements of an array.
+func (n jnode) count() int {
+	if n.v != nil {
+		return len(n.v.Items())
 	}
 	toks := n.d.Toks()
-	var out []jnode
+	c := 0
 	for k := n.i + 1; k < toks[n.i].Next; k = toks[k].Next {
-		out = append(out, jnode{d: n.d, i: k})
+		c++
 	}
-	return out
+	return c
 }
 
 // items returns the elements of the array member key of an object.

@@ -11,36 +11,100 @@ import (
 // shorter than this, so the notes are those of the whole text).
 const MaxOutcomeText = 256
 
-// Parse reads the turn's recorded response and request once, with dp (nil:
-// a parser of its own; a caller parsing many turns passes one, Reset
-// between turns, so that their indexes share its memory), and keeps of them
-// what rules and holding read, in one allocation of the turn's own: the
-// requested calls (ids, names, arguments), the ids and names of the calls
-// the request lists as history, the outcomes (ids, names, whether they
-// failed, the first MaxOutcomeText bytes of the result) and whether the
-// request ends with tool results. From then on the turn references no
-// string of the span: a stored turn keeps its span's attribute values
-// (often many kilobytes of instructions and conversation) alive no longer
-// than the batch. Later calls do nothing.
-func (t *ModelTurn) Parse(dp *jsonv.DocumentParser) {
+// TurnParser is the memory model turns are parsed with: the index of the
+// text being read and the element lists read from it, reused from turn to
+// turn, so that a batch's turns take a few allocations between them. The
+// zero TurnParser is ready to use; it is not safe for concurrent use.
+type TurnParser struct {
+	dp   jsonv.DocumentParser
+	docs [2]jsonv.Document
+	// elems holds the element lists jnode.elems returned for the turn
+	// being parsed; each is a full slice of it, never appended to.
+	elems []jnode
+	// requested, history and outcomes are the turn's lists as they are
+	// read; the turn keeps copies of their exact size.
+	requested, history []RequestedCall
+	outcomes           []Outcome
+}
+
+// doc parses text as the turn's document k (0 or 1), read through the
+// parser's memory.
+func (p *TurnParser) doc(k int, text string) (jnode, bool) {
+	d, err := p.dp.Parse(text)
+	if err != nil {
+		return jnode{}, false
+	}
+	p.docs[k] = d
+	root := rootNode(&p.docs[k])
+	root.a = p
+	return root, true
+}
+
+// room returns an empty list with room for n elements in p's memory.
+func (p *TurnParser) room(n int) []jnode {
+	if cap(p.elems)-len(p.elems) < n {
+		// A new array; the lists already returned keep the old one.
+		p.elems = make([]jnode, 0, max(2*cap(p.elems), n, 64))
+	}
+	return p.elems[len(p.elems):len(p.elems)]
+}
+
+// keep records that list, returned by room and filled, is in use.
+func (p *TurnParser) keep(list []jnode) {
+	p.elems = p.elems[:len(p.elems)+len(list)]
+}
+
+// reset makes the parser's memory free for the next turn.
+func (p *TurnParser) reset() {
+	p.dp.Reset()
+	p.docs = [2]jsonv.Document{}
+	clear(p.elems)
+	p.elems = p.elems[:0]
+	clear(p.requested)
+	clear(p.history)
+	clear(p.outcomes)
+	p.requested, p.history, p.outcomes = p.requested[:0], p.history[:0], p.outcomes[:0]
+}
+
+// Parse reads the turn's recorded response and request once, with p (nil:
+// a parser of its own), and keeps of them what rules and holding read, in
+// one allocation of the turn's own: the requested calls (ids, names,
+// arguments), the ids and names of the calls the request lists as history,
+// the outcomes (ids, names, whether they failed, the first MaxOutcomeText
+// bytes of the result) and whether the request ends with tool results.
+// From then on the turn references no string of the span: a stored turn
+// keeps its span's attribute values (often many kilobytes of instructions
+// and conversation) alive no longer than the batch. Later calls do nothing.
+func (t *ModelTurn) Parse(p *TurnParser) {
 	if t.parsed {
 		return
 	}
 	t.parsed = true
-	if dp == nil {
-		dp = new(jsonv.DocumentParser)
+	if p == nil {
+		p = new(TurnParser)
 	}
-	t.parse(dp)
+	t.requested, t.history, t.outcomes = p.requested[:0], p.history[:0], p.outcomes[:0]
+	t.parse(p)
+	p.requested, p.history, p.outcomes = t.requested, t.history, t.outcomes
+	t.requested, t.history, t.outcomes = exact(t.requested), exact(t.history), exact(t.outcomes)
+	p.reset()
 	t.keepOwn()
 }
 
+// exact returns a copy of list of its length, nil when it is empty.
+func exact[T any](list []T) []T {
+	if len(list) == 0 {
+		return nil
+	}
+	return append(make([]T, 0, len(list)), list...)
+}
+
 // ParseTurns parses each of turns (see [ModelTurn.Parse]) with one parser,
-// so that a batch's turns share its index memory.
+// so that a batch's turns share its memory.
 func ParseTurns(turns []ModelTurn) {
-	var dp jsonv.DocumentParser
+	var p TurnParser
 	for i := range turns {
-		turns[i].Parse(&dp)
-		dp.Reset()
+		turns[i].Parse(&p)
 	}
 }
 

@@ -6,11 +6,11 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
 
-// parse reads the recorded texts once, with dp. They are indexed as
+// parse reads the recorded texts once, with p. They are indexed as
 // documents (one loop over the text, whatever its depth: a model's request
 // may nest its history many levels deep, and this runs on the receiver's
 // goroutine) and read through jnode.
-func (t *ModelTurn) parse(dp *jsonv.DocumentParser) {
+func (t *ModelTurn) parse(p *TurnParser) {
 	switch t.form {
 	case formFlat:
 		t.parseFlat()
@@ -20,13 +20,12 @@ func (t *ModelTurn) parse(dp *jsonv.DocumentParser) {
 		return
 	}
 	if t.output != "" {
-		if d, err := dp.Parse(t.output); err == nil {
-			t.requested = appendCalls(t.requested, t.form, rootNode(&d), false)
+		if root, ok := p.doc(0, t.output); ok {
+			t.requested = appendCalls(t.requested, t.form, root, false)
 		}
 	}
 	if t.input != "" {
-		if d, err := dp.Parse(t.input); err == nil {
-			root := rootNode(&d)
+		if root, ok := p.doc(1, t.input); ok {
 			t.history = appendCalls(t.history, t.form, root, true)
 			t.outcomes = appendOutcomes(t.outcomes, t.form, root)
 			t.followsTools = endsWithResults(t.form, root)
