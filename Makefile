@@ -46,7 +46,7 @@ GO_LIKE_OCB := CGO_ENABLED=0 $(GO)
 # machine takes 2-4 times as long; docs/performance.md).
 say = @printf '==> %s\n' $(1)
 
-.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test e2e e2e-prometheus e2e-scaleout soak fuzz bench-e2e bench-instructions clean
+.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test e2e e2e-prometheus e2e-scaleout soak fuzz bench-e2e bench-e2e-content bench-instructions clean
 
 help:
 	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
@@ -57,6 +57,7 @@ help:
 	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=..., SOAK_ORDER=agent_first)'
 	@echo 'make fuzz    every fuzz target for $(FUZZ_TIME) each (FUZZ_TIME=...)'
 	@echo 'make bench-e2e  collector CPU per 100k spans and RSS: no processor vs tool_call_accuracy vs tail_sampling'
+	@echo 'make bench-e2e-content  the same on complete five-span runs without content, with content, with 20 KiB instructions'
 	@echo 'make bench-instructions  instructions per span of the whole collector with and without the processor, by where they go (valgrind)'
 	@echo 'make clean   remove _build/, bin/ and testdata/demo/out/'
 
@@ -125,6 +126,15 @@ fuzz:
 
 bench-e2e: $(BENCH_COLLECTOR) $(TOOLSCORE)
 	BENCH_COLLECTOR=$(BENCH_COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/bench/e2e.sh
+
+# Complete five-span runs (tools/bench/runs/): without content, with content,
+# with 20 KiB of instructions and tool definitions per model call.
+bench-e2e-content: $(BENCH_COLLECTOR) $(TOOLSCORE)
+	for t in no-content content 20kb-instructions; do \
+		echo "== five-span runs, $$t"; \
+		TRAFFIC=tools/bench/runs/five-span-$$t.otlp.jsonl VARIANTS="none tool_call_accuracy" \
+			BENCH_COLLECTOR=$(BENCH_COLLECTOR) TOOLSCORE=$(TOOLSCORE) tools/bench/e2e.sh; \
+	done
 
 bench-instructions: $(BENCH_COLLECTOR) $(TOOLSCORE)
 	TOOLSCORE=$(TOOLSCORE) tools/bench/instructions.sh

@@ -31,12 +31,12 @@ func padText(n int) string {
 // the two tools the runs call, with long descriptions.
 func toolDefinitions(n int) string {
 	desc := padText(max(n/2-160, 16))
-	return fmt.Sprintf(`[{"type":"function","name":"get_weather","description":%q,"parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},`+
-		`{"type":"function","name":"get_stock","description":%q,"parameters":{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"]}}]`, desc, desc)
+	return fmt.Sprintf(`[{"type":"function","name":"get_weather","description":%q,"parameters":{"type":"object","properties":{"city":{"type":"string"},"unit":{"type":"string","enum":["celsius","fahrenheit"]}},"required":["city"]}},`+
+		`{"type":"function","name":"lookup_stock","description":%q,"parameters":{"type":"object","properties":{"symbol":{"type":"string"}},"required":["symbol"]}}]`, desc, desc)
 }
 
 // contentModelCall fills s as an OTel GenAI chat span of a run's first
-// turn (second false: the model asks for get_weather and get_stock) or
+// turn (second false: the model asks for get_weather and lookup_stock) or
 // second (it answers with their results), recording kb KiB of content:
 // half system instructions, a quarter tool definitions, the rest the
 // user's message. kb 0 records no content (content capture off), only
@@ -59,8 +59,8 @@ func contentModelCall(s ptrace.Span, kb int, second bool) {
 	a.PutStr("gen_ai.system_instructions", fmt.Sprintf(`[{"type":"text","content":%q}]`, padText(n/2)))
 	a.PutStr("gen_ai.tool.definitions", toolDefinitions(n/4))
 	calls := `{"role":"assistant","parts":[{"type":"text","content":"Let me look both up."},` +
-		`{"type":"tool_call","id":"call_w1","name":"get_weather","arguments":{"city":"Paris"}},` +
-		`{"type":"tool_call","id":"call_s1","name":"get_stock","arguments":{"symbol":"ZZZZ"}}],"finish_reason":"tool_call"}`
+		`{"type":"tool_call","id":"call_w1","name":"get_weather","arguments":{"city":"Paris","unit":"celsius"}},` +
+		`{"type":"tool_call","id":"call_s1","name":"lookup_stock","arguments":{"symbol":"ZZZZ"}}],"finish_reason":"tool_call"}`
 	if !second {
 		a.PutStr("gen_ai.input.messages", "["+user+"]")
 		a.PutStr("gen_ai.output.messages", "["+calls+"]")
@@ -86,8 +86,8 @@ func contentRun(ss ptrace.ScopeSpans, kb int) {
 	m1.SetStartTimestamp(1_000_000)
 	m1.SetEndTimestamp(2_000_000)
 	for i, tool := range []struct{ name, id, args, result string }{
-		{"get_weather", "call_w1", `{"city":"Paris"}`, `{"temperature_c":18,"sky":"cloudy"}`},
-		{"get_stock", "call_s1", `{"symbol":"ZZZZ"}`, `{"price":123.4,"currency":"USD"}`},
+		{"get_weather", "call_w1", `{"city":"Paris","unit":"celsius"}`, `{"temperature_c":18,"sky":"cloudy"}`},
+		{"lookup_stock", "call_s1", `{"symbol":"ZZZZ"}`, `{"price":123.4,"currency":"USD"}`},
 	} {
 		s := ss.Spans().AppendEmpty()
 		s.SetName("execute_tool " + tool.name)
@@ -125,7 +125,7 @@ func contentRuleConfigs() []struct {
 	name string
 	cfg  func() *Config
 } {
-	expect := ExpectConfig{Calls: []ExpectedCallConfig{{Tool: "get_weather", Args: map[string]any{"city": "Paris"}}, {Tool: "get_stock"}}}
+	expect := ExpectConfig{Calls: []ExpectedCallConfig{{Tool: "get_weather", Args: map[string]any{"city": "Paris"}}, {Tool: "lookup_stock"}}}
 	return []struct {
 		name string
 		cfg  func() *Config

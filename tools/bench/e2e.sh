@@ -30,6 +30,7 @@ toolscore=${TOOLSCORE:-bin/toolscore}
 rounds=${ROUNDS:-5}
 spans=${SPANS:-200000}
 mixes=${MIXES:-0.1 1}
+read -r -a traffic <<<"${TRAFFIC:-$(echo testdata/demo/traces/*.otlp.jsonl)}"
 port=${BENCH_GRPC_PORT:-14317}
 export BENCH_GRPC_PORT=$port
 export_to=${EXPORT:-debug}
@@ -91,7 +92,7 @@ for round in $(seq "$rounds"); do
 			for _ in $(seq 300); do port_open "$port" && break; sleep 0.05; done
 			t0=$(cpu_ticks "$pid")
 			"$toolscore" load -endpoint "127.0.0.1:$port" -protocol grpc -rate 0 -spans "$spans" -genai-share "$mix" -format json \
-				testdata/demo/traces/*.otlp.jsonl >"$tmp/load.json"
+				"${traffic[@]}" >"$tmp/load.json"
 			# tail_sampling sends a trace on after its decision wait (10 s in
 			# pipelines.yaml): its export is counted only past that.
 			[ "$v" != tail_sampling ] || sleep 10
