@@ -1,6 +1,9 @@
 package jsonv
 
-import "math/bits"
+import (
+	"math/bits"
+	"strings"
+)
 
 // ScanDepth is how deeply scanDocument nests containers; deeper text is
 // left to the checking parser.
@@ -155,17 +158,55 @@ func ScalarToken(s string, i int, tok *DocToken) bool {
 // plainStrEnd returns the index of the first byte from j that ends a run
 // of plain string text: a quote, a backslash, a control character or the
 // end of s. It reads eight bytes at a time, for values; keys, short, are
-// read by plainRunEnd.
+// read by plainRunEnd. A run longer than a few words (prose in a recorded
+// conversation, instructions of many kilobytes) is read by longStrEnd.
 func plainStrEnd(s string, j int) int {
-	for ; j+8 <= len(s); j += 8 {
-		w := s[j : j+8]
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		if m := stopBytes(x); m != 0 {
+	for k := 0; j+8 <= len(s); j += 8 {
+		if k++; k > shortWords {
+			return longStrEnd(s, j)
+		}
+		if m := stopBytes(word(s, j)); m != 0 {
 			return j + bits.TrailingZeros64(m)/8
 		}
 	}
 	return PlainRunEnd(s, j)
+}
+
+// shortWords is how many eight-byte words plainStrEnd reads before it
+// takes the run for a long one.
+const shortWords = 4
+
+// word returns the eight bytes of s at j, the first lowest.
+func word(s string, j int) uint64 {
+	w := s[j : j+8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// longStrEnd is plainStrEnd for a long run: the next quote and the next
+// backslash before it are found by strings.IndexByte (many bytes at a
+// time), and only the text before them is read for a control character,
+// which takes a third of stopBytes's work per word.
+func longStrEnd(s string, j int) int {
+	end := len(s)
+	if q := strings.IndexByte(s[j:], '"'); q >= 0 {
+		end = j + q
+	}
+	if b := strings.IndexByte(s[j:end], '\\'); b >= 0 {
+		end = j + b
+	}
+	for ; j+8 <= end; j += 8 {
+		x := word(s, j)
+		if m := (x - lowBits*0x20) &^ x & highBits; m != 0 {
+			return j + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; j < end; j++ {
+		if s[j] < 0x20 {
+			return j
+		}
+	}
+	return end
 }
 
 // PlainRunEnd is plainStrEnd reading a byte at a time, which is faster for
