@@ -17,13 +17,13 @@ import (
 // run context go with their trajectory, and a stored turn owns copies of
 // only the ids, names and arguments it read (extract.ModelTurn.Parse).
 
-// keepOpenTurns drops from the trace's turns those a closing run took, and
-// any other that resolves to a closed run, so that the trace remembers
-// only the turns of runs still open.
-func keepOpenTurns(ts *traceState, taken []*extract.ModelTurn) {
+// keepOpenTurns drops from the trace's turns those take takes (a closing
+// run's) and any other that resolves to a closed run, so that the trace
+// remembers only the turns of runs still open.
+func keepOpenTurns(ts *traceState, take func(turnRecord) bool) {
 	x := ts.extra
 	x.turns = slices.DeleteFunc(x.turns, func(t turnRecord) bool {
-		return slices.Contains(taken, t.turn) || closedRunAt(ts, t.parent)
+		return take(t) || closedRunAt(ts, t.parent)
 	})
 	if len(x.turns) == 0 && cap(x.turns) > maxReusedTurns {
 		x.turns = nil

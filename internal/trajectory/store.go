@@ -1033,16 +1033,14 @@ func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, adopt bool)
 	if ts.extra == nil || len(ts.extra.turns) == 0 {
 		return
 	}
-	for _, t := range ts.extra.turns {
+	keepOpenTurns(ts, func(t turnRecord) bool {
 		target, n, ok := resolve(ts, t.parent)
-		if !ok {
-			continue
-		}
-		if target == span || (adopt && (n == nil || n.kind == nodeGroup)) {
+		if ok && (target == span || (adopt && (n == nil || n.kind == nodeGroup))) {
 			traj.Turns = append(traj.Turns, t.turn)
+			return true
 		}
-	}
-	keepOpenTurns(ts, traj.Turns)
+		return false
+	})
 	slices.SortStableFunc(traj.Turns, func(a, b *extract.ModelTurn) int { return cmp.Compare(a.Start, b.Start) })
 }
 
