@@ -231,3 +231,38 @@ func BenchmarkRetainedRememberedTrace(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkContentRuns measures complete five-span runs (see contentRun),
+// ten per request, each request decoded from protobuf as the OTLP receiver
+// does and given fresh trace ids, under the end-to-end benchmark's rules
+// (an expectation rule and a checks rule), beside the pass-through
+// processor: what the end-to-end benchmark's five-span traffic costs the
+// processor, in-process.
+func BenchmarkContentRuns(b *testing.B) {
+	for _, kb := range []int{0, 2, 27} {
+		for _, mode := range []string{"baseline", "processor"} {
+			b.Run(fmt.Sprintf("content=%dKB/%s", kb, mode), func(b *testing.B) {
+				p := newBenchProcessor(b, contentRuleConfigs()[2].cfg(), mode == "baseline")
+				raw := encodedContentRuns(b, 10, 10, kb)[0]
+				var u ptrace.ProtoUnmarshaler
+				ctx := context.Background()
+				next := uint64(0)
+				b.ReportAllocs()
+				for b.Loop() {
+					td, err := u.UnmarshalTraces(raw)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for _, rs := range td.ResourceSpans().All() {
+						next++
+						for _, s := range rs.ScopeSpans().At(0).Spans().All() {
+							s.SetTraceID(traceID(next))
+						}
+					}
+					_ = p.ConsumeTraces(ctx, td)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*50), "ns/span")
+			})
+		}
+	}
+}
