@@ -43,11 +43,14 @@ type runGaps struct {
 	// spans of calls its model requested, without any: its app most likely
 	// ran them by hand.
 	noToolSpans bool
+	// early marks a run released before wait_for_missing ran out because
+	// limits.max_held_runs runs were held.
+	early bool
 }
 
 // gapsOf returns what traj lacks.
 func gapsOf(traj *trajectory.Trajectory) runGaps {
-	return runGaps{dropped: traj.Dropped, missing: traj.Missing, noToolSpans: traj.Missing == trajectory.MissingExecution && len(traj.Calls) == 0}
+	return runGaps{dropped: traj.Dropped, missing: traj.Missing, noToolSpans: traj.Missing == trajectory.MissingExecution && len(traj.Calls) == 0, early: traj.ReleasedEarly}
 }
 
 // note is appended to each explanation of a run with gaps.
@@ -57,8 +60,10 @@ func (g runGaps) note() string {
 		s = droppedWarning
 	}
 	switch {
-	case g.noToolSpans:
+	case g.noToolSpans && !g.early:
 		s += " (no tool span arrived for the requested calls within wait_for_missing: scored from the model's requests)"
+	case g.missing != trajectory.MissingNone && g.early:
+		s += " (incomplete: scored without " + g.missing.String() + ", released early: limits.max_held_runs runs were held)"
 	case g.missing != trajectory.MissingNone:
 		s += " (incomplete: scored without " + g.missing.String() + ")"
 	}

@@ -74,6 +74,8 @@ type tcaProcessor struct {
 	// annotations: the mutable state between batches.
 	mu    sync.Mutex
 	store *trajectory.Store
+	// early is the scratch the store's runs released early are taken into.
+	early []trajectory.RunRef
 	// holder owns the agent spans taken out of their batch until they are
 	// delivered or counted lost.
 	holder *holder
@@ -179,6 +181,7 @@ func (p *tcaProcessor) storeLimits() trajectory.Limits {
 	}
 	return trajectory.Limits{
 		MaxOpenTrajectories:   l.MaxOpenTrajectories,
+		MaxHeldRuns:           l.MaxHeldRuns,
 		MaxCallsPerTrajectory: l.MaxCallsPerTrajectory,
 		MaxAge:                l.MaxAge,
 		MaxTrackedTraces:      l.MaxTrackedTraces,
@@ -702,6 +705,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	if p.store.HoldsIncomplete() {
 		p.completed(b)
 	}
+	b.complete = p.releasedEarly(b.complete)
 	p.takeStats(counts)
 	b.runs = runs
 	return runs
@@ -720,6 +724,17 @@ func (p *tcaProcessor) completed(b *batch) {
 		last = trace
 		b.complete = p.appendComplete(b.complete, trace)
 	}
+}
+
+// releasedEarly appends to keys the held runs the store released early
+// (limits.max_held_runs): the holder sends them at once. Called with p.mu
+// held.
+func (p *tcaProcessor) releasedEarly(keys []runKey) []runKey {
+	p.early = p.store.TakeReleasedEarly(p.early[:0])
+	for _, r := range p.early {
+		keys = append(keys, runKey{r.Trace, r.Span})
+	}
+	return keys
 }
 
 // appendComplete appends to keys the runs of trace held while it showed

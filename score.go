@@ -370,7 +370,7 @@ func (p *tcaProcessor) scoreReleased(ctx context.Context, due []*heldRun, now in
 		for _, h := range due {
 			complete = p.appendComplete(complete, h.trace)
 		}
-		p.holder.releaseComplete(complete)
+		p.holder.releaseComplete(p.releasedEarly(complete))
 	}
 	p.store.Sweep(now)
 	st := p.store.TakeStats()

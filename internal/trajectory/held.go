@@ -1,0 +1,102 @@
+package trajectory
+
+import "go.opentelemetry.io/collector/pdata/pcommon"
+
+// Runs held because their trace showed them incomplete have a bound of
+// their own (MaxHeldRuns) and do not count against MaxOpenTrajectories:
+// holding never costs an open run its calls. When one more run would be
+// held past the bound, the run held longest is released first (its
+// explanation says what it lacked; Stats.OverLimit counts it), and the
+// caller sends it at once (see [Store.TakeReleasedEarly]).
+
+// heldRef is a run held while incomplete, in the order runs were held.
+type heldRef struct {
+	ts     *traceState
+	trace  pcommon.TraceID
+	span   pcommon.SpanID
+	opened int64
+}
+
+// stillHeld reports whether the run is still held while incomplete where
+// it was held (see groupRef.open for how a recycled trace state is told).
+func (h *heldRef) stillHeld() *node {
+	if h.ts.id != h.trace {
+		return nil
+	}
+	n := h.ts.nodes.get(h.span)
+	if n == nil || n.kind != nodeHeld || !n.incomplete || n.opened != h.opened {
+		return nil
+	}
+	return n
+}
+
+// RunRef names a held run: its trace and its agent (or root) span.
+type RunRef struct {
+	Trace pcommon.TraceID
+	Span  pcommon.SpanID
+}
+
+// holdIncomplete marks held run n at span as held because its trace shows
+// it incomplete, with the options it was held with.
+func (s *Store) holdIncomplete(ts *traceState, span pcommon.SpanID, n *node, o AgentOptions) {
+	n.traj.held = o
+	n.incomplete = true
+	ts.incomplete++
+	s.incomplete++
+	s.heldQueue = append(s.heldQueue, heldRef{ts: ts, trace: ts.id, span: span, opened: n.opened})
+}
+
+// makeRoomToHold releases the runs held longest while MaxHeldRuns are held
+// incomplete, so one more may be.
+func (s *Store) makeRoomToHold() {
+	for s.limits.MaxHeldRuns > 0 && s.incomplete >= s.limits.MaxHeldRuns && len(s.heldQueue) > 0 {
+		h := s.heldQueue[0]
+		s.heldQueue[0] = heldRef{}
+		s.heldQueue = s.heldQueue[1:]
+		if n := h.stillHeld(); n != nil {
+			s.releaseEarly(h.ts, h.span, n)
+		}
+	}
+	s.compactHeld()
+}
+
+// releaseEarly ends the hold of a run held incomplete: what it lacks now is
+// what its explanation will say, and the caller releases it.
+func (s *Store) releaseEarly(ts *traceState, span pcommon.SpanID, n *node) {
+	n.traj.Missing = s.missing(ts, span, n, &n.traj.held)
+	n.traj.ReleasedEarly = true
+	n.incomplete = false
+	ts.incomplete--
+	s.incomplete--
+	s.stats.OverLimit++
+	s.early = append(s.early, RunRef{Trace: ts.id, Span: span})
+}
+
+// TakeReleasedEarly appends to refs the held runs released early since the
+// last call (see makeRoomToHold) and forgets them: the caller, which holds
+// their spans, sends them now.
+func (s *Store) TakeReleasedEarly(refs []RunRef) []RunRef {
+	refs = append(refs, s.early...)
+	clear(s.early)
+	s.early = s.early[:0]
+	return refs
+}
+
+// compactHeld drops the held queue's entries that are no longer held, so
+// it does not grow without bound when held runs are released in order.
+func (s *Store) compactHeld() {
+	if len(s.heldQueue) < 1024 || len(s.heldQueue) < 4*max(s.incomplete, 1) {
+		return
+	}
+	live := s.heldQueue[:0]
+	for _, h := range s.heldQueue {
+		if h.stillHeld() != nil {
+			live = append(live, h)
+		}
+	}
+	clear(s.heldQueue[len(live):])
+	s.heldQueue = live
+}
+
+// Held returns the number of runs held open (wait, or incomplete).
+func (s *Store) Held() int { return s.held }
