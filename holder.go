@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
 
 // The delivery contract: every span that comes in goes out, or its loss is
@@ -116,6 +117,8 @@ type heldRun struct {
 	// (wait_for_missing); root that its span is a trace root, not an agent
 	// span, scored only when calls reached it.
 	incomplete, root bool
+	// heldFor is what a run held incomplete lacked when it was held.
+	heldFor trajectory.Missing
 }
 
 // newRun copies the span at ref, with its resource and scope, into a held

@@ -76,6 +76,9 @@ type tcaProcessor struct {
 	store *trajectory.Store
 	// early is the scratch the store's runs released early are taken into.
 	early []trajectory.RunRef
+	// habits are the evidence each service's agents were learned never to
+	// send late (guarded by mu).
+	habits *completionHabits
 	// holder owns the agent spans taken out of their batch until they are
 	// delivered or counted lost.
 	holder *holder
@@ -122,7 +125,8 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	if err != nil {
 		return nil, err
 	}
-	tel, err := newTelemetry(tb, set.ID.String(), compiled)
+	habits := new(completionHabits)
+	tel, err := newTelemetry(tb, set.ID.String(), compiled, habits)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +140,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		rules:      compiled,
 		outputs:    newRuleOutputs(compiled),
 		tel:        tel,
+		habits:     habits,
 		decodeOpts: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty", MaxArgumentBytes: cfg.Limits.MaxArgumentBytes},
 		now:        time.Now,
 		done:       make(chan struct{}),
@@ -380,6 +385,8 @@ type closedRun struct {
 	incomplete, root bool
 	copyOfHeld       bool
 	replay           *annotations
+	// heldFor is what a run held incomplete lacked when it was held.
+	heldFor trajectory.Missing
 }
 
 // processTraces is the processorhelper callback: classify every span, update
@@ -472,7 +479,7 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 	var h heldRun
 	if run.incomplete {
 		h = p.holder.newRunFor(run.ref, rs, ss, span, p.cfg.WaitForMissing)
-		h.incomplete, h.root = true, run.root
+		h.incomplete, h.root, h.heldFor = true, run.root, run.heldFor
 	} else {
 		h = p.holder.newRun(run.ref, rs, ss, span)
 	}
@@ -691,7 +698,9 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 				p.store.ExpectCalls(tools)
 			}
 			tools--
-			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
+			if p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now) {
+				p.habits.late(b.serviceOf(e.ref.rs))
+			}
 			if b.toolsSeenRS != e.ref.rs+1 { // once per resource and batch
 				b.toolsSeenRS = e.ref.rs + 1
 				p.toolServices.saw(b.serviceOf(e.ref.rs), toolSpans)
@@ -769,13 +778,13 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 	if o.HoldIfMissing {
 		service := b.serviceOf(e.ref.rs)
 		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+		_, _, span := e.ref.in(b.td)
+		p.habits.options(service, agentOf(span), &o)
 	}
 	traj, missing := p.store.AgentOrHold(e.trace, e.span, e.parent, o, now)
 	incomplete := missing != trajectory.MissingNone
-	if incomplete {
-	}
 	if hold := o.Hold || incomplete; traj != nil || hold {
-		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold, incomplete: incomplete})
+		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold, incomplete: incomplete, heldFor: missing})
 	}
 	return runs
 }
@@ -787,6 +796,9 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 //
 //go:noinline
 func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int64) []closedRun {
+	if e.genai && p.habits.anyLearned() && p.store.Late(e.trace, e.parent) {
+		p.habits.late(b.serviceOf(e.ref.rs))
+	}
 	if e.context > 0 && e.modelStart == 0 {
 		// A GenAI root's context is its run's, like an agent's.
 		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)

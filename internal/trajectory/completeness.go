@@ -62,7 +62,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	if n != nil && n.traj != nil {
 		calls = len(n.traj.Calls)
 	}
-	if calls == 0 && len(turns) == 0 && (n == nil || n.traj == nil || n.traj.SubAgents == 0) && !hasModelCall(ts, span) {
+	if calls == 0 && len(turns) == 0 && !o.Alone && (n == nil || n.traj == nil || n.traj.SubAgents == 0) && !hasModelCall(ts, span) {
 		return MissingChildren
 	}
 	if m := turnsMissing(ts, span, turns, n, o); m != MissingNone {
@@ -130,7 +130,7 @@ func turnsMissing(ts *traceState, span pcommon.SpanID, turns []*extract.ModelTur
 		}
 	}
 	delegated := n != nil && n.traj != nil && n.traj.SubAgents > 0
-	if last.RequestsTools() && !o.Failed && !delegated && !answeredLater(ts, span, turns, last) {
+	if last.RequestsTools() && !o.Failed && !o.EndsOnTools && !delegated && !answeredLater(ts, span, turns, last) {
 		return MissingAnswer
 	}
 	first := earliest(turns)

@@ -98,5 +98,32 @@ func (s *Store) compactHeld() {
 	s.heldQueue = live
 }
 
+// Relax changes the options of a run held incomplete to those relax gives
+// (evidence its agent was learned never to send late) and returns what the
+// run lacks now; MissingNone when it is not held incomplete.
+func (s *Store) Relax(trace pcommon.TraceID, span pcommon.SpanID, relax func(*AgentOptions)) Missing {
+	ts := s.lookup(trace)
+	if ts == nil {
+		return MissingNone
+	}
+	n := ts.nodes.get(span)
+	if n == nil || n.kind != nodeHeld || !n.incomplete {
+		return MissingNone
+	}
+	relax(&n.traj.held)
+	return s.missing(ts, span, n, &n.traj.held)
+}
+
+// Late reports whether a span under parent arrived after its run was
+// scored: parent resolves to a closed run (or trace root).
+func (s *Store) Late(trace pcommon.TraceID, parent pcommon.SpanID) bool {
+	ts := s.lookup(trace)
+	if ts == nil || parent.IsEmpty() {
+		return false
+	}
+	_, n, ok := resolve(ts, parent)
+	return ok && n != nil && n.kind == nodeClosed
+}
+
 // Held returns the number of runs held open (wait, or incomplete).
 func (s *Store) Held() int { return s.held }

@@ -873,6 +873,10 @@ type AgentOptions struct {
 	// Requests says the run's service records the calls its model
 	// requested: a tool span no turn requested awaits that turn.
 	Requests bool
+	// EndsOnTools says the run's agent was learned to end runs on a tool
+	// call (MissingAnswer is not looked for); Alone that its agent spans
+	// may have nothing recorded below them (MissingChildren is not).
+	EndsOnTools, Alone bool
 }
 
 // AgentOrHold is [Store.Agent] that also holds the run open when o asks
