@@ -186,16 +186,16 @@ func (p *tcaProcessor) learnFrom(h *heldRun, traj *trajectory.Trajectory, comple
 // complete those that lack nothing else. Called with h.mu held.
 func (h *holder) relaxWaiting(service, agent string, complete []runKey) []runKey {
 	relax := func(o *trajectory.AgentOptions) { h.p.habits.options(service, agent, o) }
-	for _, r := range h.waiting {
-		if !r.incomplete || r.root || r.due == 0 || serviceOfSpan(r) != service {
-			continue
+	h.waiting.all(func(r *heldRun) {
+		if !r.incomplete || r.root || r.ready || serviceOfSpan(r) != service {
+			return
 		}
 		if _, _, span := r.heldSpan(); agentOf(span) != agent {
-			continue
+			return
 		}
 		if h.p.store.Relax(r.trace, r.span, relax) == trajectory.MissingNone {
 			complete = append(complete, runKey{r.trace, r.span})
 		}
-	}
+	})
 	return complete
 }
