@@ -79,6 +79,9 @@ type tcaProcessor struct {
 	// habits are the evidence each service's agents were learned never to
 	// send late (guarded by mu).
 	habits *completionHabits
+	// roots are recent trace roots that passed as ordinary spans (nil
+	// without wait_for_missing).
+	roots *passedRoots
 	// holder owns the agent spans taken out of their batch until they are
 	// delivered or counted lost.
 	holder *holder
@@ -150,6 +153,9 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.contextAlways = readsContext(compiled, false)
 	p.placeholderDefinitions = cfg.EmptyArguments != "empty" && slices.ContainsFunc(compiled, (*rules.Rule).ReadsArguments)
 	p.store = trajectory.NewStore(p.storeLimits())
+	if recordsRoots(cfg) {
+		p.roots = newPassedRoots()
+	}
 	p.toolServices = toolServices{}
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
 		p.judges = nil // no judge rule: nothing to sample
@@ -387,6 +393,10 @@ type closedRun struct {
 	replay           *annotations
 	// heldFor is what a run held incomplete lacked when it was held.
 	heldFor trajectory.Missing
+	// passedRoot marks the run of a trace root that passed before its
+	// spans: agent is the root, ref the span of the run that carries its
+	// verdict (see adoptPassedRoots).
+	passedRoot bool
 }
 
 // processTraces is the processorhelper callback: classify every span, update
@@ -480,6 +490,9 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 	if run.incomplete {
 		h = p.holder.newRunFor(run.ref, rs, ss, span, p.cfg.WaitForMissing)
 		h.incomplete, h.root, h.heldFor = true, run.root, run.heldFor
+		if run.passedRoot {
+			h.span = run.agent // the run is the root's; the span carries it
+		}
 	} else {
 		h = p.holder.newRun(run.ref, rs, ss, span)
 	}
@@ -524,6 +537,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 			scope := ss.Scope()
 			for pi, span := range ss.Spans().All() {
 				if extract.Ordinary(span) {
+					p.rememberRoot(span)
 					if tracked {
 						b.candidates = append(b.candidates, linkCandidate{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
 					}
@@ -711,6 +725,9 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			runs = p.applyOther(b, e, runs, now)
 		}
 	}
+	if p.roots != nil {
+		runs = p.adoptPassedRoots(b, runs, now)
+	}
 	if p.store.HoldsIncomplete() {
 		p.completed(b)
 	}
@@ -814,7 +831,10 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 			break
 		}
 		var missing trajectory.Missing
-		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, trajectory.AgentOptions{HoldIfMissing: true}, now)
+		o := trajectory.AgentOptions{HoldIfMissing: true}
+		service := b.serviceOf(e.ref.rs)
+		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, o, now)
 		if setAside = missing != trajectory.MissingNone; setAside {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
 		}

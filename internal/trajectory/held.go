@@ -114,6 +114,42 @@ func (s *Store) Relax(trace pcommon.TraceID, span pcommon.SpanID, relax func(*Ag
 	return s.missing(ts, span, n, &n.traj.held)
 }
 
+// RootPassed assembles the run of a trace root that passed through before
+// the spans of its run (it was not GenAI and its trace was not tracked):
+// the spans that arrived since are under it. It reports false when the
+// root's place is taken (it was seen, held or scored) or the trace is not
+// tracked. Otherwise, with the trace showing the run incomplete (and room
+// to hold it) the root is held as [Store.RootOrHold] holds a root, and what
+// is missing returned; else the run is closed and returned (nil when it
+// has nothing to score).
+func (s *Store) RootPassed(trace pcommon.TraceID, root pcommon.SpanID, o AgentOptions, now int64) (*Trajectory, Missing, bool) {
+	ts := s.lookup(trace)
+	if ts == nil {
+		return nil, MissingNone, false
+	}
+	n := ts.nodes.get(root)
+	if n != nil && n.kind != nodeGroup {
+		return nil, MissingNone, false
+	}
+	ts.lastTouch = now
+	if missing := rootMissing(ts, root, n, &o); missing != MissingNone {
+		if n != nil {
+			s.closeGroup(ts)
+		}
+		s.holdRoot(ts, root, n, o)
+		ts.nodes.get(root).traj.RootPassed = true
+		return nil, missing, true
+	}
+	if n != nil {
+		s.closeGroup(ts)
+	}
+	traj := s.closeRoot(ts, root, n, true)
+	if traj != nil {
+		traj.RootPassed = true
+	}
+	return traj, MissingNone, true
+}
+
 // Late reports whether a span under parent arrived after its run was
 // scored: parent resolves to a closed run (or trace root).
 func (s *Store) Late(trace pcommon.TraceID, parent pcommon.SpanID) bool {

@@ -144,8 +144,9 @@ type Trajectory struct {
 	// held for it was released at its deadline (MissingNone otherwise).
 	Missing Missing
 	// ReleasedEarly marks a run released before its deadline because
-	// MaxHeldRuns runs were held (see held.go).
-	ReleasedEarly bool
+	// MaxHeldRuns runs were held (see held.go); RootPassed the run of a
+	// trace root that passed before its spans (see [Store.RootPassed]).
+	ReleasedEarly, RootPassed bool
 	// held is how a run held while its trace showed it incomplete was
 	// recorded, to look again at what is missing.
 	held AgentOptions
@@ -771,11 +772,18 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	}
 	missing := MissingNone
 	if o.HoldIfMissing {
-		missing = rootMissing(ts, span, n)
+		missing = rootMissing(ts, span, n, &o)
 	}
 	if missing == MissingNone {
 		return s.closeRoot(ts, span, n, true), MissingNone
 	}
+	s.holdRoot(ts, span, n, o)
+	return nil, missing
+}
+
+// holdRoot holds trace root span (whose group n, if any, the caller
+// closed) open while its trace shows runs below it incomplete.
+func (s *Store) holdRoot(ts *traceState, span pcommon.SpanID, n *node, o AgentOptions) {
 	s.makeRoomToHold()
 	if n == nil {
 		n = s.newRunNode(nodeHeld)
@@ -786,7 +794,6 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	s.open++
 	s.held++
 	s.holdIncomplete(ts, span, n, o)
-	return nil, missing
 }
 
 // LocalRoot records a span whose parent lives in another process (its span
