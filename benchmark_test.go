@@ -318,7 +318,7 @@ func BenchmarkRetainedPerCall(b *testing.B) {
 
 // consumeEncoded decodes each protobuf batch, as the OTLP receiver does, and
 // passes it to p.
-func consumeEncoded(b *testing.B, p processor.Traces, raw [][]byte) {
+func consumeEncoded(b testing.TB, p processor.Traces, raw [][]byte) {
 	var u ptrace.ProtoUnmarshaler
 	for _, buf := range raw {
 		td, err := u.UnmarshalTraces(buf)

@@ -184,7 +184,7 @@ func BenchmarkModelCallSpanContent(b *testing.B) {
 
 // encodedContentRuns returns protobuf batches of complete five-span runs
 // (see contentRun), perBatch runs each, every run in a trace of its own.
-func encodedContentRuns(b *testing.B, runs, perBatch, kb int) [][]byte {
+func encodedContentRuns(b testing.TB, runs, perBatch, kb int) [][]byte {
 	var m ptrace.ProtoMarshaler
 	var out [][]byte
 	for k := 0; k < runs/perBatch; k++ {
