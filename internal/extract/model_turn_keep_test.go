@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"unsafe"
@@ -67,4 +68,38 @@ func TestCutText(t *testing.T) {
 	require.Equal(t, "ab", cutText("ab", 3))
 	require.Equal(t, "a", cutText("aé", 2))
 	require.Equal(t, "aé", cutText("aéb", 3))
+}
+
+// TestParseTurnsSharesNothingBetweenTurns: the turns of every capture
+// parsed together with one parser (as a batch's are) read exactly what each
+// read alone does: the parser's reused memory carries nothing from one
+// turn into another.
+func TestParseTurnsSharesNothingBetweenTurns(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "traces", "*", "*.json*"))
+	require.NoError(t, err)
+	var together, alone []ModelTurn
+	for _, f := range files {
+		for _, td := range readTraces(t, f) {
+			for _, rs := range td.ResourceSpans().All() {
+				for _, ss := range rs.ScopeSpans().All() {
+					for _, span := range ss.Spans().All() {
+						var turn ModelTurn
+						if ReadTurn(span, &turn) {
+							together = append(together, turn)
+							alone = append(alone, turn)
+						}
+					}
+				}
+			}
+		}
+	}
+	require.Greater(t, len(together), 50)
+	ParseTurns(together)
+	for i := range alone {
+		alone[i].Parse(nil)
+		require.Equal(t, alone[i].Requested(), together[i].Requested(), "turn %d", i)
+		require.Equal(t, alone[i].History(), together[i].History(), "turn %d", i)
+		require.Equal(t, alone[i].Outcomes(), together[i].Outcomes(), "turn %d", i)
+		require.Equal(t, alone[i].FollowsTools(), together[i].FollowsTools(), "turn %d", i)
+	}
 }
