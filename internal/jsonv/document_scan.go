@@ -195,9 +195,16 @@ func longStrEnd(s string, j int) int {
 	if b := strings.IndexByte(s[j:end], '\\'); b >= 0 {
 		end = j + b
 	}
+	// Four words at a time while none holds a control character (a word
+	// is marked only if it holds one: a borrow starts at such a byte),
+	// then word by word to the first.
+	for ; j+32 <= end; j += 32 {
+		if controlBytes(word(s, j))|controlBytes(word(s, j+8))|controlBytes(word(s, j+16))|controlBytes(word(s, j+24)) != 0 {
+			break
+		}
+	}
 	for ; j+8 <= end; j += 8 {
-		x := word(s, j)
-		if m := (x - lowBits*0x20) &^ x & highBits; m != 0 {
+		if m := controlBytes(word(s, j)); m != 0 {
 			return j + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -233,6 +240,12 @@ func stopBytes(x uint64) uint64 {
 	backslash := x ^ (lowBits * '\\')
 	zero := func(v uint64) uint64 { return (v - lowBits) & ^v & highBits }
 	return zero(quote) | zero(backslash) | (x-lowBits*0x20)&^x&highBits
+}
+
+// controlBytes marks, as stopBytes does, each byte of x that is a control
+// character (the lowest mark is always right).
+func controlBytes(x uint64) uint64 {
+	return (x - lowBits*0x20) &^ x & highBits
 }
 
 // escapedStrEnd returns the index after the string whose plain text stops
