@@ -431,7 +431,7 @@ type Store struct {
 	// heldGroups counts the open groups of traces with a held run: they
 	// do not count against MaxOpenTrajectories either.
 	heldGroups int
-	early     []RunRef
+	early      []RunRef
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
