@@ -409,7 +409,13 @@ func goldenCases() []goldenCase {
 		{"captures/openai-sdk-openllmetry-manual-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
 			"weather_agent.agent": {"retry_after_error": retryRequested},
 		}},
+		{"captures/openai-sdk-openinference-request-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
 		{"captures/openai-sdk-openinference-request-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
+		{"captures/openai-sdk-openllmetry-request-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
 			"handle_request": {"retry_after_error": retryRequested},
 		}},
 		{"captures/openai-sdk-openllmetry-request-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
