@@ -114,6 +114,12 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
 	}
+	if r.Threshold != nil && *r.Threshold == 0 && set.Logger != nil {
+		// Accepted as a rule that records scores without failing: said
+		// at startup, as toolscore's table and summary say it.
+		set.Logger.Warn("rule has threshold 0: every score is at least 0, so it passes every run (monitoring only; the Azure and MEAI judges keep their own threshold)",
+			zap.String("rule", r.Name))
+	}
 	return rule, nil
 }
 

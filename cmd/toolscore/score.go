@@ -124,6 +124,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		names = append(names, r.Name)
 	}
 	rep := buildReport(res.out, names, cfg.SkipTools)
+	rep.MonitoringOnly = monitoringOnly(cfg.Rules)
 	res.calls.attach(rep)
 	for i := range rep.Runs {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
