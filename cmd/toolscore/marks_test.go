@@ -41,3 +41,23 @@ func TestUncheckedArgumentsAreShown(t *testing.T) {
 	assert.Regexp(t, `weather_in_paris +1\.00 +pass  `, out)
 	assert.NotContains(t, out, "arguments unavailable")
 }
+
+// TestCallsListsUnselectedRuns: README's troubleshooting sends a user whose
+// runs are not scored to -calls, which printed a header and nothing for a
+// run no rule selects. It lists such runs too, saying so, with their calls
+// and witnesses.
+func TestCallsListsUnselectedRuns(t *testing.T) {
+	code, out, _ := toolscore(t, "score", "-calls", "-config", "testdata/no-rule-selects.yaml", demoTrace("langchain-openinference-mock"))
+	assert.Equal(t, exitFailed, code, "a rule that scored no run fails the gate")
+	assert.Contains(t, out, "\nCalls of each run:\n"+
+		"  langchain-openinference-mock / weather-agent (trace d806bf3aac1e59cc899d41fbfc1337b3): not scored: no rule selects it\n"+
+		`    1. get_weather {"city":"Paris","unit":"celsius"} -> `)
+	assert.Contains(t, out, `2. lookup_stock "ZZZZ" -> - [FAILED]  seen by requested, executed, outcome`)
+
+	_, out, _ = toolscore(t, "score", "-format", "json", "-config", "testdata/no-rule-selects.yaml", demoTrace("langchain-openinference-mock"))
+	rep := decodeReport(t, out)
+	if assert.Len(t, rep.UnselectedRuns, 1) {
+		assert.Equal(t, "weather-agent", rep.UnselectedRuns[0].AgentSpan)
+		assert.Len(t, rep.UnselectedRuns[0].Calls, 2)
+	}
+}

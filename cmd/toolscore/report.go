@@ -38,6 +38,9 @@ type Report struct {
 	// MonitoringOnly lists the scorers that pass every run (their rule's
 	// threshold is 0): marked in the table and summary (marks.go).
 	MonitoringOnly []string `json:"monitoring_only"`
+	// UnselectedRuns are the runs with tool calls that no rule selected,
+	// with their calls (score only).
+	UnselectedRuns []Run `json:"unselected_runs,omitempty"`
 	// Gate says what fails the gate (the exit code and Summary.OK).
 	Gate    Gate    `json:"gate"`
 	Summary Summary `json:"summary"`
@@ -153,12 +156,17 @@ func buildReport(td ptrace.Traces, rules, skipTools []string) *Report {
 		}
 	}
 	attachCalls(rep, td, skipTools)
-	slices.SortFunc(rep.Runs, func(a, b Run) int {
+	sortRuns(rep.Runs)
+	rep.summarize(rules)
+	return rep
+}
+
+// sortRuns orders runs by service, agent span, trace and span id.
+func sortRuns(runs []Run) {
+	slices.SortFunc(runs, func(a, b Run) int {
 		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.AgentSpan, b.AgentSpan),
 			cmp.Compare(a.TraceID, b.TraceID), cmp.Compare(a.SpanID, b.SpanID))
 	})
-	rep.summarize(rules)
-	return rep
 }
 
 func readRun(span ptrace.Span, service string) Run {

@@ -126,6 +126,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	rep := buildReport(res.out, names, cfg.SkipTools)
 	rep.MonitoringOnly = monitoringOnly(cfg.Rules)
 	res.calls.attach(rep)
+	res.calls.attachUnselected(rep, res.out)
 	for i := range rep.Runs {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}
