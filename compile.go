@@ -74,7 +74,9 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		if label == "" {
 			label = sc.Name
 		}
-		if !ruleNamePattern.MatchString(label) {
+		// A label defaults to the name: a misspelt name is reported as an
+		// unknown scorer (below), not as a label nobody wrote.
+		if sc.Label != "" && !ruleNamePattern.MatchString(label) {
 			errs = append(errs, fmt.Errorf("scorers[%d].label: %q must be lower_snake_case", i, label))
 			continue
 		}
