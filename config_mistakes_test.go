@@ -150,3 +150,12 @@ func TestMisspeltScorerName(t *testing.T) {
 	err = validateYAML(t, `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, scorers: [{name: mongodb, label: Mongo}]}]}`)
 	assert.EqualError(t, err, `rules[0]: rule "r": scorers[0].label: "Mongo" must be lower_snake_case`)
 }
+
+// TestDecodingErrorsNameTheRule: a misspelt key was reported as
+// "'rules[0].expect.calls[0]' has invalid keys: arg", naming no rule, unlike
+// every validation error.
+func TestDecodingErrorsNameTheRule(t *testing.T) {
+	err := validateYAML(t, `{rules: [{name: weather, expect: {calls: [{tool: get_weather, arg: {city: Paris}}]}}]}`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `'rules[0]' rule "weather": expect.calls[0] has invalid keys: arg`)
+}
