@@ -18,7 +18,7 @@ import (
 // a retry is certain to need. An entry costs its packed attributes and
 // events (annotations_packed.go): about 1 KiB for the quick start's rule on a
 // passing run (BenchmarkScoredReplayEntry), so the cache holds at most about
-// 10 MiB at the default limit, and scoring a run costs 3 more allocations.
+// 10 MiB at the default limit, and scoring a run costs 2 more allocations.
 
 // keepScored keeps the annotations of the runs of td scored in this batch,
 // before take moves the held ones out. Runs set aside (held, replays,
@@ -28,7 +28,8 @@ import (
 //
 //go:noinline
 func (h *holder) keepScored(td ptrace.Traces, runs []closedRun, held []heldRun) {
-	var kept []replayEntry
+	var room [8]replayEntry // a batch's few runs, without an allocation
+	kept := room[:0]
 	for i := range runs {
 		run := &runs[i]
 		if run.replay != nil || run.copyOfHeld || run.hold || isHeld(held, run.ref) {
