@@ -837,6 +837,8 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 		o := trajectory.AgentOptions{HoldIfMissing: true}
 		service := b.serviceOf(e.ref.rs)
 		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+		_, _, span := e.ref.in(b.td)
+		p.habits.options(service, agentOf(span), &o)
 		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, o, now)
 		if setAside = missing != trajectory.MissingNone; setAside {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})

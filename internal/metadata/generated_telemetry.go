@@ -200,7 +200,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyLearnedCompletions, err = builder.meter.Int64ObservableGauge(
 		"otelcol_processor_tool_call_accuracy_learned_completions",
-		metric.WithDescription("Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call) or children (agent spans with nothing recorded below them). A late span of the service turns holding back on. [Development]"),
+		metric.WithDescription("Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call), children (agent spans with nothing recorded below them) or parent (spans whose parent never comes). A late span of the service turns holding back on. [Development]"),
 		metric.WithUnit("{agent}"),
 	)
 	errs = errors.Join(errs, err)

@@ -197,7 +197,7 @@ func AssertEqualProcessorToolCallAccuracyLateSpans(t *testing.T, tt *componentte
 func AssertEqualProcessorToolCallAccuracyLearnedCompletions(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_tool_call_accuracy_learned_completions",
-		Description: "Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call) or children (agent spans with nothing recorded below them). A late span of the service turns holding back on. [Development]",
+		Description: "Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call), children (agent spans with nothing recorded below them) or parent (spans whose parent never comes). A late span of the service turns holding back on. [Development]",
 		Unit:        "{agent}",
 		Data: metricdata.Gauge[int64]{
 			DataPoints: dps,

@@ -68,7 +68,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	if m := turnsMissing(ts, span, turns, n, o); m != MissingNone {
 		return m
 	}
-	if strayInside(ts, span, n, o.Start, o.End) {
+	if !o.ParentsDropped && strayInside(ts, span, n, o.Start, o.End) {
 		return MissingParent
 	}
 	return MissingNone
@@ -80,7 +80,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 // turns of its own run (an app instrumented only at its model client)
 // showing turns or calls still on their way, as an agent's would.
 func rootMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
-	if strayInside(ts, span, n, 0, 0) {
+	if !o.ParentsDropped && strayInside(ts, span, n, 0, 0) {
 		return MissingParent
 	}
 	if turns := openRunTurns(ts, span); len(turns) > 0 {
