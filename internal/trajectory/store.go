@@ -425,6 +425,9 @@ type Store struct {
 	// trace of the next Tool (see ExpectCalls).
 	expect int
 	stats  Stats
+	// records are the witnesses log records and span events gave (see
+	// record_witnesses.go).
+	records recordTable
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -756,7 +759,9 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	}
 	missing := MissingNone
 	if o.HoldIfMissing {
-		missing = rootMissing(ts, span, n)
+		if missing = rootMissing(ts, span, n); missing == MissingNone {
+			missing = s.recordsMissing(ts, span, &o)
+		}
 	}
 	if missing != MissingNone && !s.mayHoldIncomplete() {
 		traj := s.closeRoot(ts, span, n, true)
@@ -865,6 +870,9 @@ type AgentOptions struct {
 	// Requests says the run's service records the calls its model
 	// requested: a tool span no turn requested awaits that turn.
 	Requests bool
+	// Records says the run's service sends log records of its model calls:
+	// a model call no record joined yet awaits them (MissingRecords).
+	Records bool
 }
 
 // AgentOrHold is [Store.Agent] that also holds the run open when o asks
@@ -1304,6 +1312,7 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	s.open -= int(ts.open)
 	s.incomplete -= int(ts.incomplete)
 	s.unlink(ts)
+	s.forgetRecords(ts.id)
 	delete(s.traces, ts.id)
 	if s.last == ts {
 		s.last = nil
@@ -1354,6 +1363,7 @@ func (s *Store) Sweep(now int64) int {
 		return 0
 	}
 	cutoff := now - int64(s.limits.MaxAge)
+	s.sweepRecords(cutoff)
 	dropped := 0
 	for ts := s.oldest; ts != nil && ts.lastTouch <= cutoff; {
 		next := ts.next
