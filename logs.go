@@ -132,6 +132,7 @@ func (p *tcaProcessor) joinRecords(b *logsBatch) {
 		}
 	}
 	p.tel.recordRecords(context.Background(), p.store.TakeRecordStats())
+	p.publishSizes() // a record may start tracking its trace
 }
 
 // modelSpanTurn records a model-call span's turn: the one its span

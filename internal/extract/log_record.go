@@ -139,12 +139,16 @@ type TurnWitness struct {
 	InputMessage, ToolMessage bool
 	// FinishTools is set when the response's finish reason asks for tools.
 	FinishTools bool
+	// Response is set for a record of the model's response (gen_ai.choice,
+	// an inference event with output messages): a turn whose response no
+	// record gave yet awaits one.
+	Response bool
 }
 
 // IsZero reports whether the record says nothing of a model call.
 func (t *TurnWitness) IsZero() bool {
 	return t.Input == "" && t.Output == "" && len(t.Requested) == 0 && len(t.History) == 0 &&
-		len(t.Outcomes) == 0 && !t.InputMessage && !t.FinishTools
+		len(t.Outcomes) == 0 && !t.InputMessage && !t.FinishTools && !t.Response
 }
 
 // ToolResult is a tool execution a record reports.

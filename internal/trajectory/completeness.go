@@ -62,7 +62,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 		if m := rootMissing(ts, span, n); m != MissingNone {
 			return m
 		}
-		return s.recordsMissing(ts, span, o)
+		return s.recordsMissing(ts, span, n, o, true)
 	}
 	turns := openRunTurns(ts, span)
 	calls := 0
@@ -78,7 +78,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	if strayInside(ts, span, n, o.Start, o.End) {
 		return MissingParent
 	}
-	return s.recordsMissing(ts, span, o)
+	return s.recordsMissing(ts, span, n, o, false)
 }
 
 // rootMissing returns the evidence that a trace root, held or arriving

@@ -1,6 +1,8 @@
 package trajectory
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -112,7 +114,7 @@ func (s *Store) Record(trace pcommon.TraceID, span pcommon.SpanID, w *extract.Tu
 			t.stats.Late++
 			return false
 		}
-		ref.turn.AddWitness(cloneTurnWitness(w), at)
+		ref.turn.AddWitness(cloneTurnWitness(w))
 		delete(t.awaiting, ref.turn)
 		if part != nil && !part.Empty() {
 			s.AttachContext(trace, ref.parent, cloneContext(part), false, now)
@@ -131,6 +133,9 @@ func (s *Store) Record(trace pcommon.TraceID, span pcommon.SpanID, w *extract.Tu
 	for t.count >= t.max && t.evictOldest() {
 		t.stats.DroppedOverLimit++
 	}
+	// The trace is tracked from its first record, so that its spans, even
+	// a plain root that arrives first, are read as a GenAI trace's.
+	s.trace(trace, now, true)
 	if t.pending == nil {
 		t.pending = map[recordKey][]pendingRecord{}
 		t.byTrace = map[pcommon.TraceID][]pcommon.SpanID{}
@@ -167,7 +172,7 @@ func (s *Store) ModelSpanRecords(trace pcommon.TraceID, span, parent pcommon.Spa
 		turn = extract.TurnFromRecords(start, end)
 	}
 	for i := range waiting {
-		turn.AddWitness(&waiting[i].turn, waiting[i].time)
+		turn.AddWitness(&waiting[i].turn)
 		if !waiting[i].context.Empty() {
 			s.AttachContext(trace, parent, &waiting[i].context, false, now)
 		}
@@ -207,26 +212,68 @@ func (s *Store) runClosed(ts *traceState, parent pcommon.SpanID) bool {
 // recordsMissing returns MissingRecords when the run at span awaits
 // records: a turn of its made by a span of a service that sends records
 // that no record joined yet, or records of the trace waiting for a span
-// that has not arrived (it may be one of the run's model calls).
-func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, o *AgentOptions) Missing {
+// that has not arrived (it may be one of the run's model calls). For a
+// plain trace root (root) it also reads the root's turns as an agent's
+// are read (turnsMissing): in an app that records its model calls in log
+// records, a root is often a plain span around a hand-written loop.
+func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions, root bool) Missing {
 	t := &s.records
-	if !o.Records || (len(t.awaiting) == 0 && len(t.pending) == 0) {
+	if !o.Records {
 		return MissingNone
+	}
+	if root {
+		if m := turnsMissing(ts, span, openRunTurns(ts, span), n, o); m != MissingNone {
+			return m
+		}
 	}
 	for _, id := range t.byTrace[ts.id] {
 		if _, ok := t.pending[recordKey{ts.id, id}]; ok {
 			return MissingRecords
 		}
 	}
-	if len(t.awaiting) == 0 {
-		return MissingNone
-	}
-	for _, turn := range openRunTurns(ts, span) {
+	turns := openRunTurns(ts, span)
+	slices.SortStableFunc(turns, func(a, b *extract.ModelTurn) int { return cmp.Compare(a.Start, b.Start) })
+	for i, turn := range turns {
 		if _, ok := t.awaiting[turn]; ok {
-			return MissingRecords
+			return MissingRecords // no record of it yet
+		}
+		var prev *extract.ModelTurn
+		if i > 0 {
+			prev = turns[i-1]
+		}
+		if turn.AwaitsRecords(prev) {
+			return MissingRecords // its response, or a result it carries
 		}
 	}
+	if len(turns) > 1 && historyUnrequested(turns) {
+		return MissingTurn
+	}
 	return MissingNone
+}
+
+// historyUnrequested reports a call (by id) the latest turn's request
+// lists as history that no turn of the run requested: the turn that
+// requested it has not arrived. Calls the earliest turn's request lists
+// already are an earlier run's (a conversation's history), not awaited.
+func historyUnrequested(turns []*extract.ModelTurn) bool {
+	last := turns[len(turns)-1]
+	before := turns[0].History()
+	for _, h := range last.History() {
+		if h.ID == "" || slices.ContainsFunc(before, func(c extract.RequestedCall) bool { return c.ID == h.ID }) {
+			continue
+		}
+		found := false
+		for _, t := range turns[:len(turns)-1] {
+			if slices.ContainsFunc(t.Requested(), func(c extract.RequestedCall) bool { return c.ID == h.ID }) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
 }
 
 // forgetRecords drops what the table keeps of a dropped trace: its pending

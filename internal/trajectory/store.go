@@ -760,7 +760,7 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	missing := MissingNone
 	if o.HoldIfMissing {
 		if missing = rootMissing(ts, span, n); missing == MissingNone {
-			missing = s.recordsMissing(ts, span, &o)
+			missing = s.recordsMissing(ts, span, n, &o, true)
 		}
 	}
 	if missing != MissingNone && !s.mayHoldIncomplete() {
