@@ -125,6 +125,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	}
 	rep := buildReport(res.out, names, cfg.SkipTools)
 	res.calls.attach(rep)
+	attachRecords(rep, logs)
 	for i := range rep.Runs {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}
