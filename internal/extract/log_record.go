@@ -1,6 +1,9 @@
 package extract
 
 import (
+	"maps"
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
@@ -212,13 +215,9 @@ func ReadsRecord(name string) bool {
 }
 
 // RecordNames returns the event names readers are registered for (for
-// documentation and fuzzing), in no order.
+// documentation and fuzzing), sorted.
 func RecordNames() []string {
-	out := make([]string, 0, len(recordReaders))
-	for n := range recordReaders {
-		out = append(out, n)
-	}
-	return out
+	return slices.Sorted(maps.Keys(recordReaders))
 }
 
 // ReadRecord reads r with the reader registered for its name, into w
