@@ -24,7 +24,8 @@ import (
 )
 
 // logCapture is a capture whose content is in log records: its traces file
-// and the logs file beside it (NAME.otlp-logs.jsonl).
+// (testdata/traces/captures/NAME.otlp.jsonl) and its logs file
+// (testdata/logs/captures/NAME.otlp.jsonl).
 type logCapture struct {
 	name string
 	want ruleResult
@@ -46,8 +47,7 @@ func logCaptures() []logCapture {
 // readLogCapture reads a capture's traces and logs requests.
 func readLogCapture(t testing.TB, name string) ([]ptrace.Traces, []plog.Logs) {
 	t.Helper()
-	dir := filepath.Join("testdata", "traces", "captures")
-	docs, logs, err := otlpjson.ReadSignals(filepath.Join(dir, name+".otlp.jsonl"), filepath.Join(dir, name+".otlp-logs.jsonl"))
+	docs, logs, err := otlpjson.ReadSignals(filepath.Join("testdata", "traces", "captures", name+".otlp.jsonl"), filepath.Join("testdata", "logs", "captures", name+".otlp.jsonl"))
 	require.NoError(t, err)
 	require.NotEmpty(t, logs)
 	out := make([]plog.Logs, len(logs))
@@ -160,17 +160,24 @@ func TestLogRecordsGolden(t *testing.T) {
 			}
 
 			goldenPath := filepath.Join("testdata", "golden", lc.name+".yaml")
-			out = regroup(out)
-			if *updateGolden {
-				require.NoError(t, golden.WriteTraces(t, goldenPath, out))
-				return
-			}
-			expected, err := golden.ReadTraces(goldenPath)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(expected, out,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, goldenPath, out)
 		})
 	}
+}
+
+// assertGoldenTraces compares out, regrouped, with the golden at path
+// (rewritten with -update).
+func assertGoldenTraces(t *testing.T, path string, out ptrace.Traces) {
+	t.Helper()
+	out = regroup(out)
+	if *updateGolden {
+		require.NoError(t, golden.WriteTraces(t, path, out))
+		return
+	}
+	expected, err := golden.ReadTraces(path)
+	require.NoError(t, err)
+	require.NoError(t, ptracetest.CompareTraces(expected, out,
+		ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
 }
 
 // TestLogRecordsTracesOnly: without its log records the manual loop's run

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"go.opentelemetry.io/collector/processor"
 
@@ -69,7 +68,7 @@ func attachRecords(rep *Report, logs []otlpjson.LogDoc) {
 					if !extract.LogRecordOf(lr, rl.Resource().Attributes(), &rec) || !extract.ReadRecord(&rec, &w) {
 						continue
 					}
-					at := fmt.Sprintf("%s:%d#%d %s", filepath.Base(d.Path), d.Line, n, rec.Name)
+					at := fmt.Sprintf("%s:%d#%d %s", d.Path, d.Line, n, rec.Name)
 					trace := w.TraceID.String()
 					add := func(id, what string) {
 						if id != "" {

@@ -7,7 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const contribCaptures = "../../testdata/traces/captures/openai-sdk-otel-contrib-"
+const (
+	contribCaptures = "../../testdata/traces/captures/openai-sdk-otel-contrib-"
+	contribLogs     = "../../testdata/logs/captures/openai-sdk-otel-contrib-"
+)
 
 // TestScoreReadsLogRecords: a manual tool loop under the OTel contrib
 // OpenAI instrumentation is scored from its log records given beside its
@@ -17,7 +20,7 @@ const contribCaptures = "../../testdata/traces/captures/openai-sdk-otel-contrib-
 func TestScoreReadsLogRecords(t *testing.T) {
 	for _, name := range []string{"manual-batch", "manual-simple", "responses-simple"} {
 		t.Run(name, func(t *testing.T) {
-			traces, logs := contribCaptures+name+".otlp.jsonl", contribCaptures+name+".otlp-logs.jsonl"
+			traces, logs := contribCaptures+name+".otlp.jsonl", contribLogs+name+".otlp.jsonl"
 			args := []string{"score", "-no-judges", "-calls", "-config", "../../testdata/golden/config.yaml", "-processor", "tool_call_accuracy/two_turns"}
 			code, out, errOut := toolscore(t, append(args, logs, traces)...)
 			require.Empty(t, errOut)
@@ -30,6 +33,6 @@ func TestScoreReadsLogRecords(t *testing.T) {
 			assert.Contains(t, alone, "No scored agent runs")
 		})
 	}
-	_, out, _ := toolscore(t, "score", "-calls", "-config", "testdata/pass.yaml", contribCaptures+"manual-batch.otlp.jsonl", contribCaptures+"manual-batch.otlp-logs.jsonl")
-	assert.Contains(t, out, `4. book_flight {"from":"London","to":"Paris"} -> - [FAILED]  seen by requested, outcome (id call_book_flight); failed per outcome; app answered error: unknown tool book_flight; log records openai-sdk-otel-contrib-manual-batch.otlp-logs.jsonl:1#3 gen_ai.choice (requested), openai-sdk-otel-contrib-manual-batch.otlp-logs.jsonl:1#10 gen_ai.tool.message (outcome)`)
+	_, out, _ := toolscore(t, "score", "-calls", "-config", "testdata/pass.yaml", contribCaptures+"manual-batch.otlp.jsonl", contribLogs+"manual-batch.otlp.jsonl")
+	assert.Contains(t, out, `4. book_flight {"from":"London","to":"Paris"} -> - [FAILED]  seen by requested, outcome (id call_book_flight); failed per outcome; app answered error: unknown tool book_flight; log records ../../testdata/logs/captures/openai-sdk-otel-contrib-manual-batch.otlp.jsonl:1#3 gen_ai.choice (requested), ../../testdata/logs/captures/openai-sdk-otel-contrib-manual-batch.otlp.jsonl:1#10 gen_ai.tool.message (outcome)`)
 }

@@ -45,7 +45,7 @@ func TestScoreDoesNotDependOnOrder(t *testing.T) {
 			// A capture whose content is in log records has them beside it;
 			// their lines are shuffled with the spans' lines.
 			inputs := []string{file}
-			if logs := strings.TrimSuffix(file, ".otlp.jsonl") + ".otlp-logs.jsonl"; fileExists(logs) {
+			if logs := filepath.Join("../../testdata/logs/captures", filepath.Base(file)); fileExists(logs) {
 				inputs = append(inputs, logs)
 			}
 			want := score(inputs...)

@@ -25,9 +25,6 @@ func TestModelTurnsInCaptures(t *testing.T) {
 	sort.Strings(files)
 	var b strings.Builder
 	for _, f := range files {
-		if strings.HasSuffix(f, ".otlp-logs.jsonl") {
-			continue // a capture's log records (log_record_test.go reads them)
-		}
 		var lines []string
 		for _, td := range readTraces(t, f) {
 			for _, rs := range td.ResourceSpans().All() {

@@ -58,23 +58,6 @@ func (t *ModelTurn) AddWitness(w *TurnWitness) bool {
 	return true
 }
 
-// appendNewOutcomes appends the outcomes of add whose id is not in out
-// already (a record delivered twice).
-func appendNewOutcomes(out, add []Outcome) []Outcome {
-next:
-	for _, o := range add {
-		if o.ID != "" {
-			for _, x := range out {
-				if x.ID == o.ID {
-					continue next
-				}
-			}
-		}
-		out = append(out, o)
-	}
-	return out
-}
-
 // FromRecords reports whether log records (or span events read as
 // records) witnessed the turn.
 func (t *ModelTurn) FromRecords() bool { return t.fromRecords }
@@ -111,16 +94,21 @@ func (t *ModelTurn) reparse() {
 // appendNewCalls appends the calls of add whose id is not in out already
 // (a record delivered twice).
 func appendNewCalls(out, add []RequestedCall) []RequestedCall {
-next:
-	for _, c := range add {
-		if c.ID != "" {
-			for _, o := range out {
-				if o.ID == c.ID {
-					continue next
-				}
-			}
+	return appendNew(out, add, func(c RequestedCall) string { return c.ID })
+}
+
+// appendNewOutcomes appends the outcomes of add whose id is not in out
+// already.
+func appendNewOutcomes(out, add []Outcome) []Outcome {
+	return appendNew(out, add, func(o Outcome) string { return o.ID })
+}
+
+// appendNew appends the items of add whose id is "" or not in out.
+func appendNew[T any](out, add []T, id func(T) string) []T {
+	for _, a := range add {
+		if k := id(a); k == "" || !slices.ContainsFunc(out, func(o T) bool { return id(o) == k }) {
+			out = append(out, a)
 		}
-		out = append(out, c)
 	}
 	return out
 }

@@ -55,8 +55,8 @@ for entry in "${captures[@]}"; do
   [[ "$script" != "-" ]] && mock=(--mock "$script")
   # shellcheck disable=SC2086 # cmd is split on purpose
   # Emitters whose content goes out as log records (the OTel contrib
-  # instrumentations) also write NAME.otlp-logs.jsonl.
+  # instrumentations) also write testdata/logs/captures/NAME.otlp.jsonl.
   logs=()
-  [[ "$dir" == openai-sdk-otel-contrib ]] && logs=(--logs "$out/$name.otlp-logs.jsonl")
+  [[ "$dir" == openai-sdk-otel-contrib ]] && logs=(--logs "$out/../../logs/captures/$name.otlp.jsonl")
   (cd "$here/$dir" && node ../receiver.mjs --out "$out/$name.otlp.jsonl" "${logs[@]}" "${mock[@]}" -- $cmd)
 done
