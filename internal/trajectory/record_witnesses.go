@@ -212,19 +212,11 @@ func (s *Store) runClosed(ts *traceState, parent pcommon.SpanID) bool {
 // recordsMissing returns MissingRecords when the run at span awaits
 // records: a turn of its made by a span of a service that sends records
 // that no record joined yet, or records of the trace waiting for a span
-// that has not arrived (it may be one of the run's model calls). For a
-// plain trace root (root) it also reads the root's turns as an agent's
-// are read (turnsMissing): in an app that records its model calls in log
-// records, a root is often a plain span around a hand-written loop.
-func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions, root bool) Missing {
+// that has not arrived (it may be one of the run's model calls).
+func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, o *AgentOptions) Missing {
 	t := &s.records
 	if !o.Records {
 		return MissingNone
-	}
-	if root {
-		if m := turnsMissing(ts, span, openRunTurns(ts, span), n, o); m != MissingNone {
-			return m
-		}
 	}
 	for _, id := range t.byTrace[ts.id] {
 		if _, ok := t.pending[recordKey{ts.id, id}]; ok {
