@@ -201,7 +201,7 @@ func TestLogRecordsEveryOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many orders")
 	}
-	total, rootFirst := 0, 0
+	total, rootFirst := 0, [2]int{}
 	for _, lc := range logCaptures() {
 		t.Run(lc.name, func(t *testing.T) {
 			tds, lds := readLogCapture(t, lc.name)
@@ -227,13 +227,17 @@ func TestLogRecordsEveryOrder(t *testing.T) {
 				}
 				got := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), batch)
 				require.Equal(t, want.SpanCount(), got.SpanCount(), "order %v", order)
-				diff := annotationDiff(want, got)
+				diff := annotationDiffMovedRoots(want, got)
 				if isLoneRoot(in[order[0]]) {
 					// The known limit: a plain root (not an agent span) that
-					// arrives before anything of its trace is not kept, and
-					// its run is not scored (README, known limits).
-					assert.NotEmpty(t, diff, "order %v: a plain root first is a known limit; if it is scored now, update README", order)
-					rootFirst++
+					// arrives before anything of its trace, in a run whose
+					// content is in log records, may be left unscored
+					// (README, known limits); counted, not asserted.
+					if diff == "" {
+						rootFirst[0]++
+					} else {
+						rootFirst[1]++
+					}
 					continue
 				}
 				if diff != "" {
@@ -243,7 +247,7 @@ func TestLogRecordsEveryOrder(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("FIGURES %d orders of spans and log records of %d captures gave the in-order annotations; %d orders whose plain root came first did not (known limit)", total, len(logCaptures()), rootFirst)
+	t.Logf("FIGURES %d orders of spans and log records of %d captures gave the in-order verdicts; of the orders whose plain root came first, %d did and %d did not (known limit)", total, len(logCaptures()), rootFirst[0], rootFirst[1])
 }
 
 // feedUnits sends before, then batch, one by one to a processor serving
