@@ -40,6 +40,14 @@ import (
 //     holds (FuzzRecordReaders feeds every registered name hostile bodies
 //     and attributes).
 //
+// Joining today: what a record says of a model call (Turn) joins that
+// call's turn by TraceID and SpanID; a turn awaits a record with
+// Turn.Response set, so a reader of a model's response sets it. Results and
+// Decisions are carried but not joined yet: records without trace context
+// are counted (log_records{outcome=no_trace_context}) until joining by
+// RunIDs is built. A Rejected decision is meant to give its call the status
+// toolcall.StatusRefused ("refused"), which must_succeed already fails.
+//
 // Readers in this package: gen_ai.client.inference.operation.details and
 // the per-message events gen_ai.system.message, gen_ai.user.message,
 // gen_ai.assistant.message, gen_ai.tool.message and gen_ai.choice
