@@ -108,6 +108,25 @@ func ParseTurns(turns []ModelTurn) {
 	}
 }
 
+// reread reads again the sides of a turn a record replaced (its response
+// when output, its request when input), keeping what the turn read of the
+// other side: a parsed turn no longer has the texts to read it again. A
+// turn not parsed yet reads both when first asked.
+func (t *ModelTurn) reread(output, input bool) {
+	if !t.parsed {
+		return
+	}
+	if output {
+		t.requested = nil
+	}
+	if input {
+		t.history, t.outcomes, t.followsTools = nil, nil, false
+	}
+	var p TurnParser
+	t.parse(&p) // only the texts just set are left to read
+	t.keepOwn()
+}
+
 // keepOwn copies the strings the turn keeps into one string of its own,
 // cutting outcome texts to MaxOutcomeText and leaving out the history's
 // arguments (nothing reads them), and lets go of the recorded texts.

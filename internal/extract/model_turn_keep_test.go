@@ -103,3 +103,20 @@ func TestParseTurnsSharesNothingBetweenTurns(t *testing.T) {
 		require.Equal(t, alone[i].FollowsTools(), together[i].FollowsTools(), "turn %d", i)
 	}
 }
+
+// TestRecordJoinsAParsedTurn: a log record that gives a parsed turn its
+// request (the span recorded only the response) is read, and what the turn
+// read of the response stays: the turn has no text left to read it again.
+func TestRecordJoinsAParsedTurn(t *testing.T) {
+	span := ptrace.NewSpan()
+	span.Attributes().PutStr("gen_ai.output.messages", `[{"role":"assistant","parts":[{"type":"tool_call","id":"c2","name":"lookup_stock","arguments":{"symbol":"ZZZZ"}}]}]`)
+	var turn ModelTurn
+	require.True(t, ReadTurn(span, &turn))
+	turn.Parse(nil)
+	require.True(t, turn.AddWitness(&TurnWitness{Input: `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"get_weather","arguments":{}}]},` +
+		`{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"sunny"}]}]`}))
+	require.Equal(t, []RequestedCall{{ID: "c2", Name: "lookup_stock", Args: `{"symbol":"ZZZZ"}`}}, turn.Requested())
+	require.Equal(t, []RequestedCall{{ID: "c1", Name: "get_weather"}}, turn.History())
+	require.Equal(t, []Outcome{{ID: "c1", Result: "sunny"}}, turn.Outcomes())
+	require.True(t, turn.FollowsTools())
+}
