@@ -28,6 +28,8 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 		return f.genkitTool()
 	case span.Name() == "running tool" && f.has(fToolName):
 		return f.pydanticV2Tool()
+	case f.isGenericTool():
+		return f.genericTool()
 	}
 	if c, ok := f.agentConvention(span, scope, op); ok {
 		return Result{Kind: KindAgent, Convention: c}
@@ -114,6 +116,9 @@ func (f *fields) agentConvention(span ptrace.Span, scope pcommon.Instrumentation
 	}
 	if f.str(fSpringKind) == "chat_client" {
 		return ConventionSpringAI, true
+	}
+	if f.isGenericAgent() {
+		return ConventionGeneric, true
 	}
 	if isAgentSpanName(span.Name()) {
 		return f.convention(scope), true

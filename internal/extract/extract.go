@@ -47,13 +47,16 @@ const (
 	ConventionADK
 	ConventionStrands
 	ConventionMastra
+	// ConventionGeneric is a span no convention claims whose attributes name
+	// a tool and carry its input or output (generic_tool.go).
+	ConventionGeneric
 	// NumConventions is how many conventions there are.
 	NumConventions
 )
 
 var conventionNames = [NumConventions]string{
 	"gen_ai", "mcp", "openinference", "openllmetry", "vercel_ai", "genkit",
-	"spring_ai", "pydantic_ai", "google_adk", "strands", "mastra",
+	"spring_ai", "pydantic_ai", "google_adk", "strands", "mastra", "generic",
 }
 
 // String returns the convention's name, the metric attribute value.

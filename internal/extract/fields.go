@@ -54,6 +54,11 @@ const (
 	fPydanticResponse
 	fMetadata
 	fLLMRequestType
+	fGenericCallID
+	fGenericInput
+	fGenericOutput
+	fEntityType
+	fSpanType
 	numFields
 )
 
@@ -103,6 +108,12 @@ var fieldIDs = map[string]fieldID{
 	"tool_response":                   fPydanticResponse,
 	"metadata":                        fMetadata,
 	"llm.request.type":                fLLMRequestType,
+	// The generic tool span (generic_tool.go).
+	"tool.call.id": fGenericCallID,
+	"input":        fGenericInput,
+	"output":       fGenericOutput,
+	"entity.type":  fEntityType,
+	"span.type":    fSpanType,
 }
 
 // noField is the field of a key the classifier does not read.
@@ -176,7 +187,7 @@ func hasGenAIKey(attrs pcommon.Map) bool {
 
 // markerPrefixes are the key prefixes that mark a GenAI span (isMarkerKey's
 // cases).
-var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm."}
+var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm.", genericToolNameKey}
 
 // markerStarts holds, for each first byte of markerPrefixes, the second
 // bytes that follow it, one bit per byte value modulo 64. Most keys of
@@ -195,7 +206,8 @@ var markerStarts = func() (t [256]uint64) {
 func mayStartMarker(k string) bool { return markerStarts[k[0]]>>(k[1]&63)&1 != 0 }
 
 // isMarkerKey reports whether a key marks a GenAI span: it starts with one
-// of markerPrefixes.
+// of markerPrefixes, or it is tool.name (a tool span of any framework may be
+// one, see generic_tool.go).
 func isMarkerKey(k string) bool {
 	if len(k) < 3 {
 		return false
@@ -206,7 +218,7 @@ func isMarkerKey(k string) bool {
 	case 'o':
 		return strings.HasPrefix(k, "openinference.")
 	case 't':
-		return strings.HasPrefix(k, "traceloop.")
+		return strings.HasPrefix(k, "traceloop.") || k == genericToolNameKey
 	case 'a':
 		return strings.HasPrefix(k, "ai.")
 	case 'm':

@@ -103,10 +103,13 @@ func (t *ModelTurn) parseFlat() {
 		}
 	}
 	for _, m := range t.flatMessages {
-		if m.role != "tool" {
+		if m.role != "tool" && m.id == "" {
 			continue
 		}
 		t.outcomes = append(t.outcomes, Outcome{ID: m.id, Name: m.name, Result: m.content, Failed: failedText(m.content)})
+	}
+	if t.rawInput != "" {
+		t.outcomes = rawRequestOutcomes(t.outcomes, t.rawInput)
 	}
 }
 
@@ -264,6 +267,8 @@ func appendOutcomes(out []Outcome, form turnForm, v jnode) []Outcome {
 				if p.str("type") == "tool_call_response" {
 					r, _ := p.get("response")
 					out = append(out, Outcome{ID: p.str("id"), Result: p.text("response"), Failed: r.failed()})
+				} else if o, ok := anthropicOutcome(p); ok {
+					out = append(out, o)
 				}
 			}
 		}
