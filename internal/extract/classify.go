@@ -394,6 +394,12 @@ func lastPathElement(p string) string {
 	return p
 }
 
+// IsWrapperToolName reports whether a tool span's name is that of a class
+// that wraps tools rather than a tool's (LangChain's DynamicStructuredTool,
+// DynamicTool, StructuredTool, Tool): the trajectory store takes the name
+// from the request the call answers.
+func IsWrapperToolName(name string) bool { return isLangChainToolClass(name) }
+
 // isLangChainToolClass reports whether name is one of the LangChain tool
 // classes OpenLLMetry JS records instead of the tool's name.
 func isLangChainToolClass(name string) bool {

@@ -124,6 +124,9 @@ func agreeRequest(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptio
 	if c.ID == "" {
 		c.ID = r.ID
 	}
+	if wrapperName(c.Name) && r.Name != "" {
+		c.Name = r.Name
+	}
 	agreeArguments(c, r, opts)
 }
 
@@ -189,7 +192,7 @@ func pair(reqs []requested, calls []toolcall.Call) {
 			}
 			for k := range reqs {
 				r := &reqs[k]
-				if r.exec >= 0 || r.c.Name != calls[i].Name || (r.c.ID != "" && calls[i].ID != "" && r.c.ID != calls[i].ID) {
+				if r.exec >= 0 || !namesAgree(calls[i].Name, r.c.Name, sameArgs) || (r.c.ID != "" && calls[i].ID != "" && r.c.ID != calls[i].ID) {
 					continue
 				}
 				if sameArgs && !sameArguments(&calls[i], r.c.Args) {
@@ -217,7 +220,7 @@ func sameArguments(c *toolcall.Call, text string) bool {
 	if err != nil {
 		return true
 	}
-	return jsonv.Equal(got, want)
+	return jsonv.Equal(got, want) || bareValueOf(got, want)
 }
 
 // callArgs returns a call's arguments as a tree, when known.
@@ -243,6 +246,10 @@ func agreeArguments(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOpt
 		if v, err := jsonv.Parse(r.Args); err == nil {
 			c.Args, c.ArgsDoc, c.ArgsUnknown = v, nil, false
 		}
+		return
+	}
+	if want, ok := bareArguments(c, r.Args); ok {
+		c.Args, c.ArgsDoc = want, nil
 		return
 	}
 	if !sameArguments(c, r.Args) {
