@@ -187,14 +187,15 @@ func hasGenAIKey(attrs pcommon.Map) bool {
 
 // markerPrefixes are the key prefixes that mark a GenAI span (isMarkerKey's
 // cases).
-var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm.", genericToolNameKey}
+var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm."}
 
-// markerStarts holds, for each first byte of markerPrefixes, the second
+// markerStarts holds, for each first byte of markerPrefixes (and of the
+// one whole marker key, tool.name), the second
 // bytes that follow it, one bit per byte value modulo 64. Most keys of
 // ordinary spans (http.*, url.*, db.*, and server.* beside spring.ai.) fail
 // it and are passed over without a call.
 var markerStarts = func() (t [256]uint64) {
-	for _, p := range markerPrefixes {
+	for _, p := range append(markerPrefixes, genericToolNameKey) {
 		t[p[0]] |= 1 << (p[1] & 63)
 	}
 	return t

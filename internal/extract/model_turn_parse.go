@@ -99,7 +99,7 @@ func (t *ModelTurn) parseFlat() {
 	lastMsg := -1
 	for _, m := range t.flatMessages {
 		if m.role != "" && m.msg > lastMsg {
-			lastMsg, t.followsTools = m.msg, m.role == "tool"
+			lastMsg, t.followsTools = m.msg, m.role == "tool" || m.id != ""
 		}
 	}
 	for _, m := range t.flatMessages {
