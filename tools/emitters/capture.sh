@@ -39,6 +39,10 @@ captures=(
   "genkit-js-mock-toolerror-slowtool-simple|genkit-js|-|node emit.mjs simple $two throw slow"
   "mastra-two-turns-batch|mastra|-|node emit.mjs batch $two"
   "mastra-two-turns-perspan|mastra|-|node emit.mjs perspan $two"
+  "anthropic-sdk-toolrunner-sdk|anthropic-sdk|$two|node emit.mjs sdk"
+  "anthropic-sdk-toolrunner-sdk-content|anthropic-sdk|$two|node emit.mjs sdk-content"
+  "anthropic-sdk-toolrunner-openinference|anthropic-sdk|$two|node emit.mjs openinference"
+  "voltagent-mock-simple|voltagent|$two|env NODE_ENV=production node emit.mjs simple"
 )
 
 want=("$@")
