@@ -56,8 +56,11 @@ func TestWitnessChecks(t *testing.T) {
 			want: `lookup_stock: executed, but no model request for it was recorded`, status: "executed_not_requested",
 		},
 		{
-			name: "arguments_changed: LangChain JS under OpenInference records the failed call's input as text",
+			// Its bare "ZZZZ" agrees with the request's {"symbol":"ZZZZ"}
+			// (a bare value); bent to another symbol, it does not.
+			name: "arguments_changed: LangChain JS under OpenInference, the failed call's bare input bent to another value",
 			file: "emitters/langchain-openinference-mock.otlp.jsonl",
+			bend: func(t *testing.T, in []ptrace.Traces) { setSpanString(t, in, "lookup_stock", "input.value", "ZZZX") },
 			want: `call 2 lookup_stock: failed, and no later call to "lookup_stock" succeeded, and executed with other arguments than the model requested ({"symbol":"ZZZZ"})`, status: "arguments_changed",
 		},
 		{
@@ -190,4 +193,19 @@ func dropEvent(t *testing.T, in []ptrace.Traces, span, event, text string) {
 		}
 	}
 	require.Positive(t, dropped, "%s events of %s mentioning %q", event, span, text)
+}
+
+// setSpanString sets attribute key of every span named span.
+func setSpanString(t *testing.T, in []ptrace.Traces, span, key, value string) {
+	t.Helper()
+	n := 0
+	for _, td := range in {
+		for _, s := range allSpans(td) {
+			if s.Name() == span {
+				s.Attributes().PutStr(key, value)
+				n++
+			}
+		}
+	}
+	require.Positive(t, n, "spans named %q", span)
 }
