@@ -34,7 +34,7 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 	if c, ok := f.agentConvention(span, scope, op); ok {
 		return Result{Kind: KindAgent, Convention: c}
 	}
-	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step"}
+	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step", NamesTool: f.namesTool()}
 }
 
 // oiKind reports whether the span's openinference.span.kind is kind, in

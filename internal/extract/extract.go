@@ -191,6 +191,11 @@ type Result struct {
 	// ModelStep marks Mastra's agent_step span (KindOther), which records
 	// the tool calls of its step that its chat child leaves out.
 	ModelStep bool
+	// NamesTool marks a GenAI span (KindOther) whose attributes name a tool
+	// (tool.name, gen_ai.tool.name, ai.toolCall.name) but that no rule read
+	// as a call: a framework's record of a call this package does not
+	// understand (the processor's unrecognized_spans; toolscore inspect).
+	NamesTool bool
 	// Call is the tool call, for KindTool.
 	Call SpanCall
 }

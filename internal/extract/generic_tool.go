@@ -63,3 +63,9 @@ func (f *fields) isGenericAgent() bool {
 	}
 	return f.str(fEntityType) == "agent"
 }
+
+// namesTool reports a span whose attributes name a tool; for a span that
+// is neither tool nor agent, a call no rule read.
+func (f *fields) namesTool() bool {
+	return f.set&(1<<fOIToolName|1<<fToolName|1<<fAIToolName) != 0
+}
