@@ -102,6 +102,9 @@ type telemetry struct {
 	// judge are the judge metrics' attribute sets, by rule and scorer.
 	judge [][]judgeOpts
 
+	// unrecognized is unrecognized_spans by service (unrecognized.go).
+	unrecognized unrecognizedSeries
+
 	open, held atomic.Int64
 	// countsPool recycles batchCounts (see newCounts).
 	countsPool sync.Pool
@@ -111,6 +114,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 	proc := attribute.String("processor", id)
 	t := &telemetry{
 		tb:             tb,
+		unrecognized:   unrecognizedSeries{proc: proc},
 		plain:          newMeasureOpts(proc),
 		dropped:        newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
 		cyclic:         newMeasureOpts(proc, attribute.String("reason", "parent_cycle")),
