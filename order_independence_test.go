@@ -77,6 +77,7 @@ var orderDependentCaptures = map[string]string{
 	"captures/anthropic-sdk-toolrunner-sdk.otlp.jsonl":           "content capture off: no model call records the calls it asked for, so nothing shows a tool span still to come",
 	"captures/anthropic-sdk-toolrunner-sdk-content.otlp.jsonl":   "tool spans are siblings of the model calls under the runner span, which is released once the calls requested so far arrived",
 	"captures/anthropic-sdk-toolrunner-openinference.otlp.jsonl": "each request carries only the new messages (the SDK's thread beta): a missing middle turn shows only as a tool result no seen turn requested",
+	"captures/langchain-anthropic-openllmetry-simple.otlp.jsonl": "the chat spans record no requested calls (only the next request's history does): an agent span arriving before the later chat spans shows nothing missing",
 	"captures/voltagent-mock-simple.otlp.jsonl":                  "VoltAgent's model span records neither requested calls nor results: a tool span arriving after the agent span is not expected",
 }
 

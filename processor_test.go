@@ -463,6 +463,12 @@ func goldenCases() []goldenCase {
 		{"captures/voltagent-mock-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
 			"weather_agent": {"retry_after_error": retryOK},
 		}},
+		{"captures/langchain-anthropic-openllmetry-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			// Every tool span is "execute_tool DynamicStructuredTool"; the
+			// failed one has no ToolMessage: its name and id come from the
+			// next request's history (the assistant's tool_use blocks).
+			"weather_agent.agent": {"retry_after_error": retryOK},
+		}},
 	}
 }
 

@@ -50,9 +50,14 @@ func TestWitnessChecks(t *testing.T) {
 			want: `call 4 book_flight: tool "book_flight" was not offered to the model`, status: "hallucinated",
 		},
 		{
+			// Neither in the turn's response nor in the later request's
+			// history (which the pairing reads as the request too).
 			name: "executed_not_requested: Strands, a turn's request for lookup_stock not recorded",
 			file: "captures/strands-ts-mock-batch.otlp.jsonl",
-			bend: func(t *testing.T, in []ptrace.Traces) { dropEvent(t, in, "chat", "gen_ai.choice", "ZZZZ.PA") },
+			bend: func(t *testing.T, in []ptrace.Traces) {
+				dropEvent(t, in, "chat", "gen_ai.choice", "ZZZZ.PA")
+				dropEvent(t, in, "chat", "gen_ai.assistant.message", "ZZZZ.PA")
+			},
 			want: `lookup_stock: executed, but no model request for it was recorded`, status: "executed_not_requested",
 		},
 		{

@@ -67,3 +67,63 @@ func rawRequestOutcomes(outcomes []Outcome, raw string) []Outcome {
 	}
 	return outcomes
 }
+
+// Some instrumentations flatten a message's Anthropic content blocks into
+// one text part holding their JSON (OpenLLMetry's LangChain instrumentation
+// with ChatAnthropic writes the assistant's tool_use blocks so:
+// {"type":"text","content":"[{\"type\":\"tool_use\",\"id\":…,\"name\":…,\"input\":…}]"}).
+// Such a text is read as the blocks it holds.
+
+// blockText returns the JSON text of content blocks a text part holds, ""
+// when its text is not a list of blocks of type typ.
+func blockText(p jnode, typ string) string {
+	if p.str("type") != "text" {
+		return ""
+	}
+	s := p.str("content")
+	if !strings.HasPrefix(s, `[{"type":"`+typ+`"`) {
+		return ""
+	}
+	return s
+}
+
+// appendAnthropicUses appends the tool_use blocks of a part: the part
+// itself, or the blocks a text part holds.
+func appendAnthropicUses(out []RequestedCall, p jnode) []RequestedCall {
+	use := func(b jnode) {
+		if b.str("type") == "tool_use" {
+			out = append(out, RequestedCall{ID: b.str("id"), Name: b.str("name"), Args: b.jsonText("input")})
+		}
+	}
+	if s := blockText(p, "tool_use"); s != "" {
+		var dp jsonv.DocumentParser
+		if d, err := dp.Parse(s); err == nil {
+			for _, b := range rootNode(&d).elems() {
+				use(b)
+			}
+		}
+		return out
+	}
+	use(p)
+	return out
+}
+
+// appendPartOutcomes appends the tool_result blocks of a part: the part
+// itself, or the blocks a text part holds.
+func appendPartOutcomes(out []Outcome, p jnode) []Outcome {
+	if s := blockText(p, "tool_result"); s != "" {
+		var dp jsonv.DocumentParser
+		if d, err := dp.Parse(s); err == nil {
+			for _, b := range rootNode(&d).elems() {
+				if o, ok := anthropicOutcome(b); ok {
+					out = append(out, o)
+				}
+			}
+		}
+		return out
+	}
+	if o, ok := anthropicOutcome(p); ok {
+		out = append(out, o)
+	}
+	return out
+}

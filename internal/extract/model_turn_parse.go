@@ -171,6 +171,8 @@ func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []Re
 			for _, p := range m.items("parts") {
 				if p.str("type") == "tool_call" {
 					out = append(out, RequestedCall{ID: p.str("id"), Name: p.str("name"), Args: p.jsonText("arguments")})
+				} else {
+					out = appendAnthropicUses(out, p)
 				}
 			}
 		}
@@ -267,8 +269,8 @@ func appendOutcomes(out []Outcome, form turnForm, v jnode) []Outcome {
 				if p.str("type") == "tool_call_response" {
 					r, _ := p.get("response")
 					out = append(out, Outcome{ID: p.str("id"), Result: p.text("response"), Failed: r.failed()})
-				} else if o, ok := anthropicOutcome(p); ok {
-					out = append(out, o)
+				} else {
+					out = appendPartOutcomes(out, p)
 				}
 			}
 		}

@@ -167,6 +167,23 @@ func requestedCalls(turns []*extract.ModelTurn) []requested {
 			out = append(out, requested{c: c, turn: ti, exec: -1})
 		}
 	}
+	return appendHistoryRequests(out, turns)
+}
+
+// appendHistoryRequests adds the calls a later request's history records
+// (with their ids) that no turn's response recorded, as the requests of the
+// turn before the one whose request first lists them: an instrumentation
+// that drops the response's tool calls (OpenLLMetry's LangChain spans with
+// ChatAnthropic) still records them when it sends them back.
+func appendHistoryRequests(out []requested, turns []*extract.ModelTurn) []requested {
+	for ti, t := range turns {
+		for _, c := range t.History() {
+			if c.Name == "" || c.ID == "" || slices.ContainsFunc(out, func(r requested) bool { return r.c.ID == c.ID }) {
+				continue
+			}
+			out = append(out, requested{c: c, turn: max(ti-1, 0), exec: -1})
+		}
+	}
 	return out
 }
 

@@ -43,6 +43,7 @@ captures=(
   "anthropic-sdk-toolrunner-sdk-content|anthropic-sdk|$two|node emit.mjs sdk-content"
   "anthropic-sdk-toolrunner-openinference|anthropic-sdk|$two|node emit.mjs openinference"
   "voltagent-mock-simple|voltagent|$two|env NODE_ENV=production node emit.mjs simple"
+  "langchain-anthropic-openllmetry-simple|langchain-anthropic-openllmetry|$two|node emit.mjs simple"
 )
 
 want=("$@")
