@@ -39,6 +39,7 @@ func createDefaultConfig() component.Config {
 		SkipTools:      extract.DefaultSkipTools(),
 		Limits: LimitsConfig{
 			MaxOpenTrajectories:   10_000,
+			MaxHeldRuns:           10_000,
 			MaxCallsPerTrajectory: 256,
 			MaxAge:                5 * time.Minute,
 			MaxTrackedTraces:      50_000,

@@ -27,9 +27,14 @@ import (
 
 // Limits bound the store's memory.
 type Limits struct {
-	// MaxOpenTrajectories bounds the trajectories holding calls at once;
-	// the oldest is evicted when a new one would exceed it.
+	// MaxOpenTrajectories bounds the trajectories holding calls at once
+	// while their agent span has not arrived; the oldest is evicted when a
+	// new one would exceed it. Held runs do not count (see MaxHeldRuns).
 	MaxOpenTrajectories int
+	// MaxHeldRuns bounds the runs held open because their trace showed
+	// them incomplete; past it the run held longest is released (see
+	// held.go). 0: no bound.
+	MaxHeldRuns int
 	// MaxCallsPerTrajectory bounds the calls kept per trajectory; further
 	// calls are dropped and the trajectory is marked incomplete.
 	MaxCallsPerTrajectory int
@@ -138,6 +143,10 @@ type Trajectory struct {
 	// Missing says what the run's trace still showed missing when a run
 	// held for it was released at its deadline (MissingNone otherwise).
 	Missing Missing
+	// ReleasedEarly marks a run released before its deadline because
+	// MaxHeldRuns runs were held (see held.go); RootPassed the run of a
+	// trace root that passed before its spans (see [Store.RootPassed]).
+	ReleasedEarly, RootPassed bool
 	// held is how a run held while its trace showed it incomplete was
 	// recorded, to look again at what is missing.
 	held AgentOptions
@@ -184,8 +193,8 @@ type Stats struct {
 	// Completed and Unfinished count the runs held because their trace
 	// showed them incomplete (see [Store.AgentOrHold]), released with
 	// nothing missing any more and released with something still missing;
-	// OverLimit the runs scored at once, incomplete, because
-	// MaxOpenTrajectories runs were held so already.
+	// OverLimit the runs released early, incomplete, because MaxHeldRuns
+	// runs were held so already (see held.go).
 	Completed, Unfinished, OverLimit int64
 }
 
@@ -410,6 +419,13 @@ type Store struct {
 	open   int
 	// opened counts the runs opened, numbering them (see node.opened).
 	opened int64
+	// held counts the runs held open (wait, or incomplete): they do not
+	// count against MaxOpenTrajectories. heldQueue lists the runs held
+	// incomplete in the order they were held, early those released early
+	// and not taken yet (see held.go).
+	held      int
+	heldQueue []heldRef
+	early     []RunRef
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
@@ -756,29 +772,28 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	}
 	missing := MissingNone
 	if o.HoldIfMissing {
-		missing = rootMissing(ts, span, n)
-	}
-	if missing != MissingNone && !s.mayHoldIncomplete() {
-		traj := s.closeRoot(ts, span, n, true)
-		if traj != nil {
-			traj.Missing = missing
-		}
-		return traj, MissingNone
+		missing = rootMissing(ts, span, n, &o)
 	}
 	if missing == MissingNone {
 		return s.closeRoot(ts, span, n, true), MissingNone
 	}
+	s.holdRoot(ts, span, n, o)
+	return nil, missing
+}
+
+// holdRoot holds trace root span (whose group n, if any, the caller
+// closed) open while its trace shows runs below it incomplete.
+func (s *Store) holdRoot(ts *traceState, span pcommon.SpanID, n *node, o AgentOptions) {
+	s.makeRoomToHold()
 	if n == nil {
 		n = s.newRunNode(nodeHeld)
 	}
-	n.kind, n.root, n.plain, n.incomplete = nodeHeld, true, true, true
-	n.traj.held = o
+	n.kind, n.root, n.plain = nodeHeld, true, true
 	ts.nodes.set(span, n, &s.overflows)
 	ts.open++
 	s.open++
-	ts.incomplete++
-	s.incomplete++
-	return nil, missing
+	s.held++
+	s.holdIncomplete(ts, span, n, o)
 }
 
 // LocalRoot records a span whose parent lives in another process (its span
@@ -865,6 +880,10 @@ type AgentOptions struct {
 	// Requests says the run's service records the calls its model
 	// requested: a tool span no turn requested awaits that turn.
 	Requests bool
+	// EndsOnTools says the run's agent was learned to end runs on a tool
+	// call (MissingAnswer is not looked for); Alone that its agent spans
+	// may have nothing recorded below them (MissingChildren is not).
+	EndsOnTools, Alone bool
 }
 
 // AgentOrHold is [Store.Agent] that also holds the run open when o asks
@@ -877,12 +896,11 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		parent = pcommon.SpanID{} // its own parent: taken as a root
 	}
 	n := ts.nodes.get(span)
-	missing, unheld := MissingNone, MissingNone
+	missing := MissingNone
 	if o.HoldIfMissing && !o.Hold && (n == nil || n.kind == nodeGroup) {
 		if missing = s.missing(ts, span, n, &o); missing != MissingNone {
-			if o.Hold = s.mayHoldIncomplete(); !o.Hold {
-				missing, unheld = MissingNone, missing
-			}
+			s.makeRoomToHold()
+			o.Hold = true
 		}
 	}
 	hold := o.Hold
@@ -902,27 +920,12 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 	}
 	if hold {
 		if missing != MissingNone {
-			n.traj.held = o
-			n.incomplete = true
-			ts.incomplete++
-			s.incomplete++
+			s.holdIncomplete(ts, span, n, o)
 		}
 		return nil, missing
 	}
 	runTurns(ts, span, n.traj, parent.IsEmpty())
-	n.traj.Missing = unheld
 	return withModels(ts, n.traj), MissingNone
-}
-
-// mayHoldIncomplete reports whether one more run may be held because its
-// trace shows it incomplete: at most MaxOpenTrajectories are. Past it the
-// run is scored at once, noted incomplete, and counted (OverLimit).
-func (s *Store) mayHoldIncomplete() bool {
-	if s.limits.MaxOpenTrajectories > 0 && s.incomplete >= s.limits.MaxOpenTrajectories {
-		s.stats.OverLimit++
-		return false
-	}
-	return true
 }
 
 // HoldsIncomplete reports whether any agent is held because its trace
@@ -957,6 +960,7 @@ func (s *Store) recordAgent(ts *traceState, span pcommon.SpanID, n *node, root, 
 		ts.nodes.set(span, n, &s.overflows) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
+		s.held++
 		return
 	}
 	if root {
@@ -1153,6 +1157,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	ts.nodes.set(span, closedNode, &s.overflows)
 	ts.open--
 	s.open--
+	s.held--
 	runTurns(ts, span, n.traj, n.root)
 	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
 		return nil // a root without calls under it: nothing to score
@@ -1264,8 +1269,9 @@ func (s *Store) closeGroup(ts *traceState) {
 }
 
 // enforceOpenLimit evicts the oldest open groups above MaxOpenTrajectories.
+// Held runs do not count: they have their own bound (see held.go).
 func (s *Store) enforceOpenLimit() {
-	for s.limits.MaxOpenTrajectories > 0 && s.open > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
+	for s.limits.MaxOpenTrajectories > 0 && s.open-s.held > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
 		g := s.groups[0]
 		s.groups = s.groups[1:]
 		if !g.open() {
@@ -1301,6 +1307,9 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	// processor, which releases it; Release then finds nothing and scores an
 	// empty run.
 	s.stats.Evicted[reason] += int64(ts.nodes.runs)
+	if ts.open > 0 {
+		s.held -= heldIn(ts)
+	}
 	s.open -= int(ts.open)
 	s.incomplete -= int(ts.incomplete)
 	s.unlink(ts)
@@ -1367,6 +1376,17 @@ func (s *Store) Sweep(now int64) int {
 	return dropped
 }
 
+// heldIn counts the trace's held runs.
+func heldIn(ts *traceState) int {
+	held := 0
+	for n := range ts.nodes.all() {
+		if n.kind == nodeHeld {
+			held++
+		}
+	}
+	return held
+}
+
 func (s *Store) hasHeld(ts *traceState) bool {
 	for n := range ts.nodes.all() {
 		if n.kind == nodeHeld {
@@ -1383,7 +1403,7 @@ func (s *Store) Shutdown() {
 		s.dropTrace(ts, EvictShutdown)
 		ts = next
 	}
-	s.groups, s.spare, s.overflows = nil, nil, nil
+	s.groups, s.spare, s.overflows, s.heldQueue = nil, nil, nil, nil
 }
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner
