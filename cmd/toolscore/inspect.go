@@ -94,7 +94,9 @@ type inspectedSpan struct {
 
 // inspection is what inspect found, per service.
 type inspection struct {
-	services    map[string]*serviceInspection
+	services map[string]*serviceInspection
+	// rawArgs are the argument texts tool spans recorded, by span id.
+	rawArgs     map[string]string
 	unexplained int
 }
 
@@ -104,10 +106,12 @@ type serviceInspection struct {
 	modelCalls, modelRequests, modelEmpty int
 	conventions                           map[string]int
 	runs, calls, argsKnown, failed        int
-	witnesses                             map[string]int
-	notRead                               []finding
-	byDesign                              []finding
-	scopes                                map[string]bool
+	// unknownArgs are the calls without arguments, "tool\x00state".
+	unknownArgs []string
+	witnesses   map[string]int
+	notRead     []finding
+	byDesign    []finding
+	scopes      map[string]bool
 }
 
 // finding is one thing inspect reports: what, why, and how to have it read.
@@ -117,7 +121,7 @@ type finding struct {
 }
 
 func newInspection(docs []otlpjson.Doc, skipTools []string, calls *scoredCalls) *inspection {
-	in := &inspection{services: map[string]*serviceInspection{}}
+	in := &inspection{services: map[string]*serviceInspection{}, rawArgs: map[string]string{}}
 	spans := map[spanKey]*inspectedSpan{}
 	var order []*inspectedSpan
 	opts := &extract.Options{SkipTools: skipTools}
@@ -140,6 +144,9 @@ func newInspection(docs []otlpjson.Doc, skipTools []string, calls *scoredCalls) 
 								is.res.Call.Name = r.Call.Name
 							}
 						}
+					}
+					if is.res.Kind == extract.KindTool && is.res.Call.Args != "" {
+						in.rawArgs[s.SpanID().String()] = is.res.Call.Args
 					}
 					if is.res.ModelCall {
 						var t extract.ModelTurn
@@ -203,7 +210,29 @@ func newInspection(docs []otlpjson.Doc, skipTools []string, calls *scoredCalls) 
 		}
 	}
 	in.tracesWithoutRun(order, runTraces)
+	for _, si := range in.services {
+		si.explainUnknownArguments()
+	}
 	return in
+}
+
+// explainUnknownArguments explains the calls without arguments: content
+// capture is off when no call of the service has any; otherwise these
+// calls' records lacked them (a tool that raised before its span's
+// attributes were set, positional arguments without names, a placeholder).
+func (si *serviceInspection) explainUnknownArguments() {
+	for _, u := range si.unknownArgs {
+		tool, state, _ := strings.Cut(u, "\x00")
+		f := finding{what: fmt.Sprintf("arguments of %s", tool)}
+		if si.argsKnown == 0 {
+			f.why = "not recorded by any witness (" + state + "): content capture is off"
+			f.fix = contentSetting(si.scopes)
+		} else {
+			f.why = "not recorded by any witness of this call (" + state + "), though other calls' were: its span recorded none (a tool that raised before the span's attributes were set, positional arguments without names, a placeholder)"
+			f.fix = "record the model calls' requested calls (content capture), which give the arguments when the tool span does not"
+		}
+		add(&si.notRead, f)
+	}
 }
 
 func (in *inspection) service(name string) *serviceInspection {
@@ -347,15 +376,29 @@ func (in *inspection) call(si *serviceInspection, d *CallDetail, run *inspectedS
 				fix: "record the model calls' requested calls (the instrumentation's content capture)"})
 		}
 	} else {
-		add(&si.notRead, finding{what: fmt.Sprintf("arguments of %s", d.Tool),
-			why: "not recorded by any witness (" + d.ArgumentsState + "): content capture is off",
-			fix: contentSetting(si.scopes)})
+		if raw := in.rawArgs[d.SpanID]; raw != "" && !redacted(raw) {
+			add(&si.notRead, finding{what: fmt.Sprintf("arguments of %s", d.Tool),
+				why: fmt.Sprintf("recorded as %s, which names no parameters or is a placeholder", clipText(raw)),
+				fix: "record the arguments as a JSON object of named parameters (OpenLLMetry decorators: call the tool with keyword arguments)"})
+		} else {
+			si.unknownArgs = append(si.unknownArgs, d.Tool+"\x00"+d.ArgumentsState)
+		}
 	}
 	if extract.IsWrapperToolName(d.Tool) {
 		add(&si.notRead, finding{what: fmt.Sprintf("call named %s", d.Tool),
 			why: "named after the class that wraps the tool, and no witness (a ToolMessage, the model's request, the entity path) names the tool",
 			fix: "OpenLLMetry JS: run the tool in withTool, or record gen_ai.tool.name; record the model's requested calls"})
 	}
+}
+
+// redacted reports an argument text an instrumentation writes in place of
+// content it was told to hide.
+func redacted(raw string) bool {
+	switch strings.Trim(raw, `"`) {
+	case "__REDACTED__", "<redacted>", "[REDACTED]", "REDACTED":
+		return true
+	}
+	return false
 }
 
 // contentSetting names the setting that records content for the
