@@ -10,11 +10,13 @@ import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
 
-// completionHabits learns, per service and agent, which evidence of an
-// incomplete run its runs never send late: runs that end on a tool call
-// (the last model turn asked for tools and no model call follows: a
-// handoff, a return-direct tool, a run aborted after its tools), and agent
-// spans with nothing recorded below them. When learnAfter of its held runs
+// completionHabits learns, per service and agent (or trace root), which
+// evidence of an incomplete run its runs never send late: runs that end on
+// a tool call (the last model turn asked for tools and no model call
+// follows: a handoff, a return-direct tool, a run aborted after its
+// tools), agent spans with nothing recorded below them, and spans whose
+// parent never comes (an exporter that drops it, a parent in another
+// process). When learnAfter of its held runs
 // in a row reach wait_for_missing's deadline still lacking that evidence,
 // and no span of the service arrived late meanwhile, its runs are no longer
 // held for it, so complete runs leave with their batch. The first span of
@@ -36,10 +38,11 @@ type evidence uint8
 const (
 	evidenceAnswer evidence = iota
 	evidenceChildren
+	evidenceParent
 	numEvidence
 )
 
-var evidenceNames = [numEvidence]string{"answer", "children"}
+var evidenceNames = [numEvidence]string{"answer", "children", "parent"}
 
 // evidenceOf returns the learnable evidence that m names.
 func evidenceOf(m trajectory.Missing) (evidence, bool) {
@@ -48,6 +51,8 @@ func evidenceOf(m trajectory.Missing) (evidence, bool) {
 		return evidenceAnswer, true
 	case trajectory.MissingChildren:
 		return evidenceChildren, true
+	case trajectory.MissingParent:
+		return evidenceParent, true
 	}
 	return 0, false
 }
@@ -96,6 +101,7 @@ func (c *completionHabits) options(service, agent string, o *trajectory.AgentOpt
 	if h := c.habit(service, agent, false); h != nil {
 		o.EndsOnTools = h.learned[evidenceAnswer]
 		o.Alone = h.learned[evidenceChildren]
+		o.ParentsDropped = h.learned[evidenceParent]
 	}
 }
 
@@ -132,7 +138,12 @@ func (c *completionHabits) completed(service, agent string, heldFor trajectory.M
 // anyLearned reports whether some agent's runs are not held for some
 // evidence: only then is a span's lateness looked for.
 func (c *completionHabits) anyLearned() bool {
-	return c.learned[evidenceAnswer].Load() > 0 || c.learned[evidenceChildren].Load() > 0
+	for ev := range numEvidence {
+		if c.learned[ev].Load() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // late records a span of service that arrived after its run was scored:
@@ -163,7 +174,7 @@ func agentOf(span ptrace.Span) string {
 // runs that lack nothing else are appended to complete, to be released at
 // once. Called with p.mu held.
 func (p *tcaProcessor) learnFrom(h *heldRun, traj *trajectory.Trajectory, complete []runKey) []runKey {
-	if traj == nil || traj.ReleasedEarly || h.root {
+	if traj == nil || traj.ReleasedEarly {
 		return complete
 	}
 	_, _, span := h.heldSpan()
@@ -187,7 +198,7 @@ func (p *tcaProcessor) learnFrom(h *heldRun, traj *trajectory.Trajectory, comple
 func (h *holder) relaxWaiting(service, agent string, complete []runKey) []runKey {
 	relax := func(o *trajectory.AgentOptions) { h.p.habits.options(service, agent, o) }
 	h.waiting.all(func(r *heldRun) {
-		if !r.incomplete || r.root || r.ready || serviceOfSpan(r) != service {
+		if !r.incomplete || r.ready || serviceOfSpan(r) != service {
 			return
 		}
 		if _, _, span := r.heldSpan(); agentOf(span) != agent {

@@ -170,6 +170,7 @@ func TestLearnsRunsThatEndOnAToolCall(t *testing.T) {
 	metadatatest.AssertEqualProcessorToolCallAccuracyLearnedCompletions(t, c.tel, []metricdata.DataPoint[int64]{
 		{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("evidence", "answer"))},
 		{Value: 0, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("evidence", "children"))},
+		{Value: 0, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("evidence", "parent"))},
 	}, metricdatatest.IgnoreTimestamp())
 
 	// Run 10's closing step after all, late: held again.
@@ -205,6 +206,7 @@ func TestLearnsAgentsWithNothingBelowThem(t *testing.T) {
 	metadatatest.AssertEqualProcessorToolCallAccuracyLearnedCompletions(t, c.tel, []metricdata.DataPoint[int64]{
 		{Value: 0, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("evidence", "answer"))},
 		{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("evidence", "children"))},
+		{Value: 0, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("evidence", "parent"))},
 	}, metricdatatest.IgnoreTimestamp())
 	require.NoError(t, c.proc.Shutdown(context.Background()))
 }

@@ -37,10 +37,17 @@ func verdicts(td ptrace.Traces) []string {
 }
 
 // modelClientCaptures are apps instrumented only at their model client: an
-// ordinary request span above the model calls, no agent span.
-var modelClientCaptures = []string{
-	"captures/openai-sdk-openllmetry-manual-simple.otlp.jsonl",
-	"captures/openai-sdk-openinference-manual-simple.otlp.jsonl",
+// ordinary request span above the model calls, no agent span. The captured
+// request-span apps, and the agent-span captures of the same loop with
+// their root made an app's request span (asRequest).
+var modelClientCaptures = []struct {
+	file      string
+	asRequest bool
+}{
+	{"captures/openai-sdk-openllmetry-request-simple.otlp.jsonl", false},
+	{"captures/openai-sdk-openinference-request-simple.otlp.jsonl", false},
+	{"captures/openai-sdk-openllmetry-manual-simple.otlp.jsonl", true},
+	{"captures/openai-sdk-openinference-manual-simple.otlp.jsonl", true},
 }
 
 // asRequestSpan makes the trace roots of batches ordinary app spans (no
@@ -65,10 +72,13 @@ func asRequestSpan(batches []ptrace.Traces) {
 func TestModelClientRunsScoredWhateverTheOrder(t *testing.T) {
 	orders := 0
 	rootFirst := 0
-	for _, file := range modelClientCaptures {
+	for _, c := range modelClientCaptures {
+		file := c.file
 		t.Run(file, func(t *testing.T) {
 			in := cloneAll(readTraceFile(t, filepath.Join("testdata", "traces", file)))
-			asRequestSpan(in)
+			if c.asRequest {
+				asRequestSpan(in)
+			}
 			spans := splitSpans(in)
 			cfg := parisConfig(t)
 			want := verdicts(feedInOrder(t, cfg, nil, cloneAll(spans)))

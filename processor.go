@@ -54,6 +54,10 @@ type tcaProcessor struct {
 	// readTurns is set when model turns are read from model-call spans:
 	// a rule takes calls from the model's requests.
 	readTurns bool
+	// servesLogs is set when a logs pipeline shares the processor (see
+	// shared_instances.go): model calls of services that send log records
+	// await them.
+	servesLogs atomic.Bool
 	// placeholderDefinitions is set when a rule reads arguments and "{}"
 	// may be a placeholder (empty_arguments: unknown): the run context of
 	// spans in a convention that writes "{}" placeholders is captured for
@@ -153,6 +157,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.contextAlways = readsContext(compiled, false)
 	p.placeholderDefinitions = cfg.EmptyArguments != "empty" && slices.ContainsFunc(compiled, (*rules.Rule).ReadsArguments)
 	p.store = trajectory.NewStore(p.storeLimits())
+	p.store.SetMaxPendingRecords(cfg.Limits.MaxPendingRecords)
 	if recordsRoots(cfg) {
 		p.roots = newPassedRoots()
 	}
@@ -448,6 +453,9 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 			continue
 		}
 		held = p.scoreClosed(ctx, td, run, counts, &b.scratch, held)
+	}
+	if len(runs) > 0 {
+		p.holder.keepScored(td, runs, held)
 	}
 	if len(held) > 0 || len(b.complete) > 0 {
 		p.holder.take(held, td, b.complete)
@@ -800,6 +808,7 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
 		_, _, span := e.ref.in(b.td)
 		p.habits.options(service, agentOf(span), &o)
+		o.Records = p.servesLogs.Load() && p.toolServices.sendsRecords(service)
 	}
 	traj, missing := p.store.AgentOrHold(e.trace, e.span, e.parent, o, now)
 	incomplete := missing != trajectory.MissingNone
@@ -837,6 +846,9 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 		o := trajectory.AgentOptions{HoldIfMissing: true}
 		service := b.serviceOf(e.ref.rs)
 		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+		_, _, span := e.ref.in(b.td)
+		p.habits.options(service, agentOf(span), &o)
+		o.Records = p.servesLogs.Load() && p.toolServices.sendsRecords(service)
 		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, o, now)
 		if setAside = missing != trajectory.MissingNone; setAside {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
@@ -856,13 +868,8 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 	if e.modelStart != 0 {
 		p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
 	}
-	if e.turn > 0 {
-		t := new(extract.ModelTurn)
-		*t = b.turns[e.turn-1]
-		p.store.Turn(e.trace, e.parent, t)
-		if len(t.Requested()) > 0 {
-			p.toolServices.saw(b.serviceOf(e.ref.rs), requests)
-		}
+	if e.turn > 0 || e.modelStart != 0 {
+		p.modelSpanTurn(b, e, now) // with the log records that witnessed it
 	}
 	if e.context > 0 && e.modelStart != 0 {
 		p.store.AttachContext(e.trace, e.parent, &b.contexts[e.context-1], false, now)
@@ -877,6 +884,7 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 //go:noinline
 func (p *tcaProcessor) takeStats(counts *batchCounts) {
 	counts.store = p.store.TakeStats()
+	p.tel.recordRecords(context.Background(), p.store.TakeRecordStats())
 	p.publishSizes()
 }
 

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -409,6 +407,18 @@ func goldenCases() []goldenCase {
 		{"captures/openai-sdk-openllmetry-manual-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
 			"weather_agent.agent": {"retry_after_error": retryRequested},
 		}},
+		{"captures/openai-sdk-openinference-request-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
+		{"captures/openai-sdk-openinference-request-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
+		{"captures/openai-sdk-openllmetry-request-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
+		{"captures/openai-sdk-openllmetry-request-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
 		{"captures/mcp-tool-error-openllmetry-shinzo-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
 			// The MCP server's tools/call spans sit under the client's tool
 			// spans and count once with them.
@@ -500,15 +510,7 @@ func TestGoldenTraces(t *testing.T) {
 				}
 			}
 			goldenPath := filepath.Join("testdata", "golden", strings.TrimSuffix(strings.TrimSuffix(filepath.Base(tt.file), ".json"), ".otlp.jsonl")+".yaml")
-			out = regroup(out)
-			if *updateGolden {
-				require.NoError(t, golden.WriteTraces(t, goldenPath, out))
-				return
-			}
-			expected, err := golden.ReadTraces(goldenPath)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(expected, out,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, goldenPath, out)
 		})
 	}
 }

@@ -40,6 +40,11 @@ type CallDetail struct {
 	Failed     bool   `json:"failed"`
 	SpanID     string `json:"span_id,omitempty"`
 	Convention string `json:"convention,omitempty"`
+	// Records are the log records that witnessed the call, each as
+	// "file:line#record event (what)": what = requested, outcome, result
+	// or decision (a request's history, which repeats earlier turns, is
+	// left out).
+	Records []string `json:"records,omitempty"`
 }
 
 // attachCalls lists, on each run of rep, the tool calls recorded under its
@@ -211,8 +216,12 @@ func hexInto(dst []byte, s string) error {
 // writeCalls prints each run's calls (the table's -calls section).
 func (rep *Report) writeCalls(w io.Writer) {
 	fmt.Fprintln(w, "\nCalls of each run:")
-	for _, run := range rep.Runs {
-		fmt.Fprintf(w, "  %s / %s (trace %s):\n", orDash(run.Service), run.AgentSpan, run.TraceID)
+	for i, run := range append(rep.Runs[:len(rep.Runs):len(rep.Runs)], rep.UnselectedRuns...) {
+		why := ""
+		if i >= len(rep.Runs) {
+			why = " not scored: no rule selects it"
+		}
+		fmt.Fprintf(w, "  %s / %s (trace %s):%s\n", orDash(run.Service), run.AgentSpan, run.TraceID, why)
 		if len(run.Calls) == 0 {
 			fmt.Fprintln(w, "    (no tool spans)")
 		}
@@ -247,6 +256,9 @@ func (c *CallDetail) witnessText() string {
 	}
 	if c.Note != "" {
 		s += "; app answered " + clipText(c.Note)
+	}
+	if len(c.Records) > 0 {
+		s += "; log records " + strings.Join(c.Records, ", ")
 	}
 	return s
 }

@@ -46,14 +46,14 @@ func runInspect(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := inspectRules(cfg); err != nil {
 		return 0, err
 	}
-	docs, err := otlpjson.ReadFiles(files...)
+	docs, logs, err := otlpjson.ReadSignals(files...)
 	if err != nil {
 		return 0, err
 	}
 	if otlpjson.SpanCount(docs) == 0 {
 		return 0, fmt.Errorf("no spans in %s", strings.Join(files, ", "))
 	}
-	res, err := scoreOffline(context.Background(), cid, cfg, docs, zap.NewNop())
+	res, err := scoreOffline(context.Background(), cid, cfg, docs, logs, zap.NewNop())
 	if err != nil {
 		return 0, err
 	}
@@ -444,9 +444,13 @@ func (in *inspection) tracesWithoutRun(order []*inspectedSpan, runTraces map[pco
 		if agent {
 			continue // its agent span is explained
 		}
-		add(&si.notRead, finding{what: "trace " + t.String(),
+		f := finding{what: "trace " + t.String(),
 			why: "GenAI spans but no run: no tool span was read and no model call recorded a requested call",
-			fix: "see the spans listed above; with no agent span the run is the trace root's (local_roots: the local root's)"})
+			fix: "see the spans listed above; with no agent span the run is the trace root's (local_roots: the local root's)"}
+		if si.modelCalls > 0 && si.modelRequests == 0 {
+			f.fix = "its model calls record no messages on the spans: turn on content capture, or, where the instrumentation writes them as log records, give toolscore inspect the log files too (and a collector the processor in its logs pipeline)"
+		}
+		add(&si.notRead, f)
 	}
 }
 
@@ -492,6 +496,8 @@ func contentState(si *serviceInspection) string {
 		return "no calls or model calls to tell"
 	case si.calls > 0 && si.argsKnown == 0 && si.modelRequests == 0:
 		return "off (no call's arguments and no model call's messages recorded)"
+	case si.calls == 0 && si.modelRequests == 0:
+		return "off on the spans (no model call's messages recorded there; they may be log records)"
 	case si.calls > si.argsKnown:
 		return fmt.Sprintf("partial (%d of %d calls without arguments)", si.calls-si.argsKnown, si.calls)
 	}

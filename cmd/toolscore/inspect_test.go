@@ -15,7 +15,8 @@ import (
 var updateInspect = flag.Bool("update-inspect", false, "rewrite testdata/inspect.golden.txt")
 
 // TestInspectEveryCapture runs toolscore inspect on every trace file in
-// testdata/traces: nothing is left unexplained (exit 0, no UNEXPLAINED
+// testdata/traces (with its log records where testdata/logs/captures has
+// them), and on those trace files alone: nothing is left unexplained (exit 0, no UNEXPLAINED
 // finding), and the output is testdata/inspect.golden.txt's.
 func TestInspectEveryCapture(t *testing.T) {
 	root := filepath.Join("..", "..", "testdata", "traces")
@@ -30,11 +31,30 @@ func TestInspectEveryCapture(t *testing.T) {
 	var all bytes.Buffer
 	for _, f := range files {
 		var out, errb bytes.Buffer
-		code := run([]string{"inspect", f}, &out, &errb)
+		args := []string{"inspect", f}
+		// A capture whose messages are log records comes with them, as a
+		// user would give both.
+		logs := filepath.Join("..", "..", "testdata", "logs", "captures", filepath.Base(f))
+		if _, err := os.Stat(logs); err == nil {
+			args = append(args, logs)
+		}
+		code := run(args, &out, &errb)
 		rel, _ := filepath.Rel(root, f)
 		assert.Equal(t, exitOK, code, "%s: %s%s", rel, out.String(), errb.String())
 		assert.NotContains(t, out.String(), "UNEXPLAINED", rel)
 		all.WriteString("== " + filepath.ToSlash(rel) + "\n")
+		all.Write(out.Bytes())
+	}
+	for _, f := range files {
+		logs := filepath.Join("..", "..", "testdata", "logs", "captures", filepath.Base(f))
+		if _, err := os.Stat(logs); err != nil {
+			continue
+		}
+		var out, errb bytes.Buffer
+		code := run([]string{"inspect", f}, &out, &errb)
+		rel, _ := filepath.Rel(root, f)
+		assert.Equal(t, exitOK, code, "%s: %s%s", rel, out.String(), errb.String())
+		all.WriteString("== " + filepath.ToSlash(rel) + " (without its log records)\n")
 		all.Write(out.Bytes())
 	}
 	golden := filepath.Join("testdata", "inspect.golden.txt")

@@ -45,6 +45,9 @@ type ModelTurn struct {
 	requested    []RequestedCall
 	history      []RequestedCall
 	outcomes     []Outcome
+	// fromRecords is set when records witnessed the turn; responded when
+	// one of them was its response.
+	fromRecords, responded bool
 }
 
 // RequestedCall is a tool call a model asked for, as a model-call span
@@ -299,6 +302,11 @@ func (t *ModelTurn) flatMessage(msg int) *flatMessage {
 func (t *ModelTurn) readEvents(events ptrace.SpanEventSlice) {
 	for _, ev := range events.All() {
 		switch ev.Name() {
+		case eventInferenceDetails:
+			// The conventions' latest mode (Strands gen_ai_latest_experimental):
+			// the request and response whole, as the span attributes would be.
+			t.readInferenceEvent(ev)
+			continue
 		case "gen_ai.choice", "gen_ai.assistant.message", "gen_ai.tool.message":
 		case "gen_ai.user.message", "gen_ai.system.message":
 			// Kept by name: where the request's tool results stand.

@@ -197,13 +197,29 @@ func AssertEqualProcessorToolCallAccuracyLateSpans(t *testing.T, tt *componentte
 func AssertEqualProcessorToolCallAccuracyLearnedCompletions(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_tool_call_accuracy_learned_completions",
-		Description: "Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call) or children (agent spans with nothing recorded below them). A late span of the service turns holding back on. [Development]",
+		Description: "Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call), children (agent spans with nothing recorded below them) or parent (spans whose parent never comes). A late span of the service turns holding back on. [Development]",
 		Unit:        "{agent}",
 		Data: metricdata.Gauge[int64]{
 			DataPoints: dps,
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_tool_call_accuracy_learned_completions")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorToolCallAccuracyLogRecords(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_tool_call_accuracy_log_records",
+		Description: "Log records (in a logs pipeline naming the processor) that witnessed a model call of a run, by what became of them - joined (their model call's turn, at once or when its span arrived), late (their run had been scored), over_limit (dropped waiting for their span, limits.max_pending_records reached), max_age (dropped, their span never came within limits.max_age), no_trace_context (no trace and span id to join them by). Records that witness nothing are not counted; every record passes through unchanged. [Development]",
+		Unit:        "{record}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_tool_call_accuracy_log_records")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

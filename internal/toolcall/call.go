@@ -10,15 +10,20 @@ const (
 	StatusUnset CallStatus = iota
 	StatusOK
 	StatusError
+	// StatusRefused is a call the user or a policy refused (a coding
+	// agent's permission decision): it did not run, and did not succeed.
+	StatusRefused
 )
 
-// String returns "unset", "ok" or "error".
+// String returns "unset", "ok", "error" or "refused".
 func (s CallStatus) String() string {
 	switch s {
 	case StatusOK:
 		return "ok"
 	case StatusError:
 		return "error"
+	case StatusRefused:
+		return "refused"
 	}
 	return "unset"
 }
@@ -141,7 +146,7 @@ func (c *Call) IsToolCall() bool {
 }
 
 // Failed reports whether the call is known to have failed.
-func (c *Call) Failed() bool { return c.Status == StatusError }
+func (c *Call) Failed() bool { return c.Status == StatusError || c.Status == StatusRefused }
 
 // Step types used by the trajectory scorers.
 const (

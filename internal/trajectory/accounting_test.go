@@ -18,13 +18,14 @@ import (
 // nodes hold, and the store's is their sum.
 func requireAccounting(t testing.TB, s *Store, msg string) {
 	t.Helper()
-	total, held, incomplete := 0, 0, 0
+	total, held, incomplete, heldGroups := 0, 0, 0, 0
 	for id, ts := range s.traces {
-		runs, inc := int32(0), int32(0)
+		runs, inc, hd := int32(0), int32(0), int32(0)
 		for n := range ts.nodes.all() {
 			runs += isRun(n)
 			if n.kind == nodeHeld {
 				held++
+				hd++
 				if n.incomplete {
 					inc++
 				}
@@ -36,11 +37,18 @@ func requireAccounting(t testing.TB, s *Store, msg string) {
 		if ts.incomplete != inc {
 			t.Fatalf("%s: trace %v counts %d runs held incomplete, holds %d", msg, id, ts.incomplete, inc)
 		}
+		if ts.held != hd {
+			t.Fatalf("%s: trace %v counts %d held runs, holds %d", msg, id, ts.held, hd)
+		}
+		if hd > 0 {
+			heldGroups += int(runs - hd)
+		}
 		total += int(runs)
 		incomplete += int(inc)
 	}
-	if s.Open() != total || s.Held() != held || s.incomplete != incomplete {
-		t.Fatalf("%s: the store counts %d open runs, %d held, %d incomplete; its traces hold %d, %d, %d", msg, s.Open(), s.Held(), s.incomplete, total, held, incomplete)
+	if s.Open() != total || s.Held() != held || s.incomplete != incomplete || s.heldGroups != heldGroups {
+		t.Fatalf("%s: the store counts %d open runs, %d held, %d incomplete, %d groups of held traces; its traces hold %d, %d, %d, %d",
+			msg, s.Open(), s.Held(), s.incomplete, s.heldGroups, total, held, incomplete, heldGroups)
 	}
 }
 
@@ -95,7 +103,9 @@ func TestSubAgentMarkDoesNotEvictTheClosingRun(t *testing.T) {
 	requireAccounting(t, s, "after the run closed")
 	assert.Equal(t, 2, s.Open(), "the held run and span 2's group")
 	assert.Zero(t, s.TakeStats().Evicted[EvictMaxOpen], "the held run does not count against the limit")
-	s.Tool(trace2, sid(5), sid(4), tool("b"), 0) // a second group: span 2's, the oldest, goes
+	s.Tool(trace2, sid(5), sid(4), tool("b"), 0) // a group of the held run's trace: not counted either
+	assert.Zero(t, s.TakeStats().Evicted[EvictMaxOpen])
+	s.Tool(pcommon.TraceID{3}, sid(5), sid(4), tool("c"), 0) // a second group: span 2's, the oldest, goes
 	assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictMaxOpen])
 	requireAccounting(t, s, "after the eviction")
 }

@@ -268,6 +268,9 @@ type traceState struct {
 	open int32
 	// incomplete counts the trace's agents held as incomplete.
 	incomplete int32
+	// held counts the trace's held runs: its groups are theirs to adopt
+	// or take, and are not evicted while it has any (see enforceOpenLimit).
+	held int32
 	// lastLink is the link node made last (see linkTo).
 	lastLink *node
 	// extra holds the trace's first link nodes and its model calls, made
@@ -425,7 +428,10 @@ type Store struct {
 	// and not taken yet (see held.go).
 	held      int
 	heldQueue []heldRef
-	early     []RunRef
+	// heldGroups counts the open groups of traces with a held run: they
+	// do not count against MaxOpenTrajectories either.
+	heldGroups int
+	early      []RunRef
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
@@ -441,6 +447,9 @@ type Store struct {
 	// trace of the next Tool (see ExpectCalls).
 	expect int
 	stats  Stats
+	// records are the witnesses log records and span events gave (see
+	// record_witnesses.go).
+	records recordTable
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -667,6 +676,9 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 		ts.nodes.set(target, n, &s.overflows)
 		ts.open++
 		s.open++
+		if ts.held > 0 {
+			s.heldGroups++
+		}
 		s.groups = append(s.groups, groupRef{ts: ts, trace: ts.id, span: target, opened: n.opened})
 		s.enforceOpenLimit()
 	}
@@ -772,7 +784,9 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	}
 	missing := MissingNone
 	if o.HoldIfMissing {
-		missing = rootMissing(ts, span, n, &o)
+		if missing = rootMissing(ts, span, n, &o); missing == MissingNone {
+			missing = s.recordsMissing(ts, span, &o)
+		}
 	}
 	if missing == MissingNone {
 		return s.closeRoot(ts, span, n, true), MissingNone
@@ -793,6 +807,8 @@ func (s *Store) holdRoot(ts *traceState, span pcommon.SpanID, n *node, o AgentOp
 	ts.open++
 	s.open++
 	s.held++
+	ts.held++
+	s.heldUp(ts)
 	s.holdIncomplete(ts, span, n, o)
 }
 
@@ -880,10 +896,15 @@ type AgentOptions struct {
 	// Requests says the run's service records the calls its model
 	// requested: a tool span no turn requested awaits that turn.
 	Requests bool
+	// Records says the run's service sends log records of its model calls:
+	// a model call no record joined yet awaits them (MissingRecords).
+	Records bool
 	// EndsOnTools says the run's agent was learned to end runs on a tool
 	// call (MissingAnswer is not looked for); Alone that its agent spans
-	// may have nothing recorded below them (MissingChildren is not).
-	EndsOnTools, Alone bool
+	// may have nothing recorded below them (MissingChildren is not);
+	// ParentsDropped that parents its spans name may never come
+	// (MissingParent is not).
+	EndsOnTools, Alone, ParentsDropped bool
 }
 
 // AgentOrHold is [Store.Agent] that also holds the run open when o asks
@@ -961,6 +982,8 @@ func (s *Store) recordAgent(ts *traceState, span pcommon.SpanID, n *node, root, 
 		ts.open++
 		s.open++
 		s.held++
+		ts.held++
+		s.heldUp(ts)
 		return
 	}
 	if root {
@@ -1158,6 +1181,8 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	ts.open--
 	s.open--
 	s.held--
+	ts.held--
+	s.heldDown(ts)
 	runTurns(ts, span, n.traj, n.root)
 	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
 		return nil // a root without calls under it: nothing to score
@@ -1266,16 +1291,45 @@ func (s *Store) mergeContext(traj *Trajectory, c *CapturedContext) {
 func (s *Store) closeGroup(ts *traceState) {
 	ts.open--
 	s.open--
+	if ts.held > 0 {
+		s.heldGroups--
+	}
+}
+
+// heldUp counts a trace's groups as a held run's once its first run is
+// held (after ts.held grew); heldDown no longer once its last is released
+// (after ts.held fell).
+func (s *Store) heldUp(ts *traceState) {
+	if ts.held == 1 {
+		s.heldGroups += int(ts.open - ts.held)
+	}
+}
+
+func (s *Store) heldDown(ts *traceState) {
+	if ts.held == 0 {
+		s.heldGroups -= int(ts.open)
+	}
 }
 
 // enforceOpenLimit evicts the oldest open groups above MaxOpenTrajectories.
-// Held runs do not count: they have their own bound (see held.go).
+// Held runs do not count: they have their own bound (see held.go); nor are
+// the groups of a trace with a held run evicted (orphans its root adopts,
+// calls waiting under a span its held run still expects): they go with
+// the held run, released under that bound. Such groups found at the
+// queue's head go to its end, once per call.
 func (s *Store) enforceOpenLimit() {
-	for s.limits.MaxOpenTrajectories > 0 && s.open-s.held > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
+	skip := len(s.groups)
+	for s.limits.MaxOpenTrajectories > 0 && s.open-s.held-s.heldGroups > s.limits.MaxOpenTrajectories && len(s.groups) > 0 && skip > 0 {
 		g := s.groups[0]
+		s.groups[0] = groupRef{}
 		s.groups = s.groups[1:]
+		skip--
 		if !g.open() {
 			continue // closed or replaced since
+		}
+		if g.ts.held > 0 {
+			s.groups = append(s.groups, g)
+			continue
 		}
 		s.closeGroup(g.ts)
 		g.ts.nodes.remove(g.span)
@@ -1307,12 +1361,14 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	// processor, which releases it; Release then finds nothing and scores an
 	// empty run.
 	s.stats.Evicted[reason] += int64(ts.nodes.runs)
-	if ts.open > 0 {
-		s.held -= heldIn(ts)
+	s.held -= int(ts.held)
+	if ts.held > 0 {
+		s.heldGroups -= int(ts.open - ts.held)
 	}
 	s.open -= int(ts.open)
 	s.incomplete -= int(ts.incomplete)
 	s.unlink(ts)
+	s.forgetRecords(ts.id)
 	delete(s.traces, ts.id)
 	if s.last == ts {
 		s.last = nil
@@ -1363,6 +1419,7 @@ func (s *Store) Sweep(now int64) int {
 		return 0
 	}
 	cutoff := now - int64(s.limits.MaxAge)
+	s.sweepRecords(cutoff)
 	dropped := 0
 	for ts := s.oldest; ts != nil && ts.lastTouch <= cutoff; {
 		next := ts.next
@@ -1374,17 +1431,6 @@ func (s *Store) Sweep(now int64) int {
 	}
 	s.compactGroups()
 	return dropped
-}
-
-// heldIn counts the trace's held runs.
-func heldIn(ts *traceState) int {
-	held := 0
-	for n := range ts.nodes.all() {
-		if n.kind == nodeHeld {
-			held++
-		}
-	}
-	return held
 }
 
 func (s *Store) hasHeld(ts *traceState) bool {

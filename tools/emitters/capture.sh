@@ -29,6 +29,10 @@ captures=(
   "openai-sdk-openinference-manual-batch|openai-sdk-openinference|$hallucinated|node emit.mjs batch"
   "openai-sdk-openllmetry-manual-simple|openai-sdk-openllmetry|$hallucinated|node emit.mjs simple"
   "openai-sdk-openllmetry-manual-batch|openai-sdk-openllmetry|$hallucinated|node emit.mjs batch"
+  "openai-sdk-openinference-request-simple|openai-sdk-openinference|$hallucinated|node emit.mjs simple request"
+  "openai-sdk-openinference-request-batch|openai-sdk-openinference|$hallucinated|node emit.mjs batch request"
+  "openai-sdk-openllmetry-request-simple|openai-sdk-openllmetry|$hallucinated|node emit.mjs simple request"
+  "openai-sdk-openllmetry-request-batch|openai-sdk-openllmetry|$hallucinated|node emit.mjs batch request"
   "mcp-tool-error-openllmetry-shinzo-simple|mcp|$two|node client.mjs simple"
   "mcp-tool-error-openllmetry-shinzo-batch|mcp|$two|node client.mjs batch"
   "strands-ts-mock-simple|strands-ts|$two|node emit.mjs simple"
@@ -44,6 +48,9 @@ captures=(
   "anthropic-sdk-toolrunner-openinference|anthropic-sdk|$two|node emit.mjs openinference"
   "voltagent-mock-simple|voltagent|$two|env NODE_ENV=production node emit.mjs simple"
   "langchain-anthropic-openllmetry-simple|langchain-anthropic-openllmetry|$two|node emit.mjs simple"
+  "openai-sdk-otel-contrib-manual-simple|openai-sdk-otel-contrib|$hallucinated|node emit.cjs simple chat"
+  "openai-sdk-otel-contrib-manual-batch|openai-sdk-otel-contrib|$hallucinated|node emit.cjs batch chat"
+  "openai-sdk-otel-contrib-responses-simple|openai-sdk-otel-contrib|$hallucinated|node emit.cjs simple responses"
 )
 
 want=("$@")
@@ -56,5 +63,9 @@ for entry in "${captures[@]}"; do
   mock=()
   [[ "$script" != "-" ]] && mock=(--mock "$script")
   # shellcheck disable=SC2086 # cmd is split on purpose
-  (cd "$here/$dir" && node ../receiver.mjs --out "$out/$name.otlp.jsonl" "${mock[@]}" -- $cmd)
+  # Emitters whose content goes out as log records (the OTel contrib
+  # instrumentations) also write testdata/logs/captures/NAME.otlp.jsonl.
+  logs=()
+  [[ "$dir" == openai-sdk-otel-contrib ]] && logs=(--logs "$out/../../logs/captures/$name.otlp.jsonl")
+  (cd "$here/$dir" && node ../receiver.mjs --out "$out/$name.otlp.jsonl" "${logs[@]}" "${mock[@]}" -- $cmd)
 done
