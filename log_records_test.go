@@ -201,7 +201,7 @@ func TestLogRecordsEveryOrder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many orders")
 	}
-	total, rootFirst := 0, [2]int{}
+	total, rootFirst := 0, [1]int{}
 	for _, lc := range logCaptures() {
 		t.Run(lc.name, func(t *testing.T) {
 			tds, lds := readLogCapture(t, lc.name)
@@ -229,16 +229,7 @@ func TestLogRecordsEveryOrder(t *testing.T) {
 				require.Equal(t, want.SpanCount(), got.SpanCount(), "order %v", order)
 				diff := annotationDiffMovedRoots(want, got)
 				if isLoneRoot(in[order[0]]) {
-					// The known limit: a plain root (not an agent span) that
-					// arrives before anything of its trace, in a run whose
-					// content is in log records, may be left unscored
-					// (README, known limits); counted, not asserted.
-					if diff == "" {
-						rootFirst[0]++
-					} else {
-						rootFirst[1]++
-					}
-					continue
+					rootFirst[0]++ // a plain root before anything of its trace
 				}
 				if diff != "" {
 					t.Fatalf("requests in order %v: %s", order, diff)
@@ -247,7 +238,7 @@ func TestLogRecordsEveryOrder(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("FIGURES %d orders of spans and log records of %d captures gave the in-order verdicts; of the orders whose plain root came first, %d did and %d did not (known limit)", total, len(logCaptures()), rootFirst[0], rootFirst[1])
+	t.Logf("FIGURES %d orders of spans and log records of %d captures gave the in-order verdicts, %d of them with the plain root first", total, len(logCaptures()), rootFirst[0])
 }
 
 // feedUnits sends before, then batch, one by one to a processor serving

@@ -804,11 +804,7 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 	}
 	o := trajectory.AgentOptions{Hold: p.cfg.Wait > 0, HoldIfMissing: p.cfg.WaitForMissing > 0, Start: uint64(e.start), End: uint64(e.end), Failed: e.failed}
 	if o.HoldIfMissing {
-		service := b.serviceOf(e.ref.rs)
-		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
-		_, _, span := e.ref.in(b.td)
-		p.habits.options(service, agentOf(span), &o)
-		o.Records = p.servesLogs.Load() && p.toolServices.sendsRecords(service)
+		p.serviceOptions(b, e.ref, &o)
 	}
 	traj, missing := p.store.AgentOrHold(e.trace, e.span, e.parent, o, now)
 	incomplete := missing != trajectory.MissingNone
@@ -816,6 +812,18 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold, incomplete: incomplete, heldFor: missing})
 	}
 	return runs
+}
+
+// serviceOptions marks in o what the service of the span at ref was seen
+// to record (tool spans, requests, log records) and the evidence its agent
+// (or root) was learned never to send late: what holding it waits for.
+// Called with p.mu held.
+func (p *tcaProcessor) serviceOptions(b *batch, ref spanRef, o *trajectory.AgentOptions) {
+	service := b.serviceOf(ref.rs)
+	o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+	o.Records = p.servesLogs.Load() && p.toolServices.sendsRecords(service)
+	_, _, span := ref.in(b.td)
+	p.habits.options(service, agentOf(span), o)
 }
 
 // applyOther applies a span that is neither tool nor agent span (a model
@@ -844,11 +852,7 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 		}
 		var missing trajectory.Missing
 		o := trajectory.AgentOptions{HoldIfMissing: true}
-		service := b.serviceOf(e.ref.rs)
-		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
-		_, _, span := e.ref.in(b.td)
-		p.habits.options(service, agentOf(span), &o)
-		o.Records = p.servesLogs.Load() && p.toolServices.sendsRecords(service)
+		p.serviceOptions(b, e.ref, &o)
 		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, o, now)
 		if setAside = missing != trajectory.MissingNone; setAside {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
