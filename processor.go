@@ -568,6 +568,9 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 					}
 					continue
 				}
+				if res.NamesTool {
+					p.tel.countUnrecognized(rs.Resource(), res)
+				}
 				anyGenAI = true
 				p.addEntry(b, spanRef{ri, si, pi}, span)
 			}

@@ -104,6 +104,9 @@ type telemetry struct {
 	// records are the log_records outcomes (logs.go).
 	records recordTelemetry
 
+	// unrecognized is unrecognized_spans by service (unrecognized.go).
+	unrecognized unrecognizedSeries
+
 	open, held atomic.Int64
 	// countsPool recycles batchCounts (see newCounts).
 	countsPool sync.Pool
@@ -113,6 +116,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule, ha
 	proc := attribute.String("processor", id)
 	t := &telemetry{
 		tb:             tb,
+		unrecognized:   unrecognizedSeries{proc: proc},
 		plain:          newMeasureOpts(proc),
 		dropped:        newMeasureOpts(proc, attribute.String("reason", "max_calls_per_trajectory")),
 		cyclic:         newMeasureOpts(proc, attribute.String("reason", "parent_cycle")),

@@ -50,14 +50,22 @@ func TestWitnessChecks(t *testing.T) {
 			want: `call 4 book_flight: tool "book_flight" was not offered to the model`, status: "hallucinated",
 		},
 		{
+			// Neither in the turn's response nor in the later request's
+			// history (which the pairing reads as the request too).
 			name: "executed_not_requested: Strands, a turn's request for lookup_stock not recorded",
 			file: "captures/strands-ts-mock-batch.otlp.jsonl",
-			bend: func(t *testing.T, in []ptrace.Traces) { dropEvent(t, in, "chat", "gen_ai.choice", "ZZZZ.PA") },
+			bend: func(t *testing.T, in []ptrace.Traces) {
+				dropEvent(t, in, "chat", "gen_ai.choice", "ZZZZ.PA")
+				dropEvent(t, in, "chat", "gen_ai.assistant.message", "ZZZZ.PA")
+			},
 			want: `lookup_stock: executed, but no model request for it was recorded`, status: "executed_not_requested",
 		},
 		{
-			name: "arguments_changed: LangChain JS under OpenInference records the failed call's input as text",
+			// Its bare "ZZZZ" agrees with the request's {"symbol":"ZZZZ"}
+			// (a bare value); bent to another symbol, it does not.
+			name: "arguments_changed: LangChain JS under OpenInference, the failed call's bare input bent to another value",
 			file: "emitters/langchain-openinference-mock.otlp.jsonl",
+			bend: func(t *testing.T, in []ptrace.Traces) { setSpanString(t, in, "lookup_stock", "input.value", "ZZZX") },
 			want: `call 2 lookup_stock: failed, and no later call to "lookup_stock" succeeded, and executed with other arguments than the model requested ({"symbol":"ZZZZ"})`, status: "arguments_changed",
 		},
 		{
@@ -190,4 +198,19 @@ func dropEvent(t *testing.T, in []ptrace.Traces, span, event, text string) {
 		}
 	}
 	require.Positive(t, dropped, "%s events of %s mentioning %q", event, span, text)
+}
+
+// setSpanString sets attribute key of every span named span.
+func setSpanString(t *testing.T, in []ptrace.Traces, span, key, value string) {
+	t.Helper()
+	n := 0
+	for _, td := range in {
+		for _, s := range allSpans(td) {
+			if s.Name() == span {
+				s.Attributes().PutStr(key, value)
+				n++
+			}
+		}
+	}
+	require.Positive(t, n, "spans named %q", span)
 }

@@ -15,7 +15,7 @@ func commandFlags(t *testing.T) map[string][]string {
 	t.Helper()
 	flagLine := regexp.MustCompile(`(?m)^  -([a-z][a-z-]*)`)
 	out := map[string][]string{}
-	for _, cmd := range []string{"score", "report", "send", "load", "judge-standin"} {
+	for _, cmd := range []string{"score", "report", "send", "load", "judge-standin", "inspect"} {
 		code, _, help := toolscore(t, cmd, "-h")
 		require.Equal(t, exitOK, code, cmd)
 		for _, m := range flagLine.FindAllStringSubmatch(help, -1) {
@@ -39,7 +39,7 @@ func TestREADMEFlags(t *testing.T) {
 			assert.True(t, named, "README.md does not name toolscore %s's -%s", cmd, name)
 		}
 	}
-	use := regexp.MustCompile(`toolscore (score|report|send|load|judge-standin)\b([^#|\n]*)`)
+	use := regexp.MustCompile(`toolscore (score|report|send|load|judge-standin|inspect)\b([^#|\n]*)`)
 	given := regexp.MustCompile(`(?:^|\s)-([a-z][a-z-]*)`)
 	n := 0
 	for _, m := range use.FindAllStringSubmatch(text, -1) {

@@ -4,6 +4,7 @@
 //
 //	toolscore score  -config FILE [-processor ID] [-format table|json] [-calls] [-primary-only] [-fail-not-evaluated] TRACES...
 //	toolscore report [-config FILE [-processor ID]] [-format table|json] [-calls] [-primary-only] [-fail-not-evaluated] [-wait-spans N] [-timeout D] SPANS...
+//	toolscore inspect [-config FILE [-processor ID]] TRACES...
 //	toolscore send   [-endpoint URL] [-protocol http|grpc] TRACES...
 //	toolscore judge-standin [-listen ADDR] [-delay D] [-addr-file FILE]
 //	toolscore evaluations [-records] [-wait-for SPANS] [-timeout D] LOGS...
@@ -68,6 +69,14 @@ Usage:
       Report the scores a collector attached to the spans in SPANS (the file
       exporter's output). With -config, rules that scored no run fail the
       report. With -wait-spans, wait until the files hold N spans.
+  toolscore inspect [-config FILE [-processor ID]] TRACES...
+      Say, per service, what the processor understands of the traces (runs,
+      calls, their witnesses, whether content is captured) and list what
+      looks like a tool call but was not read, each with the reason and the
+      setting or rule that would read it. -config takes the processor's
+      settings (skip_tools, local_roots) from FILE; its rules are not used.
+      Exits 1 when something is left unexplained.
+
   toolscore send   [-endpoint URL] [-protocol http|grpc] [-timeout D] TRACES...
       Send every ExportTraceServiceRequest of the files over OTLP; prints the
       number of spans sent.
@@ -135,6 +144,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		code, err = runLoad(args[1:], stdout, stderr)
 	case "evaluations":
 		code, err = runEvaluations(args[1:], stdout, stderr)
+	case "inspect":
+		code, err = runInspect(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

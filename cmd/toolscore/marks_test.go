@@ -52,7 +52,7 @@ func TestCallsListsUnselectedRuns(t *testing.T) {
 	assert.Contains(t, out, "\nCalls of each run:\n"+
 		"  langchain-openinference-mock / weather-agent (trace d806bf3aac1e59cc899d41fbfc1337b3): not scored: no rule selects it\n"+
 		`    1. get_weather {"city":"Paris","unit":"celsius"} -> `)
-	assert.Contains(t, out, `2. lookup_stock "ZZZZ" -> - [FAILED]  seen by requested, executed, outcome`)
+	assert.Contains(t, out, `2. lookup_stock {"symbol":"ZZZZ"} -> - [FAILED]  seen by requested, executed, outcome`)
 
 	_, out, _ = toolscore(t, "score", "-format", "json", "-config", "testdata/no-rule-selects.yaml", demoTrace("langchain-openinference-mock"))
 	rep := decodeReport(t, out)

@@ -28,11 +28,13 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 		return f.genkitTool()
 	case span.Name() == "running tool" && f.has(fToolName):
 		return f.pydanticV2Tool()
+	case f.isGenericTool():
+		return f.genericTool()
 	}
 	if c, ok := f.agentConvention(span, scope, op); ok {
 		return Result{Kind: KindAgent, Convention: c}
 	}
-	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step"}
+	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step", NamesTool: f.namesTool()}
 }
 
 // oiKind reports whether the span's openinference.span.kind is kind, in
@@ -114,6 +116,9 @@ func (f *fields) agentConvention(span ptrace.Span, scope pcommon.Instrumentation
 	}
 	if f.str(fSpringKind) == "chat_client" {
 		return ConventionSpringAI, true
+	}
+	if f.isGenericAgent() {
+		return ConventionGeneric, true
 	}
 	if isAgentSpanName(span.Name()) {
 		return f.convention(scope), true
@@ -388,6 +393,12 @@ func lastPathElement(p string) string {
 	}
 	return p
 }
+
+// IsWrapperToolName reports whether a tool span's name is that of a class
+// that wraps tools rather than a tool's (LangChain's DynamicStructuredTool,
+// DynamicTool, StructuredTool, Tool): the trajectory store takes the name
+// from the request the call answers.
+func IsWrapperToolName(name string) bool { return isLangChainToolClass(name) }
 
 // isLangChainToolClass reports whether name is one of the LangChain tool
 // classes OpenLLMetry JS records instead of the tool's name.

@@ -47,13 +47,16 @@ const (
 	ConventionADK
 	ConventionStrands
 	ConventionMastra
+	// ConventionGeneric is a span no convention claims whose attributes name
+	// a tool and carry its input or output (generic_tool.go).
+	ConventionGeneric
 	// NumConventions is how many conventions there are.
 	NumConventions
 )
 
 var conventionNames = [NumConventions]string{
 	"gen_ai", "mcp", "openinference", "openllmetry", "vercel_ai", "genkit",
-	"spring_ai", "pydantic_ai", "google_adk", "strands", "mastra",
+	"spring_ai", "pydantic_ai", "google_adk", "strands", "mastra", "generic",
 }
 
 // String returns the convention's name, the metric attribute value.
@@ -188,6 +191,11 @@ type Result struct {
 	// ModelStep marks Mastra's agent_step span (KindOther), which records
 	// the tool calls of its step that its chat child leaves out.
 	ModelStep bool
+	// NamesTool marks a GenAI span (KindOther) whose attributes name a tool
+	// (tool.name, gen_ai.tool.name, ai.toolCall.name) but that no rule read
+	// as a call: a framework's record of a call this package does not
+	// understand (the processor's unrecognized_spans; toolscore inspect).
+	NamesTool bool
 	// Call is the tool call, for KindTool.
 	Call SpanCall
 }

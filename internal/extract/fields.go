@@ -54,6 +54,11 @@ const (
 	fPydanticResponse
 	fMetadata
 	fLLMRequestType
+	fGenericCallID
+	fGenericInput
+	fGenericOutput
+	fEntityType
+	fSpanType
 	numFields
 )
 
@@ -103,6 +108,12 @@ var fieldIDs = map[string]fieldID{
 	"tool_response":                   fPydanticResponse,
 	"metadata":                        fMetadata,
 	"llm.request.type":                fLLMRequestType,
+	// The generic tool span (generic_tool.go).
+	"tool.call.id": fGenericCallID,
+	"input":        fGenericInput,
+	"output":       fGenericOutput,
+	"entity.type":  fEntityType,
+	"span.type":    fSpanType,
 }
 
 // noField is the field of a key the classifier does not read.
@@ -178,12 +189,13 @@ func hasGenAIKey(attrs pcommon.Map) bool {
 // cases).
 var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm."}
 
-// markerStarts holds, for each first byte of markerPrefixes, the second
+// markerStarts holds, for each first byte of markerPrefixes (and of the
+// one whole marker key, tool.name), the second
 // bytes that follow it, one bit per byte value modulo 64. Most keys of
 // ordinary spans (http.*, url.*, db.*, and server.* beside spring.ai.) fail
 // it and are passed over without a call.
 var markerStarts = func() (t [256]uint64) {
-	for _, p := range markerPrefixes {
+	for _, p := range append(markerPrefixes, genericToolNameKey) {
 		t[p[0]] |= 1 << (p[1] & 63)
 	}
 	return t
@@ -195,7 +207,8 @@ var markerStarts = func() (t [256]uint64) {
 func mayStartMarker(k string) bool { return markerStarts[k[0]]>>(k[1]&63)&1 != 0 }
 
 // isMarkerKey reports whether a key marks a GenAI span: it starts with one
-// of markerPrefixes.
+// of markerPrefixes, or it is tool.name (a tool span of any framework may be
+// one, see generic_tool.go).
 func isMarkerKey(k string) bool {
 	if len(k) < 3 {
 		return false
@@ -206,7 +219,7 @@ func isMarkerKey(k string) bool {
 	case 'o':
 		return strings.HasPrefix(k, "openinference.")
 	case 't':
-		return strings.HasPrefix(k, "traceloop.")
+		return strings.HasPrefix(k, "traceloop.") || k == genericToolNameKey
 	case 'a':
 		return strings.HasPrefix(k, "ai.")
 	case 'm':

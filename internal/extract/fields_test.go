@@ -37,6 +37,10 @@ func TestMarkerKeys(t *testing.T) {
 			}
 		}
 	}
+	// tool.name is a marker as a whole key, not as a prefix.
+	assert.True(t, isMarkerKey(genericToolNameKey) && mayStartMarker(genericToolNameKey))
+	assert.False(t, isMarkerKey("tool.names"))
+	assert.False(t, isMarkerKey("tool.description"))
 	for _, k := range []string{"http.request.method", "url.path", "server.address", "network.protocol.version", "user_agent.original", "db.system"} {
 		marker := isMarkerKey(k)
 		assert.False(t, marker, k)
@@ -65,7 +69,7 @@ func TestIsAgentSpanName(t *testing.T) {
 // keys one byte away from one of them.
 func TestFieldTable(t *testing.T) {
 	assert.NotZero(t, keyTab.mul, "a multiplier separates every key")
-	assert.Len(t, spanKeys, 54, "fieldIDs and contextKeys share seven keys")
+	assert.Len(t, spanKeys, 59, "fieldIDs and contextKeys share seven keys")
 	for k, want := range spanKeys {
 		sk, ok := keyTab.lookup(k)
 		assert.True(t, ok, k)

@@ -34,6 +34,10 @@ type ModelTurn struct {
 	// set.
 	flatCalls    []flatCall
 	flatMessages []flatMessage
+	// rawInput is the raw request JSON an instrumentation that flattens
+	// messages also records (input.value), read for what flattening drops
+	// (anthropic_blocks.go).
+	rawInput string
 	// finishTools is set when the recorded finish reason asks for tools.
 	finishTools bool
 	parsed      bool
@@ -146,6 +150,8 @@ func ReadTurn(span ptrace.Span, t *ModelTurn) bool {
 			t.setOutput(formMastra, valueText(v))
 		case "mastra.model_step.input":
 			t.setInput(formMastra, valueText(v))
+		case "input.value":
+			t.rawInput = valueText(v)
 		case "gen_ai.response.finish_reasons", "ai.response.finishReason", "llm.finish_reason":
 			t.finishTools = t.finishTools || finishAsksTools(v)
 		default:

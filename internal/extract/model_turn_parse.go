@@ -95,14 +95,17 @@ func (t *ModelTurn) parseFlat() {
 	lastMsg := -1
 	for _, m := range t.flatMessages {
 		if m.role != "" && m.msg > lastMsg {
-			lastMsg, t.followsTools = m.msg, m.role == "tool"
+			lastMsg, t.followsTools = m.msg, m.role == "tool" || m.id != ""
 		}
 	}
 	for _, m := range t.flatMessages {
-		if m.role != "tool" {
+		if m.role != "tool" && m.id == "" {
 			continue
 		}
 		t.outcomes = append(t.outcomes, Outcome{ID: m.id, Name: m.name, Result: m.content, Failed: failedText(m.content)})
+	}
+	if t.rawInput != "" {
+		t.outcomes = rawRequestOutcomes(t.outcomes, t.rawInput)
 	}
 }
 
@@ -164,6 +167,8 @@ func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []Re
 			for _, p := range m.items("parts") {
 				if p.str("type") == "tool_call" {
 					out = append(out, RequestedCall{ID: partCallID(p), Name: p.str("name"), Args: p.jsonText("arguments")})
+				} else {
+					out = appendAnthropicUses(out, p)
 				}
 			}
 		}
@@ -260,6 +265,8 @@ func appendOutcomes(out []Outcome, form turnForm, v jnode) []Outcome {
 				if p.str("type") == "tool_call_response" {
 					r, _ := p.get("response")
 					out = append(out, Outcome{ID: partCallID(p), Result: p.text("response"), Failed: r.failed()})
+				} else {
+					out = appendPartOutcomes(out, p)
 				}
 			}
 		}

@@ -46,6 +46,7 @@ type TelemetryBuilder struct {
 	ProcessorToolCallAccuracyRunsWithoutRule     metric.Int64Counter
 	ProcessorToolCallAccuracyScore               metric.Float64Histogram
 	ProcessorToolCallAccuracyToolCalls           metric.Int64Counter
+	ProcessorToolCallAccuracyUnrecognizedSpans   metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -240,6 +241,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_tool_call_accuracy_tool_calls",
 		metric.WithDescription("Expected and actual tool calls of scored runs, by rule and what happened to them. [Development]"),
 		metric.WithUnit("{call}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyUnrecognizedSpans, err = builder.meter.Int64Counter(
+		"otelcol_processor_tool_call_accuracy_unrecognized_spans",
+		metric.WithDescription("GenAI spans whose attributes name a tool but that no rule read as a call, by service (a framework this processor does not understand yet); toolscore inspect says why for each. [Development]"),
+		metric.WithUnit("{span}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -300,3 +300,19 @@ func AssertEqualProcessorToolCallAccuracyToolCalls(t *testing.T, tt *componentte
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
+
+func AssertEqualProcessorToolCallAccuracyUnrecognizedSpans(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_tool_call_accuracy_unrecognized_spans",
+		Description: "GenAI spans whose attributes name a tool but that no rule read as a call, by service (a framework this processor does not understand yet); toolscore inspect says why for each. [Development]",
+		Unit:        "{span}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_tool_call_accuracy_unrecognized_spans")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}

@@ -47,6 +47,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolCallAccuracyRunsWithoutRule.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyScore.Record(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyToolCalls.Add(context.Background(), 1)
+	tb.ProcessorToolCallAccuracyUnrecognizedSpans.Add(context.Background(), 1)
 	AssertEqualProcessorToolCallAccuracyContextIssues(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -99,6 +100,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyToolCalls(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolCallAccuracyUnrecognizedSpans(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 

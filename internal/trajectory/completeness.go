@@ -259,7 +259,11 @@ func (t *toolTally) count(turns []*extract.ModelTurn, first *extract.ModelTurn, 
 		}
 	}
 	for i := range executed {
-		if !recordOfAnother(executed, &executed[i]) {
+		switch {
+		case recordOfAnother(executed, &executed[i]):
+		case wrapperName(executed[i].Name):
+			t.wrapped++ // its tool is any of those short (bare_values.go)
+		default:
 			t.tool(executed[i].Name).executed++
 		}
 	}
@@ -271,6 +275,9 @@ func (t *toolTally) count(turns []*extract.ModelTurn, first *extract.ModelTurn, 
 type toolTally struct {
 	ids   []string
 	tools []toolCount
+	// wrapped counts executed calls named after a wrapper class, whose
+	// tool the span does not name.
+	wrapped int
 }
 
 type toolCount struct {
@@ -298,12 +305,11 @@ func recordOfAnother(calls []StoredCall, c *StoredCall) bool {
 
 // short reports a tool requested more often than it ran.
 func (t *toolTally) short() bool {
+	missing := 0
 	for i := range t.tools {
-		if t.tools[i].executed < t.tools[i].need() {
-			return true
-		}
+		missing += max(t.tools[i].need()-t.tools[i].executed, 0)
 	}
-	return false
+	return missing > t.wrapped
 }
 
 // unrequested reports a tool that ran more often than the turns requested

@@ -124,6 +124,9 @@ func agreeRequest(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptio
 	if c.ID == "" {
 		c.ID = r.ID
 	}
+	if wrapperName(c.Name) && r.Name != "" {
+		c.Name = r.Name
+	}
 	agreeArguments(c, r, opts)
 }
 
@@ -164,6 +167,23 @@ func requestedCalls(turns []*extract.ModelTurn) []requested {
 			out = append(out, requested{c: c, turn: ti, exec: -1})
 		}
 	}
+	return appendHistoryRequests(out, turns)
+}
+
+// appendHistoryRequests adds the calls a later request's history records
+// (with their ids) that no turn's response recorded, as the requests of the
+// turn before the one whose request first lists them: an instrumentation
+// that drops the response's tool calls (OpenLLMetry's LangChain spans with
+// ChatAnthropic) still records them when it sends them back.
+func appendHistoryRequests(out []requested, turns []*extract.ModelTurn) []requested {
+	for ti, t := range turns {
+		for _, c := range t.History() {
+			if c.Name == "" || c.ID == "" || slices.ContainsFunc(out, func(r requested) bool { return r.c.ID == c.ID }) {
+				continue
+			}
+			out = append(out, requested{c: c, turn: max(ti-1, 0), exec: -1})
+		}
+	}
 	return out
 }
 
@@ -189,7 +209,7 @@ func pair(reqs []requested, calls []toolcall.Call) {
 			}
 			for k := range reqs {
 				r := &reqs[k]
-				if r.exec >= 0 || r.c.Name != calls[i].Name || (r.c.ID != "" && calls[i].ID != "" && r.c.ID != calls[i].ID) {
+				if r.exec >= 0 || !namesAgree(calls[i].Name, r.c.Name, sameArgs) || (r.c.ID != "" && calls[i].ID != "" && r.c.ID != calls[i].ID) {
 					continue
 				}
 				if sameArgs && !sameArguments(&calls[i], r.c.Args) {
@@ -217,7 +237,7 @@ func sameArguments(c *toolcall.Call, text string) bool {
 	if err != nil {
 		return true
 	}
-	return jsonv.Equal(got, want)
+	return jsonv.Equal(got, want) || bareValueOf(got, want)
 }
 
 // callArgs returns a call's arguments as a tree, when known.
@@ -243,6 +263,10 @@ func agreeArguments(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOpt
 		if v, err := jsonv.Parse(r.Args); err == nil {
 			c.Args, c.ArgsDoc, c.ArgsUnknown = v, nil, false
 		}
+		return
+	}
+	if want, ok := bareArguments(c, r.Args); ok {
+		c.Args, c.ArgsDoc = want, nil
 		return
 	}
 	if !sameArguments(c, r.Args) {

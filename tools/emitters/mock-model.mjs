@@ -1,6 +1,7 @@
 // A scripted mock model behind the wire formats the emitters' frameworks speak:
 // OpenAI chat completions (plain and streamed), OpenAI Responses (plain and
-// streamed) and Gemini generateContent / streamGenerateContent.
+// streamed), Gemini generateContent / streamGenerateContent and Anthropic
+// Messages (plain and streamed).
 //
 // A script is a JSON file {"turns": [turn, ...]}; a turn is
 // {"calls": [{"id", "name", "args"}, ...]} (the model asks for these tool
@@ -161,6 +162,35 @@ export function createMock(script, { model = 'mock-model-1' } = {}) {
     sse(res, [`data: ${JSON.stringify(body)}\r\n\r\n`]);
   }
 
+  // Anthropic Messages: tool_use content blocks with the script's ids.
+  function anthropicMessages(request, res) {
+    const turn = nextTurn('anthropic.messages', '/v1/messages', request);
+    const content = turn.calls
+      ? turn.calls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args }))
+      : [{ type: 'text', text: turn.text }];
+    const message = {
+      id: `msg_mock${n}`, type: 'message', role: 'assistant', model: request.model || model, content,
+      stop_reason: turn.calls ? 'tool_use' : 'end_turn', stop_sequence: null,
+      usage: { input_tokens: usage.prompt, output_tokens: usage.completion },
+    };
+    if (!request.stream) return json(res, message);
+    const ev = (type, body) => `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`;
+    const events = [ev('message_start', { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: usage.prompt, output_tokens: 0 } } })];
+    content.forEach((block, index) => {
+      if (block.type === 'tool_use') {
+        events.push(ev('content_block_start', { index, content_block: { ...block, input: {} } }));
+        events.push(ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }));
+      } else {
+        events.push(ev('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+        events.push(ev('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } }));
+      }
+      events.push(ev('content_block_stop', { index }));
+    });
+    events.push(ev('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.completion } }));
+    events.push(ev('message_stop', {}));
+    sse(res, events);
+  }
+
   function handle(req, body, res) {
     const url = new URL(req.url, 'http://x');
     const p = url.pathname;
@@ -173,6 +203,7 @@ export function createMock(script, { model = 'mock-model-1' } = {}) {
     }
     if (p.endsWith('/chat/completions')) { chatCompletions(request, res); return true; }
     if (p.endsWith('/responses')) { responses(request, res); return true; }
+    if (p.endsWith('/messages')) { anthropicMessages(request, res); return true; }
     const g = p.match(/\/models\/([^/:]+):(generateContent|streamGenerateContent)$/);
     if (g) { gemini(request, res, g[1], g[2] === 'streamGenerateContent', p); return true; }
     return false;
