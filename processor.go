@@ -580,6 +580,9 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 		}
 	}
 	b.entries = append(b.entries, e)
+	if res.Scheduled {
+		p.addUnexecuted(b, ref, span)
+	}
 }
 
 // spanEntry is the entry of the span at ref with what every entry records;

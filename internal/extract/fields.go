@@ -54,6 +54,8 @@ const (
 	fPydanticResponse
 	fMetadata
 	fLLMRequestType
+	fSpanType
+	fCodexToolPhase
 	numFields
 )
 
@@ -103,6 +105,9 @@ var fieldIDs = map[string]fieldID{
 	"tool_response":                   fPydanticResponse,
 	"metadata":                        fMetadata,
 	"llm.request.type":                fLLMRequestType,
+	// The coding agents' own keys (coding_agents.go).
+	"span.type":        fSpanType,
+	"codex.tool.phase": fCodexToolPhase,
 }
 
 // noField is the field of a key the classifier does not read.
@@ -176,7 +181,7 @@ func hasGenAIKey(attrs pcommon.Map) bool {
 
 // markerPrefixes are the key prefixes that mark a GenAI span (isMarkerKey's
 // cases).
-var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm."}
+var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm.", "codex."}
 
 // markerStarts holds, for each first byte of markerPrefixes, the second
 // bytes that follow it, one bit per byte value modulo 64. Most keys of
@@ -215,6 +220,8 @@ func isMarkerKey(k string) bool {
 		return strings.HasPrefix(k, "spring.ai.")
 	case 'l':
 		return strings.HasPrefix(k, "llm.")
+	case 'c':
+		return strings.HasPrefix(k, "codex.")
 	}
 	return false
 }
