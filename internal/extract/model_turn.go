@@ -41,6 +41,9 @@ type ModelTurn struct {
 	requested    []RequestedCall
 	history      []RequestedCall
 	outcomes     []Outcome
+	// lastInput is the time of the latest request message a record
+	// witnessed (formRecords).
+	lastInput uint64
 }
 
 // RequestedCall is a tool call a model asked for, as a model-call span
@@ -293,6 +296,11 @@ func (t *ModelTurn) flatMessage(msg int) *flatMessage {
 func (t *ModelTurn) readEvents(events ptrace.SpanEventSlice) {
 	for _, ev := range events.All() {
 		switch ev.Name() {
+		case eventInferenceDetails:
+			// The conventions' latest mode (Strands gen_ai_latest_experimental):
+			// the request and response whole, as the span attributes would be.
+			t.readInferenceEvent(ev)
+			continue
 		case "gen_ai.choice", "gen_ai.assistant.message", "gen_ai.tool.message":
 		case "gen_ai.user.message", "gen_ai.system.message":
 			// Kept by name: where the request's tool results stand.

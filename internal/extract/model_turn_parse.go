@@ -22,6 +22,8 @@ func (t *ModelTurn) parse() {
 	case formStrands:
 		t.parseStrands()
 		return
+	case formRecords:
+		return // read as the records arrived (AddWitness)
 	}
 	var dp jsonv.DocumentParser
 	if t.output != "" {

@@ -1,0 +1,42 @@
+package extract
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// LogRecordOf fills r from a log record of resource and reports whether a
+// reader is registered for its event name (the record's EventName, else
+// its event.name attribute). A record no reader reads costs a field read,
+// a scan of its attributes for event.name when EventName is empty, and a
+// map miss.
+func LogRecordOf(lr plog.LogRecord, resource pcommon.Map, r *Record) bool {
+	name := lr.EventName()
+	if name == "" {
+		if v, ok := lr.Attributes().Get("event.name"); ok && v.Type() == pcommon.ValueTypeStr {
+			name = v.Str()
+		}
+	}
+	if name == "" || !ReadsRecord(name) {
+		return false
+	}
+	t := lr.Timestamp()
+	if t == 0 {
+		t = lr.ObservedTimestamp()
+	}
+	*r = Record{Name: name, Attributes: lr.Attributes(), Body: lr.Body(), Resource: resource,
+		TraceID: lr.TraceID(), SpanID: lr.SpanID(), Time: uint64(t)}
+	return true
+}
+
+// SpanEventOf fills r from an event of span and reports whether a reader
+// is registered for its name.
+func SpanEventOf(ev ptrace.SpanEvent, span ptrace.Span, resource pcommon.Map, r *Record) bool {
+	if !ReadsRecord(ev.Name()) {
+		return false
+	}
+	*r = Record{Name: ev.Name(), Attributes: ev.Attributes(), Resource: resource,
+		TraceID: span.TraceID(), SpanID: span.SpanID(), Time: uint64(ev.Timestamp()), SpanEvent: true}
+	return true
+}
