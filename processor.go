@@ -74,6 +74,8 @@ type tcaProcessor struct {
 	// annotations: the mutable state between batches.
 	mu    sync.Mutex
 	store *trajectory.Store
+	// convs holds the steps of runs that span traces (nil when off).
+	convs *conversations
 	// holder owns the agent spans taken out of their batch until they are
 	// delivered or counted lost.
 	holder *holder
@@ -143,6 +145,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.contextAlways = readsContext(compiled, false)
 	p.placeholderDefinitions = cfg.EmptyArguments != "empty" && slices.ContainsFunc(compiled, (*rules.Rule).ReadsArguments)
 	p.store = trajectory.NewStore(p.storeLimits())
+	p.convs = newConversations(cfg.Conversations, cfg.Limits.MaxCallsPerTrajectory)
 	p.toolServices = toolServices{}
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
 		p.judges = nil // no judge rule: nothing to sample
@@ -420,6 +423,9 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		parseTurns(b.turns)
 	}
 	runs := p.apply(b, counts)
+	if p.convs != nil {
+		runs = p.convs.assemble(td, b.entries, runs, p.now().UnixNano(), &counts.store)
+	}
 	var held []heldRun
 	for i := range runs {
 		run := &runs[i]

@@ -247,3 +247,50 @@ func attrText(attrs pcommon.Map, key string) string {
 	}
 	return ""
 }
+
+// ConversationID returns the gen_ai.conversation.id a span carries ("" for
+// none).
+func ConversationID(span ptrace.Span) string {
+	return attrText(span.Attributes(), "gen_ai.conversation.id")
+}
+
+// FinalAnswer reads a model-call span's recorded messages (Gemini API
+// contents, or the semantic conventions' message parts): final is set when
+// its response asks for no tool, and answered counts the tool results its
+// request carries, which are the calls the conversation made before it.
+// ok is false when the span records no response.
+func FinalAnswer(span ptrace.Span) (final bool, answered int, ok bool) {
+	attrs := span.Attributes()
+	out := attrText(attrs, "gen_ai.output.messages")
+	if out == "" {
+		return false, 0, false
+	}
+	var dp jsonv.DocumentParser
+	d, err := dp.Parse(out)
+	if err != nil {
+		return false, 0, false
+	}
+	if countParts(rootNode(&d), "functionCall", "tool_call") > 0 {
+		return false, 0, true
+	}
+	if in := attrText(attrs, "gen_ai.input.messages"); in != "" {
+		if d, err := dp.Parse(in); err == nil {
+			answered = countParts(rootNode(&d), "functionResponse", "tool_call_response")
+		}
+	}
+	return true, answered, true
+}
+
+// countParts counts the parts of a list of messages that are a Gemini part
+// with member key, or a semantic-conventions part of type typ.
+func countParts(msgs jnode, key, typ string) int {
+	n := 0
+	for _, m := range msgs.elems() {
+		for _, p := range m.items("parts") {
+			if _, ok := p.get(key); ok || p.str("type") == typ {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -221,9 +221,9 @@ func TestShellExitCodes(t *testing.T) {
 	for in, want := range map[string]int{
 		"Chunk ID: 62ab2e\nWall time: 0.0775 seconds\nProcess exited with code 2\nOutput:\n": 2,
 		"Output: ls: cannot access\nExit Code: 2\nProcess Group PGID: 8720":                  2,
-		"{\n  \"exitCode\": 2,\n  \"isError\": true\n}":                                       2,
-		"Process exited with code 0\n":                                                        0,
-		`{"exit_code": -1}`:                                                                   -1,
+		"{\n  \"exitCode\": 2,\n  \"isError\": true\n}":                                      2,
+		"Process exited with code 0\n":                                                       0,
+		`{"exit_code": -1}`:                                                                  -1,
 	} {
 		code, ok := ExitCodeInOutput(in)
 		assert.True(t, ok, in)
@@ -315,4 +315,3 @@ func TestRefusalWords(t *testing.T) {
 	sort.Strings(refused)
 	assert.Equal(t, []string{"abort", "cancelled", "denied", "reject"}, refused)
 }
-
