@@ -340,6 +340,9 @@ type batch struct {
 	contexts []extract.ContextPart
 	// genai is the set of traces with GenAI spans in the batch.
 	genai traceSet
+	// keyed is the set of the batch's traces whose calls reach their runs
+	// by run key (coding_agents.go).
+	keyed traceSet
 	// scratch holds the calls and evaluations of the run being scored.
 	scratch runScratch
 	// turns are the model turns the batch's model-call spans recorded,
@@ -364,6 +367,7 @@ func (b *batch) reset() {
 	b.classified, b.part = extract.Result{}, extract.ContextPart{}
 	b.entries, b.candidates, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.candidates[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 	b.complete = b.complete[:0]
+	b.keyed.reset()
 	b.service, b.serviceRS, b.toolsSeenRS = "", 0, 0
 }
 
@@ -589,6 +593,9 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 	if res.Scheduled {
 		p.addUnexecuted(b, ref, span)
 	}
+	if res.RunKey != "" || res.Call.RunKey != "" {
+		addKeyed(b)
+	}
 }
 
 // spanEntry is the entry of the span at ref with what every entry records;
@@ -654,7 +661,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 					next++
 					continue
 				}
-				if !b.genai.has(span.TraceID()) {
+				if !b.genai.has(span.TraceID()) || b.keyed.has(span.TraceID()) {
 					continue
 				}
 				e := spanEntry(ref, span)
@@ -683,6 +690,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
 	p.holder.sweep(now)
+	p.markKeyed(b, now)
 	if len(b.candidates) > 0 {
 		p.keepLinks(b)
 		b.order = applyOrder(b.entries, b.order, &b.ordering)
@@ -849,6 +857,9 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 	replays := p.holder.replaying()
 	for i := range b.candidates {
 		o := &b.candidates[i]
+		if p.keyedTrace(b, o.trace) {
+			continue
+		}
 		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
 		} else if replays {

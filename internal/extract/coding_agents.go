@@ -214,8 +214,22 @@ func UnexecutedCallSpanID(schedule pcommon.SpanID, i int) pcommon.SpanID {
 // shows): those are in the codex.tool_result log record.
 func (f *fields) codexTool(span ptrace.Span) Result {
 	attrs := span.Attributes()
-	c := SpanCall{Name: attrText(attrs, "tool_name"), ID: attrText(attrs, "call_id"), Convention: ConventionCodex}
+	c := SpanCall{Name: attrText(attrs, "tool_name"), ID: attrText(attrs, "call_id"), Convention: ConventionCodex, RunKey: codexTurn(attrs)}
 	return Result{Kind: KindTool, Convention: ConventionCodex, Call: c}
+}
+
+// codexTurn is the turn a Codex span belongs to: turn.id (turn_id on
+// some spans), "" when it names none. The turn (session_task.turn) and its
+// tool dispatch spans carry it, so a call reaches its turn by it without
+// the dozen tracing spans between them (Result.RunKey).
+func codexTurn(attrs pcommon.Map) string {
+	if t := attrText(attrs, "turn.id"); t != "" {
+		return "codex.turn:" + t
+	}
+	if t := attrText(attrs, "turn_id"); t != "" {
+		return "codex.turn:" + t
+	}
+	return ""
 }
 
 // ExitCodeInOutput returns the exit code a coding agent's shell tool

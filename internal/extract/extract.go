@@ -180,6 +180,10 @@ type SpanCall struct {
 	Convention Convention
 	// Start and End are the span's timestamps (Unix nanoseconds).
 	Start, End uint64
+	// RunKey names the call's run by a key its agent span carries too
+	// (Codex: turn.id), so that the call reaches its run without the spans
+	// between them; "" for calls that reach it through their parents.
+	RunKey string
 }
 
 // CallEnd says why a call did not succeed when that is more than a
@@ -219,6 +223,9 @@ type Result struct {
 	// tool.blocked_on_user): its Call has no name of its own and is merged
 	// into the parent's.
 	Record bool
+	// RunKey is, for an agent span, the key its calls name their run by
+	// (SpanCall.RunKey), "" when they do not.
+	RunKey string
 	// Scheduled marks a span whose output lists calls that never ran
 	// (Gemini CLI's schedule_tool_calls): [UnexecutedCalls] reads them.
 	Scheduled bool

@@ -181,7 +181,7 @@ func hasGenAIKey(attrs pcommon.Map) bool {
 
 // markerPrefixes are the key prefixes that mark a GenAI span (isMarkerKey's
 // cases).
-var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm.", "codex."}
+var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm.", "codex.tool.", "codex.turn."}
 
 // markerStarts holds, for each first byte of markerPrefixes, the second
 // bytes that follow it, one bit per byte value modulo 64. Most keys of
@@ -221,7 +221,9 @@ func isMarkerKey(k string) bool {
 	case 'l':
 		return strings.HasPrefix(k, "llm.")
 	case 'c':
-		return strings.HasPrefix(k, "codex.")
+		// Codex's tool dispatch and turn spans; its other codex.* keys
+		// (sampling, requests) mark spans no run needs.
+		return strings.HasPrefix(k, "codex.tool.") || strings.HasPrefix(k, "codex.turn.")
 	}
 	return false
 }

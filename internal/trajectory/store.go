@@ -261,6 +261,9 @@ type traceState struct {
 	open int32
 	// incomplete counts the trace's agents held as incomplete.
 	incomplete int32
+	// keyed marks a trace whose calls reach their runs by run key
+	// (run_keys.go): its ordinary spans are not kept as links.
+	keyed bool
 	// lastLink is the link node made last (see linkTo).
 	lastLink *node
 	// extra holds the trace's first link nodes and its model calls, made
