@@ -31,6 +31,7 @@ const (
 	attrEventScorer  = attrPrefix + "scorer"
 	errorTypeScoring = "scoring_error"
 	droppedWarning   = " (incomplete: calls over max_calls_per_trajectory were dropped)"
+	rootPassedNote   = " (the trace root passed before the spans of its run: the run's verdict is written on this span of it)"
 )
 
 // runGaps is what a run's explanations say it lacks: calls dropped over
@@ -43,22 +44,31 @@ type runGaps struct {
 	// spans of calls its model requested, without any: its app most likely
 	// ran them by hand.
 	noToolSpans bool
+	// early marks a run released before wait_for_missing ran out because
+	// limits.max_held_runs runs were held; rootPassed the run of a trace
+	// root that passed before its spans, written on a span of the run.
+	early, rootPassed bool
 }
 
 // gapsOf returns what traj lacks.
 func gapsOf(traj *trajectory.Trajectory) runGaps {
-	return runGaps{dropped: traj.Dropped, missing: traj.Missing, noToolSpans: traj.Missing == trajectory.MissingExecution && len(traj.Calls) == 0}
+	return runGaps{dropped: traj.Dropped, missing: traj.Missing, noToolSpans: traj.Missing == trajectory.MissingExecution && len(traj.Calls) == 0, early: traj.ReleasedEarly, rootPassed: traj.RootPassed}
 }
 
 // note is appended to each explanation of a run with gaps.
 func (g runGaps) note() string {
 	var s string
+	if g.rootPassed {
+		s = rootPassedNote
+	}
 	if g.dropped > 0 {
-		s = droppedWarning
+		s += droppedWarning
 	}
 	switch {
-	case g.noToolSpans:
+	case g.noToolSpans && !g.early:
 		s += " (no tool span arrived for the requested calls within wait_for_missing: scored from the model's requests)"
+	case g.missing != trajectory.MissingNone && g.early:
+		s += " (incomplete: scored without " + g.missing.String() + ", released early: limits.max_held_runs runs were held)"
 	case g.missing != trajectory.MissingNone:
 		s += " (incomplete: scored without " + g.missing.String() + ")"
 	}

@@ -75,6 +75,13 @@ type LimitsConfig struct {
 	// while waiting for their agent span; the oldest is evicted (and
 	// counted) when exceeded. Default 10000.
 	MaxOpenTrajectories int `mapstructure:"max_open_trajectories"`
+	// MaxHeldRuns bounds the runs held by wait_for_missing while their
+	// traces show them incomplete. They do not count against
+	// max_open_trajectories, so holding never evicts another run's calls;
+	// past it the run held longest is released at once, scored on what
+	// arrived, its explanation saying so (incomplete_runs{resolution=
+	// over_limit}). Default 10000.
+	MaxHeldRuns int `mapstructure:"max_held_runs"`
 	// MaxCallsPerTrajectory bounds the calls kept per run; more are dropped
 	// (and counted) and the run's explanation says it is incomplete.
 	// Default 256, at most 1024.
@@ -446,6 +453,9 @@ func (cfg *Config) Validate() error {
 	l := cfg.Limits
 	if l.MaxOpenTrajectories <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_open_trajectories: %d must be positive", l.MaxOpenTrajectories))
+	}
+	if l.MaxHeldRuns <= 0 {
+		errs = append(errs, fmt.Errorf("limits.max_held_runs: %d must be positive", l.MaxHeldRuns))
 	}
 	if l.MaxCallsPerTrajectory <= 0 || l.MaxCallsPerTrajectory > maxCallsLimit {
 		errs = append(errs, fmt.Errorf("limits.max_calls_per_trajectory: %d must be in [1, %d]", l.MaxCallsPerTrajectory, maxCallsLimit))

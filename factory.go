@@ -40,6 +40,7 @@ func createDefaultConfig() component.Config {
 		Conversations:  ConversationsConfig{MaxOpen: defaultConversationsMaxOpen, Timeout: defaultConversationsTimeout},
 		Limits: LimitsConfig{
 			MaxOpenTrajectories:   10_000,
+			MaxHeldRuns:           10_000,
 			MaxCallsPerTrajectory: 256,
 			MaxAge:                5 * time.Minute,
 			MaxTrackedTraces:      50_000,

@@ -1,11 +1,9 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
 
 // The delivery contract: every span that comes in goes out, or its loss is
@@ -49,10 +48,10 @@ type holder struct {
 	scoreTimeout time.Duration
 	maxQueued    int
 
-	// waiting (in due order) and replays are guarded by the processor's mutex, which apply
-	// holds while it looks up replays as it updates the store.
+	// waiting and replays are guarded by the processor's mutex, which
+	// apply holds while it looks up replays as it updates the store.
 	mu      *sync.Mutex
-	waiting []*heldRun
+	waiting waitingRuns
 	replays *replayCache
 	// ready wakes the loop when waiting runs were made due early (their
 	// traces completed).
@@ -67,9 +66,11 @@ type holder struct {
 	// emitting counts runs queued for or running their deferred scorers.
 	emitting sync.WaitGroup
 
-	// deliveryMu guards undelivered: held spans whose send failed.
-	deliveryMu  sync.Mutex
-	undelivered []undelivered
+	// deliveryMu guards undelivered: held spans whose send failed (runs
+	// released together are sent together), undeliveredSpans of them.
+	deliveryMu       sync.Mutex
+	undelivered      []undelivered
+	undeliveredSpans int
 }
 
 func newHolder(p *tcaProcessor, cfg *Config, next consumer.Traces) *holder {
@@ -114,8 +115,13 @@ type heldRun struct {
 	copies     []ptrace.Traces
 	// incomplete marks a run held because its trace showed spans missing
 	// (wait_for_missing); root that its span is a trace root, not an agent
-	// span, scored only when calls reached it.
-	incomplete, root bool
+	// span, scored only when calls reached it; ready a waiting run made due
+	// at once.
+	incomplete, root, ready bool
+	// seq numbers a waiting run in its queue (see waitingRuns).
+	seq uint64
+	// heldFor is what a run held incomplete lacked when it was held.
+	heldFor trajectory.Missing
 }
 
 // newRun copies the span at ref, with its resource and scope, into a held
@@ -191,7 +197,7 @@ func (h *holder) take(held []heldRun, td ptrace.Traces, complete []runKey) {
 	}
 	h.mu.Lock()
 	for _, r := range waiting {
-		h.queueWaiting(r)
+		h.waiting.push(r)
 	}
 	if len(complete) > 0 {
 		h.releaseComplete(complete)
@@ -218,31 +224,18 @@ func (h *holder) take(held []heldRun, td ptrace.Traces, complete []runKey) {
 	}
 }
 
-// queueWaiting queues a waiting run in due order (runs held for wait and for
-// wait_for_missing have different deadlines). Called with h.mu held.
-func (h *holder) queueWaiting(r *heldRun) {
-	i := len(h.waiting)
-	for i > 0 && h.waiting[i-1].due > r.due {
-		i--
-	}
-	h.waiting = slices.Insert(h.waiting, i, r)
-}
-
 // releaseComplete makes the waiting runs of keys, held while their traces
 // showed spans missing and now complete, due at once, and wakes the loop
 // to release them: the batch that completed them does not wait for their
 // scoring and sending. Called with h.mu held.
 func (h *holder) releaseComplete(keys []runKey) {
 	moved := false
-	for _, r := range h.waiting {
-		if r.incomplete && r.due > 0 && slices.Contains(keys, runKey{r.trace, r.span}) {
-			r.due, moved = 0, true
-		}
+	for _, k := range keys {
+		moved = h.waiting.makeReady(k) || moved
 	}
 	if !moved {
 		return
 	}
-	slices.SortStableFunc(h.waiting, func(a, b *heldRun) int { return cmp.Compare(a.due, b.due) })
 	select {
 	case h.ready <- struct{}{}:
 	default: // a wake-up is pending already
@@ -252,13 +245,12 @@ func (h *holder) releaseComplete(keys []runKey) {
 // join adds a copy of a held agent span to the waiting run it copies; it
 // reports false when that run is no longer waiting. Called with h.mu held.
 func (h *holder) join(t *heldRun) bool {
-	for _, r := range h.waiting {
-		if r.trace == t.trace && r.span == t.span {
-			r.copies = append(r.copies, t.td)
-			return true
-		}
+	r := h.waiting.get(runKey{t.trace, t.span})
+	if r == nil {
+		return false
 	}
-	return false
+	r.copies = append(r.copies, t.td)
+	return true
 }
 
 // tick releases the waiting runs that are due and sends again the spans
@@ -273,13 +265,8 @@ func (h *holder) tick(ctx context.Context) {
 func (h *holder) releaseDue(ctx context.Context, all bool) {
 	now := h.now().UnixNano()
 	h.mu.Lock()
-	n := 0
-	for n < len(h.waiting) && (all || h.waiting[n].due <= now) {
-		n++
-	}
-	due := h.waiting[:n:n]
-	h.waiting = h.waiting[n:]
-	h.tel.held.Add(-int64(n))
+	due := h.waiting.takeDue(now, all)
+	h.tel.held.Add(-int64(len(due)))
 	h.mu.Unlock()
 	h.send(ctx, h.p.scoreReleased(ctx, due, now)...)
 }
@@ -338,12 +325,19 @@ func (h *holder) send(ctx context.Context, runs ...*heldRun) {
 		h.replays.put(runKey{r.trace, r.span}, kept[i], now)
 	}
 	h.mu.Unlock()
+	if len(runs) == 1 && len(runs[0].copies) == 0 {
+		h.emit(ctx, runs[0].td)
+		return
+	}
+	// Runs released together leave in one batch.
+	out := ptrace.NewTraces()
 	for _, r := range runs {
-		h.emit(ctx, r.td)
+		r.td.ResourceSpans().MoveAndAppendTo(out.ResourceSpans())
 		for _, twin := range r.copies {
-			h.emit(ctx, twin)
+			twin.ResourceSpans().MoveAndAppendTo(out.ResourceSpans())
 		}
 	}
+	h.emit(ctx, out)
 }
 
 // close scores and sends every held run (deferred scorers in flight are
@@ -443,12 +437,16 @@ func (h *holder) emit(ctx context.Context, td ptrace.Traces) {
 func (h *holder) queueUndelivered(u undelivered) {
 	h.deliveryMu.Lock()
 	var lost []undelivered
-	if len(h.undelivered) >= h.maxQueued {
+	n := u.td.SpanCount()
+	for len(h.undelivered) > 0 && h.undeliveredSpans+n > h.maxQueued {
 		lost = append(lost, h.undelivered[0])
+		h.undeliveredSpans -= h.undelivered[0].td.SpanCount()
+		h.tel.held.Add(-int64(h.undelivered[0].td.SpanCount()))
 		h.undelivered = h.undelivered[1:]
 	}
 	h.undelivered = append(h.undelivered, u)
-	h.tel.held.Add(1)
+	h.undeliveredSpans += n
+	h.tel.held.Add(int64(n))
 	h.deliveryMu.Unlock()
 	h.countLost(context.Background(), lost)
 }
@@ -468,7 +466,12 @@ func (h *holder) redeliver(ctx context.Context, final bool) error {
 		}
 	}
 	h.undelivered = wait
-	h.tel.held.Add(-int64(len(due)))
+	spans := 0
+	for _, u := range due {
+		spans += u.td.SpanCount()
+	}
+	h.undeliveredSpans -= spans
+	h.tel.held.Add(-int64(spans))
 	h.deliveryMu.Unlock()
 	if len(due) == 0 {
 		return nil
@@ -488,7 +491,8 @@ func (h *holder) redeliver(ctx context.Context, final bool) error {
 		u.next = now + int64(min(redeliverFirst<<min(u.attempts, 20), redeliverMax))
 		h.deliveryMu.Lock()
 		h.undelivered = append(h.undelivered, u)
-		h.tel.held.Add(1)
+		h.undeliveredSpans += u.td.SpanCount()
+		h.tel.held.Add(int64(u.td.SpanCount()))
 		h.deliveryMu.Unlock()
 	}
 	return h.countLost(ctx, lost)
@@ -500,10 +504,14 @@ func (h *holder) countLost(ctx context.Context, lost []undelivered) error {
 	if len(lost) == 0 {
 		return nil
 	}
-	h.tel.tb.ProcessorToolCallAccuracyLostSpans.Add(ctx, int64(len(lost)), h.tel.lostDownstream.add...)
+	spans := 0 // runs released together are sent, and lost, together
+	for _, u := range lost {
+		spans += u.td.SpanCount()
+	}
+	h.tel.tb.ProcessorToolCallAccuracyLostSpans.Add(ctx, int64(spans), h.tel.lostDownstream.add...)
 	last := lost[len(lost)-1]
-	err := fmt.Errorf("%d held agent span(s) could not be delivered downstream after %d attempt(s): %w", len(lost), last.attempts, last.err)
-	h.logger.Error("held agent spans lost", zap.Int("spans", len(lost)), zap.Error(err))
+	err := fmt.Errorf("%d held agent span(s) could not be delivered downstream after %d attempt(s): %w", spans, last.attempts, last.err)
+	h.logger.Error("held agent spans lost", zap.Int("spans", spans), zap.Error(err))
 	return err
 }
 

@@ -350,17 +350,17 @@ func TestMaxCallsPerTrajectory(t *testing.T) {
 		metricdatatest.IgnoreTimestamp())
 }
 
-// TestWaitForMissingIsBounded: at most limits.max_open_trajectories runs
-// are held because their traces show them incomplete; past it a run is
-// scored at once, its explanation says what was missing, and
-// incomplete_runs{resolution=over_limit} counts it. Each agent span comes
-// before anything of its run.
+// TestWaitForMissingIsBounded: at most limits.max_held_runs runs are held
+// because their traces show them incomplete; past it the run held longest
+// is released at once, its explanation says what was missing and why it
+// was released early, and incomplete_runs{resolution=over_limit} counts
+// it. Each agent span comes before anything of its run.
 func TestWaitForMissingIsBounded(t *testing.T) {
 	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters/mastra-otel-mock.otlp.jsonl"))
 	batches := splitSpans(cloneAll(in))
 	agent := batches[len(batches)-1]
 	cfg := parisConfig(t)
-	cfg.Limits.MaxOpenTrajectories = 2
+	cfg.Limits.MaxHeldRuns = 2
 	c := newControlled(t, cfg)
 	for i := uint64(1); i <= 3; i++ {
 		a := ptrace.NewTraces()
@@ -368,10 +368,12 @@ func TestWaitForMissingIsBounded(t *testing.T) {
 		a.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).SetTraceID(traceID(i))
 		c.send(t, a)
 	}
-	require.Equal(t, 1, c.sink.SpanCount(), "two held, the third scored at once")
+	c.release()
+	require.Equal(t, 1, c.sink.SpanCount(), "two held, the first released when the third came")
 	scored := onlyScored(t, mergeTraces(c.sink.AllTraces()))
+	require.Equal(t, traceID(1), scored.TraceID(), "the run held longest goes first")
 	explanation, _ := scored.Attributes().Get("tool_call_accuracy.paris_trip.explanation")
-	require.Contains(t, explanation.Str(), "(incomplete: scored without any span below the agent span)")
+	require.Contains(t, explanation.Str(), "(incomplete: scored without any span below the agent span, released early: limits.max_held_runs runs were held)")
 	require.NoError(t, c.proc.Shutdown(context.Background()))
 	metadatatest.AssertEqualProcessorToolCallAccuracyIncompleteRuns(t, c.tel, []metricdata.DataPoint[int64]{
 		{Value: 1, Attributes: attribute.NewSet(attribute.String("processor", "tool_call_accuracy"), attribute.String("resolution", "over_limit"))},

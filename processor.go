@@ -74,6 +74,14 @@ type tcaProcessor struct {
 	// annotations: the mutable state between batches.
 	mu    sync.Mutex
 	store *trajectory.Store
+	// early is the scratch the store's runs released early are taken into.
+	early []trajectory.RunRef
+	// habits are the evidence each service's agents were learned never to
+	// send late (guarded by mu).
+	habits *completionHabits
+	// roots are recent trace roots that passed as ordinary spans (nil
+	// without wait_for_missing).
+	roots *passedRoots
 	// convs holds the steps of runs that span traces (nil when off).
 	convs *conversations
 	// holder owns the agent spans taken out of their batch until they are
@@ -122,7 +130,8 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	if err != nil {
 		return nil, err
 	}
-	tel, err := newTelemetry(tb, set.ID.String(), compiled)
+	habits := new(completionHabits)
+	tel, err := newTelemetry(tb, set.ID.String(), compiled, habits)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +145,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 		rules:      compiled,
 		outputs:    newRuleOutputs(compiled),
 		tel:        tel,
+		habits:     habits,
 		decodeOpts: extract.DecodeOptions{EmptyIsKnown: cfg.EmptyArguments == "empty", MaxArgumentBytes: cfg.Limits.MaxArgumentBytes},
 		now:        time.Now,
 		done:       make(chan struct{}),
@@ -145,6 +155,9 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.contextAlways = readsContext(compiled, false)
 	p.placeholderDefinitions = cfg.EmptyArguments != "empty" && slices.ContainsFunc(compiled, (*rules.Rule).ReadsArguments)
 	p.store = trajectory.NewStore(p.storeLimits())
+	if recordsRoots(cfg) {
+		p.roots = newPassedRoots()
+	}
 	p.convs = newConversations(cfg.Conversations, cfg.Limits.MaxCallsPerTrajectory)
 	p.toolServices = toolServices{}
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
@@ -182,6 +195,7 @@ func (p *tcaProcessor) storeLimits() trajectory.Limits {
 	}
 	return trajectory.Limits{
 		MaxOpenTrajectories:   l.MaxOpenTrajectories,
+		MaxHeldRuns:           l.MaxHeldRuns,
 		MaxCallsPerTrajectory: l.MaxCallsPerTrajectory,
 		MaxAge:                l.MaxAge,
 		MaxTrackedTraces:      l.MaxTrackedTraces,
@@ -384,6 +398,12 @@ type closedRun struct {
 	incomplete, root bool
 	copyOfHeld       bool
 	replay           *annotations
+	// heldFor is what a run held incomplete lacked when it was held.
+	heldFor trajectory.Missing
+	// passedRoot marks the run of a trace root that passed before its
+	// spans: agent is the root, ref the span of the run that carries its
+	// verdict (see adoptPassedRoots).
+	passedRoot bool
 }
 
 // processTraces is the processorhelper callback: classify every span, update
@@ -479,7 +499,10 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 	var h heldRun
 	if run.incomplete {
 		h = p.holder.newRunFor(run.ref, rs, ss, span, p.cfg.WaitForMissing)
-		h.incomplete, h.root = true, run.root
+		h.incomplete, h.root, h.heldFor = true, run.root, run.heldFor
+		if run.passedRoot {
+			h.span = run.agent // the run is the root's; the span carries it
+		}
 	} else {
 		h = p.holder.newRun(run.ref, rs, ss, span)
 	}
@@ -524,6 +547,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 			scope := ss.Scope()
 			for pi, span := range ss.Spans().All() {
 				if extract.Ordinary(span) {
+					p.rememberRoot(span)
 					if tracked {
 						b.candidates = append(b.candidates, linkCandidate{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
 					}
@@ -705,7 +729,9 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 				p.store.ExpectCalls(tools)
 			}
 			tools--
-			p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now)
+			if p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now) {
+				p.habits.late(b.serviceOf(e.ref.rs))
+			}
 			if b.toolsSeenRS != e.ref.rs+1 { // once per resource and batch
 				b.toolsSeenRS = e.ref.rs + 1
 				p.toolServices.saw(b.serviceOf(e.ref.rs), toolSpans)
@@ -716,9 +742,13 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 			runs = p.applyOther(b, e, runs, now)
 		}
 	}
+	if p.roots != nil {
+		runs = p.adoptPassedRoots(b, runs, now)
+	}
 	if p.store.HoldsIncomplete() {
 		p.completed(b)
 	}
+	b.complete = p.releasedEarly(b.complete)
 	p.takeStats(counts)
 	b.runs = runs
 	return runs
@@ -737,6 +767,17 @@ func (p *tcaProcessor) completed(b *batch) {
 		last = trace
 		b.complete = p.appendComplete(b.complete, trace)
 	}
+}
+
+// releasedEarly appends to keys the held runs the store released early
+// (limits.max_held_runs): the holder sends them at once. Called with p.mu
+// held.
+func (p *tcaProcessor) releasedEarly(keys []runKey) []runKey {
+	p.early = p.store.TakeReleasedEarly(p.early[:0])
+	for _, r := range p.early {
+		keys = append(keys, runKey{r.Trace, r.Span})
+	}
+	return keys
 }
 
 // appendComplete appends to keys the runs of trace held while it showed
@@ -771,13 +812,13 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 	if o.HoldIfMissing {
 		service := b.serviceOf(e.ref.rs)
 		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+		_, _, span := e.ref.in(b.td)
+		p.habits.options(service, agentOf(span), &o)
 	}
 	traj, missing := p.store.AgentOrHold(e.trace, e.span, e.parent, o, now)
 	incomplete := missing != trajectory.MissingNone
-	if incomplete {
-	}
 	if hold := o.Hold || incomplete; traj != nil || hold {
-		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold, incomplete: incomplete})
+		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold, incomplete: incomplete, heldFor: missing})
 	}
 	return runs
 }
@@ -789,6 +830,9 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 //
 //go:noinline
 func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int64) []closedRun {
+	if e.genai && p.habits.anyLearned() && p.store.Late(e.trace, e.parent) {
+		p.habits.late(b.serviceOf(e.ref.rs))
+	}
 	if e.context > 0 && e.modelStart == 0 {
 		// A GenAI root's context is its run's, like an agent's.
 		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
@@ -804,7 +848,12 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 			break
 		}
 		var missing trajectory.Missing
-		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, trajectory.AgentOptions{HoldIfMissing: true}, now)
+		o := trajectory.AgentOptions{HoldIfMissing: true}
+		service := b.serviceOf(e.ref.rs)
+		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+		_, _, span := e.ref.in(b.td)
+		p.habits.options(service, agentOf(span), &o)
+		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, o, now)
 		if setAside = missing != trajectory.MissingNone; setAside {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
 		}

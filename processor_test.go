@@ -409,6 +409,18 @@ func goldenCases() []goldenCase {
 		{"captures/openai-sdk-openllmetry-manual-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
 			"weather_agent.agent": {"retry_after_error": retryRequested},
 		}},
+		{"captures/openai-sdk-openinference-request-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
+		{"captures/openai-sdk-openinference-request-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
+		{"captures/openai-sdk-openllmetry-request-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
+		{"captures/openai-sdk-openllmetry-request-batch.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
+			"handle_request": {"retry_after_error": retryRequested},
+		}},
 		{"captures/mcp-tool-error-openllmetry-shinzo-simple.otlp.jsonl", "two_turns", map[string]map[string]ruleResult{
 			// The MCP server's tools/call spans sit under the client's tool
 			// spans and count once with them.

@@ -358,19 +358,22 @@ func (p *tcaProcessor) selectRules(ctx context.Context, rs ptrace.ResourceSpans,
 func (p *tcaProcessor) scoreReleased(ctx context.Context, due []*heldRun, now int64) []*heldRun {
 	trajs := make([]*trajectory.Trajectory, len(due))
 	p.mu.Lock()
+	var learned []runKey
 	for i, h := range due {
 		trajs[i] = p.store.Release(h.trace, h.span)
 		if h.incomplete {
 			p.toolServices.released(serviceOfSpan(h), trajs[i])
+			learned = p.learnFrom(h, trajs[i], learned)
 		}
 	}
+	p.holder.releaseComplete(learned)
 	if p.store.HoldsIncomplete() {
 		// A released run may have been what a held root waited for.
 		var complete []runKey
 		for _, h := range due {
 			complete = p.appendComplete(complete, h.trace)
 		}
-		p.holder.releaseComplete(complete)
+		p.holder.releaseComplete(p.releasedEarly(complete))
 	}
 	p.store.Sweep(now)
 	st := p.store.TakeStats()

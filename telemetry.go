@@ -117,7 +117,7 @@ type telemetry struct {
 	countsPool sync.Pool
 }
 
-func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*telemetry, error) {
+func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule, habits *completionHabits) (*telemetry, error) {
 	proc := attribute.String("processor", id)
 	t := &telemetry{
 		tb:             tb,
@@ -177,6 +177,18 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule) (*
 	}
 	if err := tb.RegisterProcessorToolCallAccuracyOpenTrajectoriesCallback(func(_ context.Context, o metric.Int64Observer) error {
 		o.Observe(t.open.Load(), t.plain.observe...)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var learned [numEvidence]measureOpts
+	for ev, name := range evidenceNames {
+		learned[ev] = newMeasureOpts(proc, attribute.String("evidence", name))
+	}
+	if err := tb.RegisterProcessorToolCallAccuracyLearnedCompletionsCallback(func(_ context.Context, o metric.Int64Observer) error {
+		for ev := range numEvidence {
+			o.Observe(habits.learned[ev].Load(), learned[ev].observe...)
+		}
 		return nil
 	}); err != nil {
 		return nil, err

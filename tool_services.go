@@ -52,7 +52,7 @@ func ifSpans(what serviceTools) serviceTools {
 // says of its service: one released at its deadline still waiting for the
 // tool spans of its requested calls, without any, ran them by hand.
 func (s toolServices) released(service string, traj *trajectory.Trajectory) {
-	if traj == nil || traj.Missing != trajectory.MissingExecution || len(traj.Calls) > 0 {
+	if traj == nil || traj.ReleasedEarly || traj.Missing != trajectory.MissingExecution || len(traj.Calls) > 0 {
 		return
 	}
 	if st, ok := s[service]; st&toolSpans == 0 && (ok || len(s) < maxToolServices) {

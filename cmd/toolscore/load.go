@@ -55,6 +55,7 @@ func runLoad(args []string, stdout, stderr io.Writer) (int, error) {
 	batch := fs.Int("batch", 100, "spans per request")
 	workers := fs.Int("workers", 4, "concurrent requests")
 	share := fs.Float64("genai-share", 0.1, "share of the spans that belong to GenAI runs replayed from TRACES; the rest are ordinary HTTP server spans")
+	shape := fs.String("shape", loadgen.ShapeFull, "how the captured runs are replayed: full; ends_on_tools (without what came after the last tool call: runs that end on a tool call); agents_alone (only the agent spans: runs that recorded nothing below them)")
 	split := fs.Bool("split", false, "send each run's spans in separate requests, its agent span after the others were answered, runs interleaved")
 	hold := fs.Int("hold", 0, "hold back the agent spans of the first `N` runs and send them after everything else, keeping those runs open")
 	dropHeld := fs.Bool("drop-held", false, "never send the held agent spans")
@@ -94,6 +95,9 @@ func runLoad(args []string, stdout, stderr io.Writer) (int, error) {
 	templates, err := loadgen.ReadTemplates(docs, &groups)
 	if err != nil {
 		return 0, err
+	}
+	if templates, err = loadgen.ShapeTemplates(templates, groups, *shape); err != nil {
+		return 0, fmt.Errorf("-shape: %w", err)
 	}
 	if *share > 0 && len(templates) == 0 {
 		return 0, errors.New("the trace files hold no spans")

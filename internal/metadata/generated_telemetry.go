@@ -39,6 +39,7 @@ type TelemetryBuilder struct {
 	ProcessorToolCallAccuracyJudgeRequests       metric.Int64Counter
 	ProcessorToolCallAccuracyJudgeTokens         metric.Int64Counter
 	ProcessorToolCallAccuracyLateSpans           metric.Int64Counter
+	ProcessorToolCallAccuracyLearnedCompletions  metric.Int64ObservableGauge
 	ProcessorToolCallAccuracyLostSpans           metric.Int64Counter
 	ProcessorToolCallAccuracyOpenTrajectories    metric.Int64ObservableGauge
 	ProcessorToolCallAccuracyRunsWithoutRule     metric.Int64Counter
@@ -63,6 +64,21 @@ func (builder *TelemetryBuilder) RegisterProcessorToolCallAccuracyHeldSpansCallb
 		cb(ctx, &observerInt64{inst: builder.ProcessorToolCallAccuracyHeldSpans, obs: o})
 		return nil
 	}, builder.ProcessorToolCallAccuracyHeldSpans)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorToolCallAccuracyLearnedCompletionsCallback sets callback for observable ProcessorToolCallAccuracyLearnedCompletions metric.
+func (builder *TelemetryBuilder) RegisterProcessorToolCallAccuracyLearnedCompletionsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorToolCallAccuracyLearnedCompletions, obs: o})
+		return nil
+	}, builder.ProcessorToolCallAccuracyLearnedCompletions)
 	if err != nil {
 		return err
 	}
@@ -153,7 +169,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyIncompleteRuns, err = builder.meter.Int64Counter(
 		"otelcol_processor_tool_call_accuracy_incomplete_runs",
-		metric.WithDescription("Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived), deadline (scored with what had arrived; the run's explanation names what was missing), or over_limit (scored at once, incomplete, because limits.max_open_trajectories runs were held so already). [Development]"),
+		metric.WithDescription("Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived), deadline (scored with what had arrived; the run's explanation names what was missing), or over_limit (released early, incomplete, because limits.max_held_runs runs were held so already). [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)
@@ -180,6 +196,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_tool_call_accuracy_late_spans",
 		metric.WithDescription("Tool spans that arrived after their agent run had been scored; they pass through unscored. [Development]"),
 		metric.WithUnit("{span}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyLearnedCompletions, err = builder.meter.Int64ObservableGauge(
+		"otelcol_processor_tool_call_accuracy_learned_completions",
+		metric.WithDescription("Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call), children (agent spans with nothing recorded below them) or parent (spans whose parent never comes). A late span of the service turns holding back on. [Development]"),
+		metric.WithUnit("{agent}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyLostSpans, err = builder.meter.Int64Counter(

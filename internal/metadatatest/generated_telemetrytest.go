@@ -118,7 +118,7 @@ func AssertEqualProcessorToolCallAccuracyHeldSpans(t *testing.T, tt *componentte
 func AssertEqualProcessorToolCallAccuracyIncompleteRuns(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_tool_call_accuracy_incomplete_runs",
-		Description: "Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived), deadline (scored with what had arrived; the run's explanation names what was missing), or over_limit (scored at once, incomplete, because limits.max_open_trajectories runs were held so already). [Development]",
+		Description: "Agent runs held because their trace showed spans still on their way (wait_for_missing), by how they were released - complete (every span arrived), deadline (scored with what had arrived; the run's explanation names what was missing), or over_limit (released early, incomplete, because limits.max_held_runs runs were held so already). [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -190,6 +190,20 @@ func AssertEqualProcessorToolCallAccuracyLateSpans(t *testing.T, tt *componentte
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_tool_call_accuracy_late_spans")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorToolCallAccuracyLearnedCompletions(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_tool_call_accuracy_learned_completions",
+		Description: "Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call), children (agent spans with nothing recorded below them) or parent (spans whose parent never comes). A late span of the service turns holding back on. [Development]",
+		Unit:        "{agent}",
+		Data: metricdata.Gauge[int64]{
+			DataPoints: dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_tool_call_accuracy_learned_completions")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -18,19 +18,37 @@ import (
 // nodes hold, and the store's is their sum.
 func requireAccounting(t testing.TB, s *Store, msg string) {
 	t.Helper()
-	total := 0
+	total, held, incomplete, heldGroups := 0, 0, 0, 0
 	for id, ts := range s.traces {
-		runs := int32(0)
+		runs, inc, hd := int32(0), int32(0), int32(0)
 		for n := range ts.nodes.all() {
 			runs += isRun(n)
+			if n.kind == nodeHeld {
+				held++
+				hd++
+				if n.incomplete {
+					inc++
+				}
+			}
 		}
 		if ts.open != runs || ts.nodes.runs != runs {
 			t.Fatalf("%s: trace %v counts %d open runs (span table %d), holds %d", msg, id, ts.open, ts.nodes.runs, runs)
 		}
+		if ts.incomplete != inc {
+			t.Fatalf("%s: trace %v counts %d runs held incomplete, holds %d", msg, id, ts.incomplete, inc)
+		}
+		if ts.held != hd {
+			t.Fatalf("%s: trace %v counts %d held runs, holds %d", msg, id, ts.held, hd)
+		}
+		if hd > 0 {
+			heldGroups += int(runs - hd)
+		}
 		total += int(runs)
+		incomplete += int(inc)
 	}
-	if s.Open() != total {
-		t.Fatalf("%s: the store counts %d open runs, its traces hold %d", msg, s.Open(), total)
+	if s.Open() != total || s.Held() != held || s.incomplete != incomplete || s.heldGroups != heldGroups {
+		t.Fatalf("%s: the store counts %d open runs, %d held, %d incomplete, %d groups of held traces; its traces hold %d, %d, %d, %d",
+			msg, s.Open(), s.Held(), s.incomplete, s.heldGroups, total, held, incomplete, heldGroups)
 	}
 }
 
@@ -69,21 +87,27 @@ func TestAgentWhoseParentLoopsBack(t *testing.T) {
 	}
 }
 
-// TestSubAgentMarkDoesNotEvictTheClosingRun: with more runs held than
-// max_open_trajectories, an agent span whose parent was not seen opens a
-// group there to count it as a sub-agent, and the limit evicts the oldest
-// group: not the agent's own run, which is closing.
+// TestSubAgentMarkDoesNotEvictTheClosingRun: an agent span whose parent
+// was not seen opens a group there to count it as a sub-agent; at
+// max_open_trajectories the limit evicts the oldest group, never the
+// agent's own run, which is closing; and a held run does not count against
+// the limit (held runs have their own).
 func TestSubAgentMarkDoesNotEvictTheClosingRun(t *testing.T) {
 	l := limits()
 	l.MaxOpenTrajectories = 1
 	s := NewStore(l)
 	s.Tool(trace1, sid(3), sid(1), tool("a"), 0)       // run 1's group
-	s.Agent(trace2, sid(1), pcommon.SpanID{}, true, 0) // a held run: two open
+	s.Agent(trace2, sid(1), pcommon.SpanID{}, true, 0) // a held run: not counted
 	traj := s.Agent(trace1, sid(1), sid(2), false, 0)  // run 1, under span 2 not seen yet
 	assert.Equal(t, []string{"a"}, names(traj))
 	requireAccounting(t, s, "after the run closed")
-	assert.Equal(t, 1, s.Open(), "the held run")
-	assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictMaxOpen], "span 2's group, over the limit")
+	assert.Equal(t, 2, s.Open(), "the held run and span 2's group")
+	assert.Zero(t, s.TakeStats().Evicted[EvictMaxOpen], "the held run does not count against the limit")
+	s.Tool(trace2, sid(5), sid(4), tool("b"), 0) // a group of the held run's trace: not counted either
+	assert.Zero(t, s.TakeStats().Evicted[EvictMaxOpen])
+	s.Tool(pcommon.TraceID{3}, sid(5), sid(4), tool("c"), 0) // a second group: span 2's, the oldest, goes
+	assert.Equal(t, int64(1), s.TakeStats().Evicted[EvictMaxOpen])
+	requireAccounting(t, s, "after the eviction")
 }
 
 // storeOps replays store operations on s while more reports true, drawn

@@ -55,20 +55,20 @@ func (m Missing) String() string { return missingNames[m] }
 // the run is open, before its turns are taken.
 func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
 	if n != nil && n.plain {
-		return rootMissing(ts, span, n)
+		return rootMissing(ts, span, n, o)
 	}
 	turns := openRunTurns(ts, span)
 	calls := 0
 	if n != nil && n.traj != nil {
 		calls = len(n.traj.Calls)
 	}
-	if calls == 0 && len(turns) == 0 && (n == nil || n.traj == nil || n.traj.SubAgents == 0) && !hasModelCall(ts, span) {
+	if calls == 0 && len(turns) == 0 && !o.Alone && (n == nil || n.traj == nil || n.traj.SubAgents == 0) && !hasModelCall(ts, span) {
 		return MissingChildren
 	}
 	if m := turnsMissing(ts, span, turns, n, o); m != MissingNone {
 		return m
 	}
-	if strayInside(ts, span, n, o.Start, o.End) {
+	if !o.ParentsDropped && strayInside(ts, span, n, o.Start, o.End) {
 		return MissingParent
 	}
 	return MissingNone
@@ -76,10 +76,17 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 
 // rootMissing returns the evidence that a trace root, held or arriving
 // (n is its held node, its group or nil), should wait: calls or turns
-// waiting under spans not seen yet, or runs below it still open.
-func rootMissing(ts *traceState, span pcommon.SpanID, n *node) Missing {
-	if strayInside(ts, span, n, 0, 0) {
+// waiting under spans not seen yet, runs below it still open, or the model
+// turns of its own run (an app instrumented only at its model client)
+// showing turns or calls still on their way, as an agent's would.
+func rootMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
+	if !o.ParentsDropped && strayInside(ts, span, n, 0, 0) {
 		return MissingParent
+	}
+	if turns := openRunTurns(ts, span); len(turns) > 0 {
+		if m := turnsMissing(ts, span, turns, n, o); m != MissingNone {
+			return m
+		}
 	}
 	open := ts.open
 	if n != nil && n.kind == nodeHeld {
@@ -130,7 +137,7 @@ func turnsMissing(ts *traceState, span pcommon.SpanID, turns []*extract.ModelTur
 		}
 	}
 	delegated := n != nil && n.traj != nil && n.traj.SubAgents > 0
-	if last.RequestsTools() && !o.Failed && !delegated && !answeredLater(ts, span, turns, last) {
+	if last.RequestsTools() && !o.Failed && !o.EndsOnTools && !delegated && !answeredLater(ts, span, turns, last) {
 		return MissingAnswer
 	}
 	first := earliest(turns)

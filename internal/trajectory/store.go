@@ -27,9 +27,14 @@ import (
 
 // Limits bound the store's memory.
 type Limits struct {
-	// MaxOpenTrajectories bounds the trajectories holding calls at once;
-	// the oldest is evicted when a new one would exceed it.
+	// MaxOpenTrajectories bounds the trajectories holding calls at once
+	// while their agent span has not arrived; the oldest is evicted when a
+	// new one would exceed it. Held runs do not count (see MaxHeldRuns).
 	MaxOpenTrajectories int
+	// MaxHeldRuns bounds the runs held open because their trace showed
+	// them incomplete; past it the run held longest is released (see
+	// held.go). 0: no bound.
+	MaxHeldRuns int
 	// MaxCallsPerTrajectory bounds the calls kept per trajectory; further
 	// calls are dropped and the trajectory is marked incomplete.
 	MaxCallsPerTrajectory int
@@ -140,6 +145,10 @@ type Trajectory struct {
 	// Missing says what the run's trace still showed missing when a run
 	// held for it was released at its deadline (MissingNone otherwise).
 	Missing Missing
+	// ReleasedEarly marks a run released before its deadline because
+	// MaxHeldRuns runs were held (see held.go); RootPassed the run of a
+	// trace root that passed before its spans (see [Store.RootPassed]).
+	ReleasedEarly, RootPassed bool
 	// held is how a run held while its trace showed it incomplete was
 	// recorded, to look again at what is missing.
 	held AgentOptions
@@ -186,8 +195,8 @@ type Stats struct {
 	// Completed and Unfinished count the runs held because their trace
 	// showed them incomplete (see [Store.AgentOrHold]), released with
 	// nothing missing any more and released with something still missing;
-	// OverLimit the runs scored at once, incomplete, because
-	// MaxOpenTrajectories runs were held so already.
+	// OverLimit the runs released early, incomplete, because MaxHeldRuns
+	// runs were held so already (see held.go).
 	Completed, Unfinished, OverLimit int64
 }
 
@@ -261,6 +270,9 @@ type traceState struct {
 	open int32
 	// incomplete counts the trace's agents held as incomplete.
 	incomplete int32
+	// held counts the trace's held runs: its groups are theirs to adopt
+	// or take, and are not evicted while it has any (see enforceOpenLimit).
+	held int32
 	// keyed marks a trace whose calls reach their runs by run key
 	// (run_keys.go): its ordinary spans are not kept as links.
 	keyed bool
@@ -415,6 +427,16 @@ type Store struct {
 	open   int
 	// opened counts the runs opened, numbering them (see node.opened).
 	opened int64
+	// held counts the runs held open (wait, or incomplete): they do not
+	// count against MaxOpenTrajectories. heldQueue lists the runs held
+	// incomplete in the order they were held, early those released early
+	// and not taken yet (see held.go).
+	held      int
+	heldQueue []heldRef
+	// heldGroups counts the open groups of traces with a held run: they
+	// do not count against MaxOpenTrajectories either.
+	heldGroups int
+	early      []RunRef
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
 	// names interns tool names and types, which repeat across calls.
@@ -656,6 +678,9 @@ func (s *Store) runAt(ts *traceState, target pcommon.SpanID, n *node, count int,
 		ts.nodes.set(target, n, &s.overflows)
 		ts.open++
 		s.open++
+		if ts.held > 0 {
+			s.heldGroups++
+		}
 		s.groups = append(s.groups, groupRef{ts: ts, trace: ts.id, span: target, opened: n.opened})
 		s.enforceOpenLimit()
 	}
@@ -761,29 +786,30 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	}
 	missing := MissingNone
 	if o.HoldIfMissing {
-		missing = rootMissing(ts, span, n)
-	}
-	if missing != MissingNone && !s.mayHoldIncomplete() {
-		traj := s.closeRoot(ts, span, n, true)
-		if traj != nil {
-			traj.Missing = missing
-		}
-		return traj, MissingNone
+		missing = rootMissing(ts, span, n, &o)
 	}
 	if missing == MissingNone {
 		return s.closeRoot(ts, span, n, true), MissingNone
 	}
+	s.holdRoot(ts, span, n, o)
+	return nil, missing
+}
+
+// holdRoot holds trace root span (whose group n, if any, the caller
+// closed) open while its trace shows runs below it incomplete.
+func (s *Store) holdRoot(ts *traceState, span pcommon.SpanID, n *node, o AgentOptions) {
+	s.makeRoomToHold()
 	if n == nil {
 		n = s.newRunNode(nodeHeld)
 	}
-	n.kind, n.root, n.plain, n.incomplete = nodeHeld, true, true, true
-	n.traj.held = o
+	n.kind, n.root, n.plain = nodeHeld, true, true
 	ts.nodes.set(span, n, &s.overflows)
 	ts.open++
 	s.open++
-	ts.incomplete++
-	s.incomplete++
-	return nil, missing
+	s.held++
+	ts.held++
+	s.heldUp(ts)
+	s.holdIncomplete(ts, span, n, o)
 }
 
 // LocalRoot records a span whose parent lives in another process (its span
@@ -870,6 +896,12 @@ type AgentOptions struct {
 	// Requests says the run's service records the calls its model
 	// requested: a tool span no turn requested awaits that turn.
 	Requests bool
+	// EndsOnTools says the run's agent was learned to end runs on a tool
+	// call (MissingAnswer is not looked for); Alone that its agent spans
+	// may have nothing recorded below them (MissingChildren is not);
+	// ParentsDropped that parents its spans name may never come
+	// (MissingParent is not).
+	EndsOnTools, Alone, ParentsDropped bool
 }
 
 // AgentOrHold is [Store.Agent] that also holds the run open when o asks
@@ -882,12 +914,11 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		parent = pcommon.SpanID{} // its own parent: taken as a root
 	}
 	n := ts.nodes.get(span)
-	missing, unheld := MissingNone, MissingNone
+	missing := MissingNone
 	if o.HoldIfMissing && !o.Hold && (n == nil || n.kind == nodeGroup) {
 		if missing = s.missing(ts, span, n, &o); missing != MissingNone {
-			if o.Hold = s.mayHoldIncomplete(); !o.Hold {
-				missing, unheld = MissingNone, missing
-			}
+			s.makeRoomToHold()
+			o.Hold = true
 		}
 	}
 	hold := o.Hold
@@ -907,27 +938,12 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 	}
 	if hold {
 		if missing != MissingNone {
-			n.traj.held = o
-			n.incomplete = true
-			ts.incomplete++
-			s.incomplete++
+			s.holdIncomplete(ts, span, n, o)
 		}
 		return nil, missing
 	}
 	runTurns(ts, span, n.traj, parent.IsEmpty())
-	n.traj.Missing = unheld
 	return withModels(ts, n.traj), MissingNone
-}
-
-// mayHoldIncomplete reports whether one more run may be held because its
-// trace shows it incomplete: at most MaxOpenTrajectories are. Past it the
-// run is scored at once, noted incomplete, and counted (OverLimit).
-func (s *Store) mayHoldIncomplete() bool {
-	if s.limits.MaxOpenTrajectories > 0 && s.incomplete >= s.limits.MaxOpenTrajectories {
-		s.stats.OverLimit++
-		return false
-	}
-	return true
 }
 
 // HoldsIncomplete reports whether any agent is held because its trace
@@ -962,6 +978,9 @@ func (s *Store) recordAgent(ts *traceState, span pcommon.SpanID, n *node, root, 
 		ts.nodes.set(span, n, &s.overflows) // a held run is remembered even in a full trace
 		ts.open++
 		s.open++
+		s.held++
+		ts.held++
+		s.heldUp(ts)
 		return
 	}
 	if root {
@@ -1158,6 +1177,9 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	ts.nodes.set(span, closedNode, &s.overflows)
 	ts.open--
 	s.open--
+	s.held--
+	ts.held--
+	s.heldDown(ts)
 	runTurns(ts, span, n.traj, n.root)
 	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
 		return nil // a root without calls under it: nothing to score
@@ -1266,15 +1288,45 @@ func (s *Store) mergeContext(traj *Trajectory, c *CapturedContext) {
 func (s *Store) closeGroup(ts *traceState) {
 	ts.open--
 	s.open--
+	if ts.held > 0 {
+		s.heldGroups--
+	}
+}
+
+// heldUp counts a trace's groups as a held run's once its first run is
+// held (after ts.held grew); heldDown no longer once its last is released
+// (after ts.held fell).
+func (s *Store) heldUp(ts *traceState) {
+	if ts.held == 1 {
+		s.heldGroups += int(ts.open - ts.held)
+	}
+}
+
+func (s *Store) heldDown(ts *traceState) {
+	if ts.held == 0 {
+		s.heldGroups -= int(ts.open)
+	}
 }
 
 // enforceOpenLimit evicts the oldest open groups above MaxOpenTrajectories.
+// Held runs do not count: they have their own bound (see held.go); nor are
+// the groups of a trace with a held run evicted (orphans its root adopts,
+// calls waiting under a span its held run still expects): they go with
+// the held run, released under that bound. Such groups found at the
+// queue's head go to its end, once per call.
 func (s *Store) enforceOpenLimit() {
-	for s.limits.MaxOpenTrajectories > 0 && s.open > s.limits.MaxOpenTrajectories && len(s.groups) > 0 {
+	skip := len(s.groups)
+	for s.limits.MaxOpenTrajectories > 0 && s.open-s.held-s.heldGroups > s.limits.MaxOpenTrajectories && len(s.groups) > 0 && skip > 0 {
 		g := s.groups[0]
+		s.groups[0] = groupRef{}
 		s.groups = s.groups[1:]
+		skip--
 		if !g.open() {
 			continue // closed or replaced since
+		}
+		if g.ts.held > 0 {
+			s.groups = append(s.groups, g)
+			continue
 		}
 		s.closeGroup(g.ts)
 		g.ts.nodes.remove(g.span)
@@ -1306,6 +1358,10 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	// processor, which releases it; Release then finds nothing and scores an
 	// empty run.
 	s.stats.Evicted[reason] += int64(ts.nodes.runs)
+	s.held -= int(ts.held)
+	if ts.held > 0 {
+		s.heldGroups -= int(ts.open - ts.held)
+	}
 	s.open -= int(ts.open)
 	s.incomplete -= int(ts.incomplete)
 	s.unlink(ts)
@@ -1388,7 +1444,7 @@ func (s *Store) Shutdown() {
 		s.dropTrace(ts, EvictShutdown)
 		ts = next
 	}
-	s.groups, s.spare, s.overflows = nil, nil, nil
+	s.groups, s.spare, s.overflows, s.heldQueue = nil, nil, nil, nil
 }
 
 // mergeDuplicate fills what the outer record of a call lacks from an inner

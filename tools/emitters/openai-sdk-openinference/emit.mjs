@@ -4,8 +4,14 @@
 // OpenInference AGENT span (openinference-core traceAgent) named
 // weather_agent; the tools are run by the app and leave no spans.
 //
-//   node emit.mjs simple|batch    the OTel span processor
+//   node emit.mjs simple|batch [agent|request]
+//     simple|batch   the OTel span processor
+//     agent          (default) the loop inside the AGENT span weather_agent
+//     request        a model-client-only app: the loop inside the app's own
+//                    request span handle_request (tracer.startActiveSpan,
+//                    kind SERVER, only http.* attributes), no agent span
 import * as openaiModule from 'openai';
+import { trace, SpanKind } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { BatchSpanProcessor, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -17,8 +23,9 @@ import { PROMPT } from '../scenario.mjs';
 
 const mode = process.argv[2];
 if (!process.env.MOCK_BASE_URL) throw new Error('run under ../receiver.mjs --mock');
+const wrap = process.argv[3] ?? 'agent';
 const Processor = { simple: SimpleSpanProcessor, batch: BatchSpanProcessor }[mode];
-if (!Processor) throw new Error('usage: node emit.mjs simple|batch');
+if (!Processor || (wrap !== 'agent' && wrap !== 'request')) throw new Error('usage: node emit.mjs simple|batch [agent|request]');
 
 const provider = new NodeTracerProvider({
   resource: resourceFromAttributes({ 'service.name': 'openai-sdk-openinference-emitter' }),
@@ -29,7 +36,26 @@ const instrumentation = new OpenAIInstrumentation({ tracerProvider: provider });
 instrumentation.manuallyInstrument(openaiModule);
 
 const client = new openaiModule.OpenAI({ apiKey: 'mock-key', baseURL: `${process.env.MOCK_BASE_URL}/v1` });
-const run = traceAgent(async (question) => manualToolLoop(client), { name: 'weather_agent' });
-console.log(`final: ${await run(PROMPT)}`);
+let answer;
+if (wrap === 'agent') {
+  const run = traceAgent(async (question) => manualToolLoop(client), { name: 'weather_agent' });
+  answer = await run(PROMPT);
+} else {
+  answer = await handleRequest(() => manualToolLoop(client));
+}
+console.log(`final: ${answer}`);
 await provider.forceFlush();
 await provider.shutdown();
+
+// The app's own request span, as a hand-instrumented HTTP handler makes it.
+function handleRequest(fn) {
+  const tracer = trace.getTracer('weather-app');
+  const attributes = { 'http.request.method': 'POST', 'http.route': '/weather' };
+  return tracer.startActiveSpan('handle_request', { kind: SpanKind.SERVER, attributes }, async (span) => {
+    try {
+      return await fn();
+    } finally {
+      span.end();
+    }
+  });
+}

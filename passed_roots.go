@@ -1,0 +1,142 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"encoding/binary"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
+)
+
+// passedRoots remembers the roots of recent traces that passed through as
+// ordinary spans (an app's own request or session span above its model
+// calls): when spans of the trace's run arrive after its root (each span
+// exported on its own, in any order), the run is still assembled under the
+// root and scored on a span of the run still in hand (see adoptPassedRoots).
+//
+// A fixed table of passedRootSlots entries, one per trace by its id's low
+// bits: a newer trace takes an older one's slot, so a root is remembered
+// for about the last passedRootSlots traces (a few seconds at tens of
+// thousands of traces per second; 768 KiB). Recording a root costs one
+// uncontended lock of one of the shards.
+type passedRoots struct {
+	shards [passedRootShards]struct {
+		sync.Mutex
+		_ [56]byte // a shard per cache line
+	}
+	slots []passedRoot
+}
+
+type passedRoot struct {
+	trace pcommon.TraceID
+	span  pcommon.SpanID
+}
+
+const (
+	passedRootSlots  = 1 << 15
+	passedRootShards = 64
+)
+
+func newPassedRoots() *passedRoots {
+	return &passedRoots{slots: make([]passedRoot, passedRootSlots)}
+}
+
+func (r *passedRoots) slot(trace pcommon.TraceID) int {
+	return int(binary.LittleEndian.Uint64(trace[8:]) & (passedRootSlots - 1))
+}
+
+// add remembers the root of a trace.
+func (r *passedRoots) add(trace pcommon.TraceID, span pcommon.SpanID) {
+	i := r.slot(trace)
+	sh := &r.shards[i%passedRootShards]
+	sh.Lock()
+	r.slots[i] = passedRoot{trace: trace, span: span}
+	sh.Unlock()
+}
+
+// get returns the root of a trace that passed, if remembered.
+func (r *passedRoots) get(trace pcommon.TraceID) (pcommon.SpanID, bool) {
+	i := r.slot(trace)
+	sh := &r.shards[i%passedRootShards]
+	sh.Lock()
+	e := r.slots[i]
+	sh.Unlock()
+	return e.span, e.trace == trace && !e.span.IsEmpty()
+}
+
+// adoptPassedRoots looks, for each trace of the batch, for a root that
+// passed through before the spans of its run: the store then assembles
+// the run under it. A run complete already is scored on the batch's last
+// span of it (its latest model call, else another span of the run); one
+// that is not is held on that span until it is, like an agent span. Called
+// with p.mu held.
+func (p *tcaProcessor) adoptPassedRoots(b *batch, runs []closedRun, now int64) []closedRun {
+	var last pcommon.TraceID
+	for k, i := range b.order {
+		e := &b.entries[i]
+		if k > 0 && e.trace == last {
+			continue
+		}
+		last = e.trace
+		root, ok := p.roots.get(e.trace)
+		if !ok {
+			continue
+		}
+		carrier := carrierOf(b, k)
+		if carrier == nil {
+			continue
+		}
+		o := trajectory.AgentOptions{HoldIfMissing: true}
+		service := b.serviceOf(carrier.ref.rs)
+		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+		_, _, span := carrier.ref.in(b.td)
+		p.habits.options(service, agentOf(span), &o)
+		traj, missing, adopted := p.store.RootPassed(e.trace, root, o, now)
+		switch {
+		case !adopted:
+		case missing != trajectory.MissingNone:
+			runs = append(runs, closedRun{ref: carrier.ref, agent: root, hold: true, incomplete: true, root: true, passedRoot: true, heldFor: missing})
+		case traj != nil:
+			runs = append(runs, closedRun{ref: carrier.ref, agent: root, traj: traj, passedRoot: true})
+		}
+	}
+	return runs
+}
+
+// carrierOf returns the entry of the trace that starts at b.order[k] that
+// carries a passed root's verdict: its latest model call, else its latest
+// GenAI span that is neither an agent span nor a root; nil when it has
+// none.
+func carrierOf(b *batch, k int) *entry {
+	trace := b.entries[b.order[k]].trace
+	var best *entry
+	bestModel := false
+	for _, i := range b.order[k:] {
+		e := &b.entries[i]
+		if e.trace != trace {
+			break
+		}
+		if !e.genai || e.kind == extract.KindAgent || e.parent.IsEmpty() || e.localRoot {
+			continue
+		}
+		model := e.modelStart != 0
+		if best == nil || (model && !bestModel) || (model == bestModel && e.end >= best.end) {
+			best, bestModel = e, model
+		}
+	}
+	return best
+}
+
+// recordsRoots reports whether roots that pass first are remembered: only
+// wait_for_missing waits for what comes after them.
+func recordsRoots(cfg *Config) bool { return cfg.WaitForMissing > 0 && cfg.Wait == 0 }
+
+// rememberRoot remembers span when it is a trace root (see passedRoots).
+func (p *tcaProcessor) rememberRoot(span ptrace.Span) {
+	if p.roots != nil && span.ParentSpanID().IsEmpty() {
+		p.roots.add(span.TraceID(), span.SpanID())
+	}
+}
