@@ -65,6 +65,13 @@ func attachCalls(rep *Report, td ptrace.Traces, skipTools []string) {
 				if res.Kind == extract.KindTool {
 					tools = append(tools, toolSpan{trace: span.TraceID(), span: span, call: res.Call})
 				}
+				if res.Scheduled {
+					// Calls that never ran have no span: each is listed
+					// with the span that scheduled them (Gemini CLI).
+					for _, c := range extract.UnexecutedCalls(span) {
+						tools = append(tools, toolSpan{trace: span.TraceID(), span: span, call: c})
+					}
+				}
 			}
 		}
 	}
