@@ -53,7 +53,7 @@ func (s *timedSink) ConsumeTraces(_ context.Context, td ptrace.Traces) error {
 
 // holdingLoad is what one run of loadThroughProcessor measured.
 type holdingLoad struct {
-	spans, scored, passed, evicted, overLimit int64
+	spans, scored, passed, evicted, overLimit, complete, deadline int64
 	// lastExport is the time from the first request to the last span
 	// sent on; cpu the process's CPU time over the same span (senders'
 	// request building included, alike in every variant).
@@ -61,8 +61,8 @@ type holdingLoad struct {
 }
 
 func (l holdingLoad) String() string {
-	return fmt.Sprintf("%d spans, %d runs scored, %d passed, %d evicted, %d over_limit, last span out after %v, CPU %v",
-		l.spans, l.scored, l.passed, l.evicted, l.overLimit, l.lastExport.Round(time.Millisecond), l.cpu.Round(time.Millisecond))
+	return fmt.Sprintf("%d spans, %d runs scored, %d passed, %d evicted, held: %d complete %d deadline %d over_limit, last span out after %v, CPU %v",
+		l.spans, l.scored, l.passed, l.evicted, l.complete, l.deadline, l.overLimit, l.lastExport.Round(time.Millisecond), l.cpu.Round(time.Millisecond))
 }
 
 // demoTemplates reads the demo's captured runs, reshaped.
@@ -114,6 +114,9 @@ func loadThroughProcessor(t testing.TB, cfg *Config, shape string, share float64
 		time.Sleep(cfg.WaitForMissing + 1500*time.Millisecond)
 		require.Eventually(t, func() bool { return sink.spans.Load() == sent }, 10*time.Second, 10*time.Millisecond)
 	}
+	var warm holdingLoad
+	warm.complete = sumMetric(tel, "otelcol_processor_tool_call_accuracy_incomplete_runs", "complete")
+	warm.deadline = sumMetric(tel, "otelcol_processor_tool_call_accuracy_incomplete_runs", "deadline")
 	base := sink.spans.Load()
 	scored0, passed0 := sink.scored.Load(), sink.passed.Load()
 	tr := loadgen.NewTraffic(loadgen.Config{Batch: 100, Share: share, Limit: spans}, templates, groups, 11)
@@ -154,6 +157,8 @@ func loadThroughProcessor(t testing.TB, cfg *Config, shape string, share float64
 	res.evicted = sumMetric(tel, "otelcol_processor_tool_call_accuracy_evicted_trajectories", "")
 
 	res.overLimit = sumMetric(tel, "otelcol_processor_tool_call_accuracy_incomplete_runs", "over_limit")
+	res.complete = sumMetric(tel, "otelcol_processor_tool_call_accuracy_incomplete_runs", "complete") - warm.complete
+	res.deadline = sumMetric(tel, "otelcol_processor_tool_call_accuracy_incomplete_runs", "deadline") - warm.deadline
 	return res
 }
 

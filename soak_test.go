@@ -18,12 +18,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/loadgen"
 )
 
 var (
 	soakDuration = flag.Duration("soak.duration", time.Minute, "how long TestSoak sends traffic")
 	soakReport   = flag.String("soak.report", "", "file to write TestSoak's heap samples to (TSV)")
-	soakOrder    = flag.String("soak.order", "in_order", "in_order: tool spans, then their agent span a tick later, held by wait; agent_first: the agent span, then its tool spans a tick later, held by the default wait_for_missing")
+	soakOrder    = flag.String("soak.order", "in_order", "in_order: tool spans, then their agent span a tick later, held by wait; agent_first: the agent span, then its tool spans a tick later, held by the default wait_for_missing; ends_on_tools: the demo's runs without what followed their last tool call, half the spans of each request, with default settings")
 )
 
 // soakCounter counts spans and keeps nothing.
@@ -43,6 +45,11 @@ func (c *soakCounter) ConsumeTraces(_ context.Context, td ptrace.Traces) error {
 // that every span came out and that the heap is flat after warm-up: the
 // last third's peak within 20% (+4 MiB) of the middle third's.
 //
+// With -soak.order=ends_on_tools every tick sends a request of 200 spans,
+// half of them the demo's runs cut after their last tool call (runs that
+// end on a tool call, held until the processor learns they do), with
+// default settings.
+//
 // With -soak.order=agent_first each agent span comes a tick before its
 // tool spans, and the default configuration (wait_for_missing) holds it
 // until they arrive; one run in 50 never sends its tool spans and is
@@ -51,8 +58,13 @@ func (c *soakCounter) ConsumeTraces(_ context.Context, td ptrace.Traces) error {
 //	go test -tags soak -run TestSoak -v -timeout 30m . -soak.duration=10m -soak.report=soak.tsv
 func TestSoak(t *testing.T) {
 	agentFirst := *soakOrder == "agent_first"
+	var endsOnTools *loadgen.Traffic
+	if *soakOrder == loadgen.ShapeEndsOnTools {
+		templates, groups := demoTemplates(t, loadgen.ShapeEndsOnTools)
+		endsOnTools = loadgen.NewTraffic(loadgen.Config{Batch: 200, Share: 0.5}, templates, groups, 3)
+	}
 	cfg := weatherConfig()
-	if !agentFirst {
+	if !agentFirst && endsOnTools == nil {
 		cfg.Wait = 50 * time.Millisecond
 	}
 	cfg.Limits.MaxAge = 5 * time.Second
@@ -80,6 +92,18 @@ func TestSoak(t *testing.T) {
 	pending := ptrace.NewTraces() // the previous tick's runs' agent spans (tool spans with agent_first)
 	for time.Since(start) < *soakDuration {
 		<-tick.C
+		if endsOnTools != nil {
+			rb, state := endsOnTools.Next(0, 0)
+			require.Equal(t, loadgen.NextRequest, state)
+			sent += uint64(rb.Spans)
+			require.NoError(t, p.ConsumeTraces(context.Background(), rb.TD))
+			if el := time.Since(start); el >= nextSample {
+				samples = append(samples, sample{at: el, heap: heap(), sent: sent})
+				t.Logf("%6.0fs heap %7.2f MiB, %d spans sent", el.Seconds(), float64(samples[len(samples)-1].heap)/(1<<20), sent)
+				nextSample += 10 * time.Second
+			}
+			continue
+		}
 		http := httpBatch(100)
 		setTrace(http, traceID(1<<40+run))
 		tools, agents := ptrace.NewTraces(), ptrace.NewTraces()

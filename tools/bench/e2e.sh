@@ -18,6 +18,14 @@
 # BUILDS="name=path ..." adds one such variant per binary, for a series of
 # changes. VARIANTS="none tool_call_accuracy base" leaves tail_sampling out.
 #
+# SHAPE=ends_on_tools|agents_alone replays the runs reshaped (toolscore load
+# -shape): runs that end on a tool call, agent spans alone. The variant
+# "tca_no_wait" is tool_call_accuracy with wait_for_missing: 0s, to
+# compare holding against none. WARMUP=1 first sends each variant a few
+# runs of every capture and waits past wait_for_missing, so that the
+# processor has learned what the services' runs look like when complete
+# (not counted).
+#
 # EXPORT=otlp makes every variant export as a production collector does,
 # OTLP/gRPC with gzip to a sink on loopback (another instance of the same
 # binary, tools/bench/sink.yaml, not counted), instead of the debug exporter,
@@ -30,6 +38,8 @@ toolscore=${TOOLSCORE:-bin/toolscore}
 rounds=${ROUNDS:-5}
 spans=${SPANS:-200000}
 mixes=${MIXES:-0.1 1}
+shape=${SHAPE:-full}
+warmup=${WARMUP:-0}
 port=${BENCH_GRPC_PORT:-14317}
 export BENCH_GRPC_PORT=$port
 export_to=${EXPORT:-debug}
@@ -56,9 +66,13 @@ for v in $variants; do
 	case $v in
 	none) procs="[batch]" ;;
 	tool_call_accuracy | tail_sampling) procs="[$v, batch]" ;;
+	tca_no_wait) procs="[tool_call_accuracy, batch]" ;;
 	*) procs="[tool_call_accuracy, batch]" ;; # another build
 	esac
 	printf 'service:\n  pipelines:\n    traces:\n      processors: %s\n' "$procs" >"$tmp/$v.yaml"
+	if [ "$v" = tca_no_wait ]; then
+		printf 'processors:\n  tool_call_accuracy:\n    wait_for_missing: 0s\n' >>"$tmp/$v.yaml"
+	fi
 done
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -89,8 +103,13 @@ for round in $(seq "$rounds"); do
 			"$exe" --config tools/bench/pipelines.yaml "${overlays[@]}" --config "$tmp/$v.yaml" >"$tmp/collector.log" 2>&1 &
 			pid=$!
 			for _ in $(seq 300); do port_open "$port" && break; sleep 0.05; done
+			if [ "$warmup" = 1 ]; then
+				"$toolscore" load -endpoint "127.0.0.1:$port" -protocol grpc -rate 0 -spans 600 -genai-share 1 -shape "$shape" -format json \
+					testdata/demo/traces/*.otlp.jsonl >/dev/null
+				sleep 6.5
+			fi
 			t0=$(cpu_ticks "$pid")
-			"$toolscore" load -endpoint "127.0.0.1:$port" -protocol grpc -rate 0 -spans "$spans" -genai-share "$mix" -format json \
+			"$toolscore" load -endpoint "127.0.0.1:$port" -protocol grpc -rate 0 -spans "$spans" -genai-share "$mix" -shape "$shape" -format json \
 				testdata/demo/traces/*.otlp.jsonl >"$tmp/load.json"
 			# tail_sampling sends a trace on after its decision wait (10 s in
 			# pipelines.yaml): its export is counted only past that.
