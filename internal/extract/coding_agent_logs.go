@@ -68,7 +68,7 @@ func recordDuration(attrs pcommon.Map) uint64 {
 	return uint64(ms * 1e6)
 }
 
-// isClaudeCodeRecord reports whether a tool_result or tool_decision record
+// isClaudeCodeLogRecord reports whether a tool_result or tool_decision record
 // is Claude Code's: its body names it claude_code.*, or its attributes
 // carry tool_use_id (another source's tool_result is not read).
 func isClaudeCodeLogRecord(r *Record) bool {
