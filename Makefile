@@ -24,6 +24,8 @@ PROMTOOL := $(BIN)/promtool-$(PROMETHEUS_VERSION)
 PROMETHEUS := $(BIN)/prometheus-$(PROMETHEUS_VERSION)
 COLLECTOR := _build/otelcol-toolcallaccuracy
 TOOLSCORE := $(BIN)/toolscore
+# The collector a user builds from README's manifest fragments (readme-check).
+README_COLLECTOR := _build/readme/otelcol-readme
 
 # Everything the collector is built from: the processor's non-test sources.
 PROCESSOR_SRC := $(shell find . \( -path ./_build -o -path ./bin -o -path ./cmd -o -path ./e2e -o -path ./tools -o -path ./.git \) -prune -o -name '*.go' ! -name '*_test.go' -print) go.mod go.sum
@@ -46,13 +48,14 @@ GO_LIKE_OCB := CGO_ENABLED=0 $(GO)
 # machine takes 2-4 times as long; docs/performance.md).
 say = @printf '==> %s\n' $(1)
 
-.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test e2e e2e-prometheus e2e-scaleout soak fuzz bench-e2e bench-instructions clean
+.PHONY: help run serve demo-binaries build toolscore ocb test unit alerts-test readme-check e2e e2e-prometheus e2e-scaleout soak fuzz bench-e2e bench-instructions clean
 
 help:
 	@echo 'make run     build the collector (ocb $(OCB_VERSION)), score the demo agent runs, print the table, stop'
 	@echo 'make serve   the same, then keep the collector serving on 127.0.0.1 until Ctrl-C'
-	@echo 'make test    go test -race ./..., ocb build, promtool rule tests, end-to-end, Prometheus and scale-out tests on the binary'
+	@echo 'make test    go test -race ./..., ocb build, the README manifest fragments built and the README configurations validated (readme-check), promtool rule tests, end-to-end, Prometheus and scale-out tests on the binary'
 	@echo 'make build   only build $(COLLECTOR)'
+	@echo 'make readme-check  build a collector from README'"'"'s manifest fragments in a fresh directory and validate README'"'"'s configurations with it'
 	@echo 'make e2e-scaleout  three instances behind a load_balancing collector (ocb $(SCALEOUT_OCB_VERSION)): runs scored once, an instance killed, one added'
 	@echo 'make soak    $(SOAK_DURATION) of steady mixed traffic through the processor, heap sampled (SOAK_DURATION=..., SOAK_ORDER=agent_first)'
 	@echo 'make fuzz    every fuzz target for $(FUZZ_TIME) each (FUZZ_TIME=...)'
@@ -82,7 +85,7 @@ toolscore: $(TOOLSCORE)
 ocb: $(OCB)
 	@:
 
-test: unit build alerts-test e2e e2e-prometheus e2e-scaleout
+test: unit build alerts-test readme-check e2e e2e-prometheus e2e-scaleout
 
 unit:
 	$(call say,'go test -race ./... (about 1.5 min on empty caches)')
@@ -93,6 +96,17 @@ unit:
 alerts-test: $(PROMTOOL)
 	$(call say,'promtool rule tests (alerts/)')
 	PROMTOOL=$(PROMTOOL) alerts/test.sh
+
+# README's quick start and connector section followed as a new user would:
+# a collector built from README's own manifest fragments in a fresh
+# directory, and otelcol validate on README's configurations.
+readme-check: $(README_COLLECTOR)
+	$(call say,'README configurations validated by a collector built from its manifest fragments')
+	tools/readme-collector.sh validate $(README_COLLECTOR)
+
+$(README_COLLECTOR): README.md $(PROCESSOR_SRC) | $(OCB)
+	$(call say,'building README'"'"'s manifest fragments with ocb $(OCB_VERSION) in a fresh directory (about 1 min after make build)')
+	OCB=$(OCB) COLLECTOR=$(COLLECTOR) tools/readme-collector.sh build $@
 
 e2e: $(COLLECTOR) $(TOOLSCORE)
 	$(call say,'end-to-end test on $(COLLECTOR) and bin/toolscore (about 20 s)')

@@ -1,6 +1,7 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -357,8 +358,8 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // so that the retried span gets the same scores without scoring, or
 // counting, its run twice. Annotations are not changed once made.
 type annotations struct {
-	attrs  pcommon.Map
-	events ptrace.SpanEventSlice
+	// packed holds the attributes and events (annotations_packed.go).
+	packed []byte
 }
 
 // copyAnnotations copies the processor's annotations of span, or returns nil
@@ -367,17 +368,10 @@ func copyAnnotations(span ptrace.Span) *annotations {
 	if _, ok := span.Attributes().Get(attrRules); !ok {
 		return nil
 	}
-	a := &annotations{attrs: pcommon.NewMap(), events: ptrace.NewSpanEventSlice()}
-	for k, v := range span.Attributes().All() {
-		if strings.HasPrefix(k, attrPrefix) {
-			v.CopyTo(a.attrs.PutEmpty(k))
-		}
-	}
-	for _, e := range span.Events().All() {
-		if e.Name() == eventEvaluation {
-			e.CopyTo(a.events.AppendEmpty())
-		}
-	}
+	buf := packScratch.Get().(*[]byte)
+	*buf = packAnnotations((*buf)[:0], span)
+	a := &annotations{packed: slices.Clone(*buf)}
+	packScratch.Put(buf)
 	return a
 }
 
@@ -387,12 +381,5 @@ func (a *annotations) writeTo(span ptrace.Span) {
 	if _, ok := span.Attributes().Get(attrRules); ok {
 		return
 	}
-	attrs := span.Attributes()
-	attrs.EnsureCapacity(attrs.Len() + a.attrs.Len())
-	for k, v := range a.attrs.All() {
-		v.CopyTo(attrs.PutEmpty(k))
-	}
-	for _, e := range a.events.All() {
-		e.CopyTo(span.Events().AppendEmpty())
-	}
+	unpackTo(a.packed, span)
 }

@@ -74,7 +74,9 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 		if label == "" {
 			label = sc.Name
 		}
-		if !ruleNamePattern.MatchString(label) {
+		// A label defaults to the name: a misspelt name is reported as an
+		// unknown scorer (below), not as a label nobody wrote.
+		if sc.Label != "" && !ruleNamePattern.MatchString(label) {
 			errs = append(errs, fmt.Errorf("scorers[%d].label: %q must be lower_snake_case", i, label))
 			continue
 		}
@@ -113,6 +115,12 @@ func compileRule(r *RuleConfig, set component.TelemetrySettings, judgeFor func(s
 	rule, err := rules.New(rules.Spec{Name: r.Name, When: r.When, Expectation: exp, Scorers: scorers, Threshold: threshold, Tools: tools, Source: source}, set)
 	if err := errors.Join(append(errs, err)...); err != nil {
 		return nil, err
+	}
+	if r.Threshold != nil && *r.Threshold == 0 && set.Logger != nil {
+		// Accepted as a rule that records scores without failing: said
+		// at startup, as toolscore's table and summary say it.
+		set.Logger.Warn("rule has threshold 0: every score is at least 0, so it passes every run (monitoring only; the Azure and MEAI judges keep their own threshold)",
+			zap.String("rule", r.Name))
 	}
 	return rule, nil
 }

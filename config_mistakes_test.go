@@ -136,3 +136,26 @@ func TestUnusedJudgeNamesEveryJudge(t *testing.T) {
 	}
 	assert.ElementsMatch(t, judges, named)
 }
+
+// TestMisspeltScorerName: a scorer name written with a capital letter was
+// reported as a label that must be lower_snake_case, though no label was
+// written; it is an unknown scorer, as a misspelt lowercase name is.
+func TestMisspeltScorerName(t *testing.T) {
+	err := validateYAML(t, `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, scorers: [native, Mongodb]}]}`)
+	assert.EqualError(t, err, `rules[0]: rule "r": scorers[1] (Mongodb): unknown scorer "Mongodb": scorer names are lowercase, write "mongodb"`)
+	err = validateYAML(t, `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, scorers: [native, mongdb]}]}`)
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), `rules[0]: rule "r": scorers[1] (mongdb): unknown scorer "mongdb", expected one of ["adk" `), err.Error())
+	// A label the user wrote is still checked.
+	err = validateYAML(t, `{rules: [{name: r, expect: {calls: [{tool: get_weather}]}, scorers: [{name: mongodb, label: Mongo}]}]}`)
+	assert.EqualError(t, err, `rules[0]: rule "r": scorers[0].label: "Mongo" must be lower_snake_case`)
+}
+
+// TestDecodingErrorsNameTheRule: a misspelt key was reported as
+// "'rules[0].expect.calls[0]' has invalid keys: arg", naming no rule, unlike
+// every validation error.
+func TestDecodingErrorsNameTheRule(t *testing.T) {
+	err := validateYAML(t, `{rules: [{name: weather, expect: {calls: [{tool: get_weather, arg: {city: Paris}}]}}]}`)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `'rules[0]' rule "weather": expect.calls[0] has invalid keys: arg`)
+}

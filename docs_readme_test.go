@@ -265,6 +265,51 @@ func TestREADMEQuickStartConfig(t *testing.T) {
 	require.NotEmpty(t, pcfg.(*Config).Rules)
 }
 
+// TestREADMEConnectorConfig: the connector section's configuration, merged
+// with the quick start's as README says, defines every component its
+// pipelines name, and each is in README's two manifest fragments (it used
+// exporters the fragments lacked, and an otlp exporter it never defined).
+// make readme-check builds those fragments and validates the pair.
+func TestREADMEConnectorConfig(t *testing.T) {
+	type config struct {
+		Receivers, Processors, Exporters, Connectors map[string]any
+		Service                                      struct {
+			Pipelines map[string]struct{ Receivers, Processors, Exporters []string }
+		}
+	}
+	var quick, conn config
+	require.NoError(t, yaml.Unmarshal([]byte(quickStart(t, "<!-- quick-start-config -->")), &quick))
+	require.NoError(t, yaml.Unmarshal([]byte(quickStart(t, "<!-- connector-config -->")), &conn))
+	require.NotEmpty(t, conn.Service.Pipelines)
+	defined := func(kind, id string) bool {
+		for _, c := range []config{quick, conn} {
+			if _, ok := map[string]map[string]any{"receivers": c.Receivers, "processors": c.Processors, "exporters": c.Exporters, "connectors": c.Connectors}[kind][id]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	fragments := map[string][]string{}
+	for _, marker := range []string{"<!-- quick-start-ocb -->", "<!-- connector-ocb -->"} {
+		for kind, types := range builtComponents(t, marker) {
+			fragments[kind] = append(fragments[kind], types...)
+		}
+	}
+	for name, p := range conn.Service.Pipelines {
+		for kind, ids := range map[string][]string{"receivers": p.Receivers, "processors": p.Processors, "exporters": p.Exporters} {
+			for _, id := range ids {
+				typ, _, _ := strings.Cut(id, "/")
+				if defined("connectors", id) && kind != "processors" {
+					assert.Contains(t, fragments["connectors"], typ, "connector %q is not in README's ocb fragments", typ)
+					continue
+				}
+				assert.True(t, defined(kind, id), "pipeline %s names %s %q, which neither configuration defines", name, kind, id)
+				assert.Contains(t, fragments[kind], typ, "%s %q is not in README's ocb fragments", kind, typ)
+			}
+		}
+	}
+}
+
 // builtComponents lists the component types of an ocb manifest by kind,
 // read from their module paths: a file, or README's block after a marker.
 func builtComponents(t *testing.T, manifestFile string) map[string][]string {
@@ -282,8 +327,8 @@ func builtComponents(t *testing.T, manifestFile string) map[string][]string {
 	kinds := map[string][]module{"receivers": manifest.Receivers, "processors": manifest.Processors, "exporters": manifest.Exporters, "connectors": manifest.Connectors}
 	types := map[string]string{ // module path's last element -> component type
 		"otlpreceiver": "otlp", "memorylimiterprocessor": "memory_limiter", "batchprocessor": "batch",
-		"toolcallaccuracyprocessor": metadata.Type.String(), "debugexporter": "debug", "otlpexporter": "otlp",
-		"otlphttpexporter": "otlphttp", "fileexporter": "file", "prometheusexporter": "prometheus",
+		"toolcallaccuracyprocessor": metadata.Type.String(), "debugexporter": "debug", "otlpexporter": "otlp_grpc",
+		"otlphttpexporter": "otlp_http", "fileexporter": "file", "prometheusexporter": "prometheus",
 		"evaluationsconnector": "evaluations",
 	}
 	out := map[string][]string{}
@@ -316,13 +361,15 @@ func TestREADMEQuickStartVersions(t *testing.T) {
 			versions[mod] = version
 		}
 	}
-	var fragment map[string][]struct{ Gomod string }
-	require.NoError(t, yaml.Unmarshal([]byte(quickStart(t, "<!-- quick-start-ocb -->")), &fragment))
-	require.NotEmpty(t, fragment["processors"])
-	for kind, list := range fragment {
-		for _, c := range list {
-			mod, version, _ := strings.Cut(c.Gomod, " ")
-			assert.Equal(t, versions[mod], version, "README's ocb fragment: %s %s", kind, mod)
+	for _, marker := range []string{"<!-- quick-start-ocb -->", "<!-- connector-ocb -->"} {
+		var fragment map[string][]struct{ Gomod string }
+		require.NoError(t, yaml.Unmarshal([]byte(quickStart(t, marker)), &fragment))
+		require.NotEmpty(t, fragment)
+		for kind, list := range fragment {
+			for _, c := range list {
+				mod, version, _ := strings.Cut(c.Gomod, " ")
+				assert.Equal(t, versions[mod], version, "README's ocb fragment %s: %s %s", marker, kind, mod)
+			}
 		}
 	}
 	core := versions["go.opentelemetry.io/collector/confmap/provider/envprovider"]

@@ -53,6 +53,9 @@ type holder struct {
 	mu      *sync.Mutex
 	waiting waitingRuns
 	replays *replayCache
+	// scored keeps the annotations of runs scored in their batch
+	// (replay_scored.go), apart from replays so they never evict those.
+	scored *replayCache
 	// ready wakes the loop when waiting runs were made due early (their
 	// traces completed).
 	ready chan struct{}
@@ -86,6 +89,7 @@ func newHolder(p *tcaProcessor, cfg *Config, next consumer.Traces) *holder {
 		maxQueued:    cfg.Limits.MaxOpenTrajectories,
 		mu:           &p.mu,
 		replays:      newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge)),
+		scored:       newReplayCache(cfg.Limits.MaxOpenTrajectories, int64(cfg.Limits.MaxAge)),
 		deferred:     make(chan *heldRun, cfg.Limits.MaxOpenTrajectories),
 		ready:        make(chan struct{}, 1),
 	}
@@ -358,17 +362,25 @@ func (h *holder) close(ctx context.Context) error {
 // replayed returns the annotations kept for a run whose span may come again,
 // or nil. Called with h.mu held.
 func (h *holder) replayed(trace pcommon.TraceID, span pcommon.SpanID) *annotations {
-	if h.replays.len() == 0 {
+	if h.replays.len() > 0 {
+		if a := h.replays.get(runKey{trace, span}); a != nil {
+			return a
+		}
+	}
+	if h.scored.len() == 0 {
 		return nil
 	}
-	return h.replays.get(runKey{trace, span})
+	return h.scored.get(runKey{trace, span})
 }
 
 // replaying reports whether any annotations are kept. Called with h.mu held.
 func (h *holder) replaying() bool { return h.replays.len() > 0 }
 
 // sweep drops kept annotations older than max_age. Called with h.mu held.
-func (h *holder) sweep(now int64) { h.replays.sweep(now) }
+func (h *holder) sweep(now int64) {
+	h.replays.sweep(now)
+	h.scored.sweep(now)
+}
 
 // downstream is the next consumer as the processor's pipeline helper sees
 // it: a batch it refuses leaves its annotations with the holder, for the

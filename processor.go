@@ -459,6 +459,9 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		}
 		held = p.scoreClosed(ctx, td, run, counts, &b.scratch, held)
 	}
+	if len(runs) > 0 {
+		p.holder.keepScored(td, runs, held)
+	}
 	if len(held) > 0 || len(b.complete) > 0 {
 		p.holder.take(held, td, b.complete)
 	}

@@ -124,6 +124,9 @@ func (p *tcaProcessor) score(ctx context.Context, rs ptrace.ResourceSpans, ss pt
 		if len(traj.Calls) > 0 {
 			counts.noRule++
 			p.logNoRule(span, len(traj.Calls))
+			if p.tap != nil {
+				p.tapUnselected(span.TraceID(), agent, traj)
+			}
 		}
 		return nil
 	}
@@ -141,6 +144,16 @@ func (p *tcaProcessor) logNoRule(span ptrace.Span, calls int) {
 	if ce := p.logger.Check(zap.DebugLevel, "agent run not scored: no rule selects it"); ce != nil {
 		ce.Write(zap.Stringer("trace_id", span.TraceID()), zap.Stringer("span_id", span.SpanID()), zap.String("span_name", span.Name()), zap.Int("tool_calls", calls))
 	}
+}
+
+// tapUnselected shows the tap (toolscore -calls) a run no rule selected,
+// with its calls as every witness recorded them.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
+func (p *tcaProcessor) tapUnselected(trace pcommon.TraceID, agent pcommon.SpanID, traj *trajectory.Trajectory) {
+	calls := trajectory.ScoringCalls(traj, agent, &trajectory.ScoringOptions{Decode: p.decodeOpts})
+	p.tap(calltap.Run{Trace: trace, Agent: agent, Recorded: traj.Calls, Scored: calls, Unselected: true})
 }
 
 // scoreSelected is score for a run the selected rules apply to.

@@ -65,8 +65,23 @@ func TestQuickStart(t *testing.T) {
 		require.True(t, time.Now().Before(deadline), "no scored agent span in the debug exporter's output:\n%s", log)
 		time.Sleep(200 * time.Millisecond)
 	}
+	// The capture sent again, as a user re-sending a file or an
+	// at-least-once upstream does: the copy of the agent span carries the
+	// same annotations, and the run is counted once.
+	for _, r := range readRequests(t, "../testdata/demo/traces/adk-go-mock.otlp.jsonl") {
+		c.sendHTTP(t, r.td)
+	}
+	for {
+		log, err := os.ReadFile(c.log)
+		require.NoError(t, err)
+		if strings.Count(string(log), "tool_call_accuracy.weather.outcome: Str(pass)") == 2 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the agent span sent again is not annotated:\n%s", log)
+		time.Sleep(200 * time.Millisecond)
+	}
 	samples, _ := c.scrape(t)
 	got, ok := value(samples, ourPrefix+"evaluations", map[string]string{"processor": processor, "rule": "weather", "outcome": "pass"})
 	assert.True(t, ok, "the metrics are not served where README says")
-	assert.Equal(t, 1.0, got)
+	assert.Equal(t, 1.0, got, "a run sent twice is counted once")
 }

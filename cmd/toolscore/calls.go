@@ -221,8 +221,12 @@ func hexInto(dst []byte, s string) error {
 // writeCalls prints each run's calls (the table's -calls section).
 func (rep *Report) writeCalls(w io.Writer) {
 	fmt.Fprintln(w, "\nCalls of each run:")
-	for _, run := range rep.Runs {
-		fmt.Fprintf(w, "  %s / %s (trace %s):\n", orDash(run.Service), run.AgentSpan, run.TraceID)
+	for i, run := range append(rep.Runs[:len(rep.Runs):len(rep.Runs)], rep.UnselectedRuns...) {
+		why := ""
+		if i >= len(rep.Runs) {
+			why = " not scored: no rule selects it"
+		}
+		fmt.Fprintf(w, "  %s / %s (trace %s):%s\n", orDash(run.Service), run.AgentSpan, run.TraceID, why)
 		if len(run.Calls) == 0 {
 			fmt.Fprintln(w, "    (no tool spans)")
 		}

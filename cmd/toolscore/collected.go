@@ -34,7 +34,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkFormat(*format); err != nil {
 		return 0, err
 	}
-	var rules []string
+	var rules, monitoring []string
 	skipTools := extract.DefaultSkipTools()
 	if len(configFiles) > 0 {
 		_, cfg, err := loadProcessorConfig(configFiles, *id)
@@ -45,6 +45,7 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 			rules = append(rules, r.Name)
 		}
 		skipTools = cfg.SkipTools
+		monitoring = monitoringOnly(cfg.Rules)
 	}
 	var docs []otlpjson.Doc
 	if *waitSpans > 0 {
@@ -56,6 +57,9 @@ func runReport(args []string, stdout, stderr io.Writer) (int, error) {
 		return 0, err
 	}
 	rep := buildReport(mergeDocs(docs), rules, skipTools)
+	if monitoring != nil {
+		rep.MonitoringOnly = monitoring
+	}
 	rep.setGate(*gate)
 	if err := rep.write(stdout, *format, *calls); err != nil {
 		return 0, err

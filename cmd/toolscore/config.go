@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -43,7 +44,7 @@ func loadProcessorConfig(files []string, id string) (component.ID, *toolcallaccu
 	// A report lists every run's calls unless the file says otherwise.
 	cfg.Output.ToolCalls = toolcallaccuracyprocessor.ToolCallsAlways
 	if err := section.Unmarshal(cfg); err != nil {
-		return component.ID{}, nil, fmt.Errorf("%s: %s: %w", file, where, err)
+		return component.ID{}, nil, locateDecodeError(files, where, err)
 	}
 	if err := confmap.Validate(cfg); err != nil {
 		return component.ID{}, nil, fmt.Errorf("%s: %s: invalid configuration:\n  %s", file, where,
@@ -190,6 +191,9 @@ func resolveConfFiles(files []string) (*confmap.Conf, error) {
 		return nil, err
 	}
 	conf, err := r.Resolve(context.Background())
+	if located := (*locatedError)(nil); errors.As(err, &located) {
+		return nil, located
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", strings.Join(files, " + "), err)
 	}
@@ -208,6 +212,9 @@ func (fileProvider) Retrieve(_ context.Context, uri string, _ confmap.WatcherFun
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkYAML(path, data); err != nil {
 		return nil, err
 	}
 	return confmap.NewRetrievedFromYAML(data)

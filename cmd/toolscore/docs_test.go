@@ -50,3 +50,22 @@ func TestREADMEFlags(t *testing.T) {
 	}
 	assert.Greater(t, n, 10)
 }
+
+// TestREADMECallsExample: README's -calls example is what toolscore prints
+// for the capture it names, line for line (it lacked the "seen by …" suffix
+// every call has).
+func TestREADMECallsExample(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	text := string(data)
+	i := strings.Index(text, "\nCalls of each run:\n")
+	require.GreaterOrEqual(t, i, 0, "README.md has no -calls example")
+	example := text[i+1:]
+	example = example[:strings.Index(example, "```")]
+	_, out, _ := toolscore(t, "score", "-calls", "-no-judges", "-config", demoConfig, demoTrace("langchain-openinference-mock"))
+	lines := strings.Split(strings.TrimSpace(example), "\n")
+	require.Len(t, lines, 4)
+	for _, line := range lines {
+		assert.Contains(t, out, line+"\n", "README's -calls example line is not what toolscore prints")
+	}
+}

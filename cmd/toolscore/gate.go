@@ -192,10 +192,7 @@ func (rep *Report) writeSummary(w io.Writer) error {
 			fmt.Fprintf(tw, "\t%d not evaluated", t.NotEvaluated)
 		}
 		fmt.Fprintf(tw, "\tmean score %s", formatScore(t.MeanScore))
-		if !rep.Gate.gates(name) {
-			fmt.Fprint(tw, "\t(does not gate: -primary-only)")
-		}
-		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, rep.summaryMark(name))
 	}
 	for _, r := range rep.Rules {
 		line(r.Rule, r.Tally)

@@ -35,6 +35,12 @@ type Report struct {
 	// of them (every result not_evaluated): a rule's name for its primary
 	// scorer, rule/label for a further one.
 	NotEvaluated []string `json:"not_evaluated"`
+	// MonitoringOnly lists the scorers that pass every run (their rule's
+	// threshold is 0): marked in the table and summary (marks.go).
+	MonitoringOnly []string `json:"monitoring_only"`
+	// UnselectedRuns are the runs with tool calls that no rule selected,
+	// with their calls (score only).
+	UnselectedRuns []Run `json:"unselected_runs,omitempty"`
 	// Gate says what fails the gate (the exit code and Summary.OK).
 	Gate    Gate    `json:"gate"`
 	Summary Summary `json:"summary"`
@@ -136,7 +142,7 @@ type Summary struct {
 // when known, lists the configured rule names (to find rules that scored no
 // run); skipTools are the tool names that are not calls (skip_tools).
 func buildReport(td ptrace.Traces, rules, skipTools []string) *Report {
-	rep := &Report{Runs: []Run{}, UnmatchedRules: []string{}}
+	rep := &Report{Runs: []Run{}, UnmatchedRules: []string{}, MonitoringOnly: []string{}}
 	rep.Summary.Spans = td.SpanCount()
 	for _, rs := range td.ResourceSpans().All() {
 		service := strAttr(rs.Resource().Attributes(), "service.name")
@@ -150,12 +156,17 @@ func buildReport(td ptrace.Traces, rules, skipTools []string) *Report {
 		}
 	}
 	attachCalls(rep, td, skipTools)
-	slices.SortFunc(rep.Runs, func(a, b Run) int {
+	sortRuns(rep.Runs)
+	rep.summarize(rules)
+	return rep
+}
+
+// sortRuns orders runs by service, agent span, trace and span id.
+func sortRuns(runs []Run) {
+	slices.SortFunc(runs, func(a, b Run) int {
 		return cmp.Or(cmp.Compare(a.Service, b.Service), cmp.Compare(a.AgentSpan, b.AgentSpan),
 			cmp.Compare(a.TraceID, b.TraceID), cmp.Compare(a.SpanID, b.SpanID))
 	})
-	rep.summarize(rules)
-	return rep
 }
 
 func readRun(span ptrace.Span, service string) Run {
@@ -237,7 +248,7 @@ func (rep *Report) writeTable(w io.Writer) error {
 		for _, run := range rep.Runs {
 			for _, e := range run.evaluations() {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", orDash(run.Service), run.AgentSpan, e.name,
-					formatScore(e.score), resultLabel(e.outcome), list(e.missing), list(e.unexpected))
+					formatScore(e.score), rep.rowResult(e), list(e.missing), list(e.unexpected))
 			}
 		}
 		if err := tw.Flush(); err != nil {
@@ -248,6 +259,7 @@ func (rep *Report) writeTable(w io.Writer) error {
 		return err
 	}
 	rep.writeReasons(w)
+	rep.writeUnchecked(w)
 	return nil
 }
 

@@ -124,7 +124,9 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 		names = append(names, r.Name)
 	}
 	rep := buildReport(res.out, names, cfg.SkipTools)
+	rep.MonitoringOnly = monitoringOnly(cfg.Rules)
 	res.calls.attach(rep)
+	res.calls.attachUnselected(rep, res.out)
 	for i := range rep.Runs {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}

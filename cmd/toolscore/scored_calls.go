@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/calltap"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
@@ -15,6 +17,8 @@ import (
 type scoredCalls struct {
 	mu   sync.Mutex
 	runs map[spanKey][]CallDetail
+	// unselected are the calls of runs no rule selected.
+	unselected map[spanKey][]CallDetail
 }
 
 // tap records a scored run's calls.
@@ -56,9 +60,37 @@ func (s *scoredCalls) tap(run calltap.Run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.runs == nil {
-		s.runs = map[spanKey][]CallDetail{}
+		s.runs, s.unselected = map[spanKey][]CallDetail{}, map[spanKey][]CallDetail{}
+	}
+	if run.Unselected {
+		s.unselected[spanKey{run.Trace, run.Agent}] = details
+		return
 	}
 	s.runs[spanKey{run.Trace, run.Agent}] = details
+}
+
+// attachUnselected lists in rep the runs of td that no rule selected, with
+// their calls.
+func (s *scoredCalls) attachUnselected(rep *Report, td ptrace.Traces) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.unselected) == 0 {
+		return
+	}
+	for _, rs := range td.ResourceSpans().All() {
+		service := strAttr(rs.Resource().Attributes(), "service.name")
+		for _, ss := range rs.ScopeSpans().All() {
+			for _, span := range ss.Spans().All() {
+				calls, ok := s.unselected[spanKey{span.TraceID(), span.SpanID()}]
+				if !ok {
+					continue
+				}
+				rep.UnselectedRuns = append(rep.UnselectedRuns, Run{TraceID: span.TraceID().String(), SpanID: span.SpanID().String(),
+					Service: service, AgentSpan: span.Name(), AgentName: strAttr(span.Attributes(), "gen_ai.agent.name"), Calls: calls, Rules: []RuleResult{}})
+			}
+		}
+	}
+	sortRuns(rep.UnselectedRuns)
 }
 
 // attach replaces the calls of rep's runs that were scored with the calls

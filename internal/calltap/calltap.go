@@ -23,6 +23,9 @@ type Run struct {
 	Agent    pcommon.SpanID
 	Recorded []trajectory.StoredCall
 	Scored   []toolcall.Call
+	// Unselected marks a run with calls that no rule selected: Scored are
+	// its calls with every witness, as a rule reading all calls gets them.
+	Unselected bool
 }
 
 // Func receives each scored run. It is called on the goroutine that

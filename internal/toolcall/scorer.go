@@ -3,8 +3,10 @@ package toolcall
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -100,6 +102,9 @@ func New(name string, s Settings) (Scorer, error) {
 	f, ok := registry[name]
 	registryMu.RUnlock()
 	if !ok {
+		if lower := strings.ToLower(name); lower != name && slices.Contains(ScorerNames(), lower) {
+			return nil, fmt.Errorf("unknown scorer %q: scorer names are lowercase, write %q", name, lower)
+		}
 		return nil, fmt.Errorf("unknown scorer %q, expected one of %q", name, ScorerNames())
 	}
 	if !(s.Threshold >= 0 && s.Threshold <= 1) { // NaN too

@@ -1,0 +1,193 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"encoding/binary"
+	"math"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// Kept annotations are packed into one byte slice: a pdata copy of a run's
+// attributes and events costs about 40 allocations and 1.7 KiB, paid for
+// every scored run since every run's span may come again; the packed form is
+// one allocation of about the text's size (about 1 KiB in all per kept run,
+// BenchmarkScoredReplayEntry). Unpacking is paid only when a
+// span does come again.
+//
+// The format (values as pdata types them, so the copy is exact):
+//
+//	annotations := attrs:uvarint (key value)* events:uvarint event*
+//	event       := name time:uvarint dropped:uvarint attrs:uvarint (key value)*
+//	value       := type:byte payload
+//	payload     := str | int:varint | double:8 bytes | bool:byte | bytes
+//	             | n:uvarint value*  (slice) | n:uvarint (key value)*  (map)
+//	str, key    := len:uvarint bytes
+
+// packScratch holds buffers packAnnotations writes into before the packed
+// annotations are copied out at their size.
+var packScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// packAnnotations appends the tool_call_accuracy.* attributes and evaluation
+// events of span to buf.
+func packAnnotations(buf []byte, span ptrace.Span) []byte {
+	n := 0
+	for k := range span.Attributes().All() {
+		if hasAttrPrefix(k) {
+			n++
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(n))
+	for k, v := range span.Attributes().All() {
+		if hasAttrPrefix(k) {
+			buf = packValue(packString(buf, k), v)
+		}
+	}
+	n = 0
+	for _, e := range span.Events().All() {
+		if e.Name() == eventEvaluation {
+			n++
+		}
+	}
+	buf = binary.AppendUvarint(buf, uint64(n))
+	for _, e := range span.Events().All() {
+		if e.Name() != eventEvaluation {
+			continue
+		}
+		buf = packString(buf, e.Name())
+		buf = binary.AppendUvarint(buf, uint64(e.Timestamp()))
+		buf = binary.AppendUvarint(buf, uint64(e.DroppedAttributesCount()))
+		buf = packMap(buf, e.Attributes())
+	}
+	return buf
+}
+
+func hasAttrPrefix(k string) bool {
+	return len(k) > len(attrPrefix) && k[:len(attrPrefix)] == attrPrefix
+}
+
+func packString(buf []byte, s string) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
+
+func packMap(buf []byte, m pcommon.Map) []byte {
+	buf = binary.AppendUvarint(buf, uint64(m.Len()))
+	for k, v := range m.All() {
+		buf = packValue(packString(buf, k), v)
+	}
+	return buf
+}
+
+func packValue(buf []byte, v pcommon.Value) []byte {
+	buf = append(buf, byte(v.Type()))
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		buf = packString(buf, v.Str())
+	case pcommon.ValueTypeInt:
+		buf = binary.AppendVarint(buf, v.Int())
+	case pcommon.ValueTypeDouble:
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Double()))
+	case pcommon.ValueTypeBool:
+		b := byte(0)
+		if v.Bool() {
+			b = 1
+		}
+		buf = append(buf, b)
+	case pcommon.ValueTypeBytes:
+		buf = packString(buf, string(v.Bytes().AsRaw()))
+	case pcommon.ValueTypeSlice:
+		s := v.Slice()
+		buf = binary.AppendUvarint(buf, uint64(s.Len()))
+		for _, e := range s.All() {
+			buf = packValue(buf, e)
+		}
+	case pcommon.ValueTypeMap:
+		buf = packMap(buf, v.Map())
+	}
+	return buf
+}
+
+// unpacker reads what packAnnotations wrote. The input is the processor's
+// own, so a malformed one is a bug: it panics rather than guess.
+type unpacker struct{ b []byte }
+
+func (u *unpacker) uvarint() uint64 {
+	v, n := binary.Uvarint(u.b)
+	if n <= 0 {
+		panic("tool_call_accuracy: malformed packed annotations")
+	}
+	u.b = u.b[n:]
+	return v
+}
+
+func (u *unpacker) str() string {
+	n := u.uvarint()
+	s := string(u.b[:n])
+	u.b = u.b[n:]
+	return s
+}
+
+// unpackTo writes packed annotations onto span.
+func unpackTo(packed []byte, span ptrace.Span) {
+	u := &unpacker{b: packed}
+	attrs := span.Attributes()
+	n := int(u.uvarint())
+	attrs.EnsureCapacity(attrs.Len() + n)
+	for range n {
+		k := u.str()
+		u.value(attrs.PutEmpty(k))
+	}
+	n = int(u.uvarint())
+	events := span.Events()
+	events.EnsureCapacity(events.Len() + n)
+	for range n {
+		e := events.AppendEmpty()
+		e.SetName(u.str())
+		e.SetTimestamp(pcommon.Timestamp(u.uvarint()))
+		e.SetDroppedAttributesCount(uint32(u.uvarint()))
+		u.mapInto(e.Attributes())
+	}
+}
+
+func (u *unpacker) mapInto(m pcommon.Map) {
+	n := int(u.uvarint())
+	m.EnsureCapacity(n)
+	for range n {
+		k := u.str()
+		u.value(m.PutEmpty(k))
+	}
+}
+
+func (u *unpacker) value(v pcommon.Value) {
+	t := pcommon.ValueType(u.b[0])
+	u.b = u.b[1:]
+	switch t {
+	case pcommon.ValueTypeStr:
+		v.SetStr(u.str())
+	case pcommon.ValueTypeInt:
+		i, n := binary.Varint(u.b)
+		if n <= 0 {
+			panic("tool_call_accuracy: malformed packed annotations")
+		}
+		u.b = u.b[n:]
+		v.SetInt(i)
+	case pcommon.ValueTypeDouble:
+		v.SetDouble(math.Float64frombits(binary.LittleEndian.Uint64(u.b)))
+		u.b = u.b[8:]
+	case pcommon.ValueTypeBool:
+		v.SetBool(u.b[0] == 1)
+		u.b = u.b[1:]
+	case pcommon.ValueTypeBytes:
+		v.SetEmptyBytes().FromRaw([]byte(u.str()))
+	case pcommon.ValueTypeSlice:
+		s := v.SetEmptySlice()
+		n := int(u.uvarint())
+		s.EnsureCapacity(n)
+		for range n {
+			u.value(s.AppendEmpty())
+		}
+	case pcommon.ValueTypeMap:
+		u.mapInto(v.SetEmptyMap())
+	}
+}

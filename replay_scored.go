@@ -1,0 +1,62 @@
+package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
+
+import (
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+// The annotations of runs scored in their batch. A span that comes again
+// (a capture sent twice, an at-least-once upstream retrying a batch the
+// collector accepted) is seen by the store (trajectory.SeenClosed) and not
+// scored again; it gets the annotations its run got the first time from
+// these, so it carries the same tool_call_accuracy.* attributes and
+// evaluation events and the evaluations connector writes its record.
+//
+// They are kept apart from holder.replays (held runs once sent, batches
+// refused downstream), in a cache of their own with the same bounds
+// (max_open_trajectories entries, each for at most max_age), so that a
+// steady stream of scored runs never evicts a held run's annotations, which
+// a retry is certain to need. An entry costs its packed attributes and
+// events (annotations_packed.go): about 1 KiB for the quick start's rule on a
+// passing run (BenchmarkScoredReplayEntry), so the cache holds at most about
+// 10 MiB at the default limit, and scoring a run costs 2 more allocations.
+
+// keepScored keeps the annotations of the runs of td scored in this batch,
+// before take moves the held ones out. Runs set aside (held, replays,
+// copies) and runs with deferred scorers (in held; send keeps theirs once
+// complete) are skipped.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
+func (h *holder) keepScored(td ptrace.Traces, runs []closedRun, held []heldRun) {
+	var room [8]replayEntry // a batch's few runs, without an allocation
+	kept := room[:0]
+	for i := range runs {
+		run := &runs[i]
+		if run.replay != nil || run.copyOfHeld || run.hold || isHeld(held, run.ref) {
+			continue
+		}
+		_, _, span := run.ref.in(td)
+		if a := copyAnnotations(span); a != nil {
+			kept = append(kept, replayEntry{key: runKey{span.TraceID(), span.SpanID()}, a: a})
+		}
+	}
+	if len(kept) == 0 {
+		return
+	}
+	now := h.now().UnixNano()
+	h.mu.Lock()
+	for _, e := range kept {
+		h.scored.put(e.key, e.a, now)
+	}
+	h.mu.Unlock()
+}
+
+// isHeld reports whether the span at ref is one of held.
+func isHeld(held []heldRun, ref spanRef) bool {
+	for i := range held {
+		if held[i].ref == ref {
+			return true
+		}
+	}
+	return false
+}
