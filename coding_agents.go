@@ -39,16 +39,20 @@ func (p *tcaProcessor) addUnexecuted(b *batch, ref spanRef, span ptrace.Span) {
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
-func addKeyed(b *batch) {
-	e := &b.entries[len(b.entries)-1]
+func addKeyed(b *batch, span ptrace.Span) {
 	res := &b.classified
+	key := extract.RunKey(span, res)
+	if key == "" {
+		return
+	}
+	e := &b.entries[len(b.entries)-1]
 	b.keyed.add(e.trace)
 	switch {
 	case res.Kind == extract.KindTool:
-		e.parent = trajectory.RunKeySpan(res.Call.RunKey)
+		e.parent = trajectory.RunKeySpan(key)
 	case res.Kind == extract.KindAgent:
 		link := *e
-		link.kind, link.span, link.parent = extract.KindOther, trajectory.RunKeySpan(res.RunKey), e.span
+		link.kind, link.span, link.parent = extract.KindOther, trajectory.RunKeySpan(key), e.span
 		link.context, link.turn, link.modelStart, link.localRoot = 0, 0, 0, false
 		b.entries = append(b.entries, link)
 	}

@@ -620,8 +620,8 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 	if res.Scheduled {
 		p.addUnexecuted(b, ref, span)
 	}
-	if res.RunKey != "" || res.Call.RunKey != "" {
-		addKeyed(b)
+	if res.Convention == extract.ConventionCodex && res.Kind != extract.KindOther {
+		addKeyed(b, span)
 	}
 }
 

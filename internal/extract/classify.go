@@ -36,9 +36,6 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 		return f.codexTool(span)
 	}
 	if c, ok := f.agentConvention(span, scope, op); ok {
-		if c == ConventionCodex {
-			return Result{Kind: KindAgent, Convention: c, RunKey: codexTurn(span.Attributes())}
-		}
 		return Result{Kind: KindAgent, Convention: c}
 	}
 	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step",

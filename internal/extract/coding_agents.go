@@ -40,6 +40,9 @@ func isClaudeCodeRecord(spanType string) bool {
 // error.type say whether the tool failed; complete reads them) or
 // claude_code.tool.blocked_on_user (decision reject: the call was refused,
 // by the user or by the configured permissions).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
 func (f *fields) claudeCodeRecord(span ptrace.Span) Result {
 	c := SpanCall{ID: f.str(fToolCallID), Convention: ConventionClaudeCode}
 	if f.str(fSpanType) == "tool.blocked_on_user" && isRefusal(attrText(span.Attributes(), "decision")) {
@@ -100,6 +103,9 @@ func claudeCodeArguments(attrs pcommon.Map, c *SpanCall) {
 // error's errorType, and a shell command's exit code in data.exitCode /
 // data.isError (Gemini CLI reports a command that exits non-zero as a
 // success).
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
 func (f *fields) geminiTool(span ptrace.Span) Result {
 	c := SpanCall{Name: f.str(fToolName), ID: attrText(span.Attributes(), "gen_ai.tool.call_id"), Convention: ConventionGeminiCLI}
 	if c.ID == "" {
@@ -212,16 +218,27 @@ func UnexecutedCallSpanID(schedule pcommon.SpanID, i int) pcommon.SpanID {
 // tool; tool_name and call_id say which call it ran. Codex records no
 // arguments and no outcome on it (aborted=true is the one failure it
 // shows): those are in the codex.tool_result log record.
+// Out of line for the stack budget (docs/architecture.md, "A batch").
+//
+//go:noinline
 func (f *fields) codexTool(span ptrace.Span) Result {
 	attrs := span.Attributes()
-	c := SpanCall{Name: attrText(attrs, "tool_name"), ID: attrText(attrs, "call_id"), Convention: ConventionCodex, RunKey: codexTurn(attrs)}
+	c := SpanCall{Name: attrText(attrs, "tool_name"), ID: attrText(attrs, "call_id"), Convention: ConventionCodex}
 	return Result{Kind: KindTool, Convention: ConventionCodex, Call: c}
 }
 
-// codexTurn is the turn a Codex span belongs to: turn.id (turn_id on
-// some spans), "" when it names none. The turn (session_task.turn) and its
+// RunKey returns the key a tool or agent span of res names its run by,
+// "" when it reaches its run through its parents: a Codex span's turn,
+// turn.id (turn_id on some spans). The turn (session_task.turn) and its
 // tool dispatch spans carry it, so a call reaches its turn by it without
-// the dozen tracing spans between them (Result.RunKey).
+// the dozen tracing spans between them.
+func RunKey(span ptrace.Span, res *Result) string {
+	if res.Convention != ConventionCodex || res.Kind == KindOther {
+		return ""
+	}
+	return codexTurn(span.Attributes())
+}
+
 func codexTurn(attrs pcommon.Map) string {
 	if t := attrText(attrs, "turn.id"); t != "" {
 		return "codex.turn:" + t

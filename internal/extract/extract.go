@@ -180,10 +180,6 @@ type SpanCall struct {
 	Convention Convention
 	// Start and End are the span's timestamps (Unix nanoseconds).
 	Start, End uint64
-	// RunKey names the call's run by a key its agent span carries too
-	// (Codex: turn.id), so that the call reaches its run without the spans
-	// between them; "" for calls that reach it through their parents.
-	RunKey string
 }
 
 // CallEnd says why a call did not succeed when that is more than a
@@ -216,19 +212,16 @@ type Result struct {
 	// ModelStep marks Mastra's agent_step span (KindOther), which records
 	// the tool calls of its step that its chat child leaves out.
 	ModelStep bool
-	// Call is the tool call, for KindTool.
-	Call SpanCall
 	// Record marks a KindTool span that is another record of its parent
 	// tool span's call (Claude Code's tool.execution and
 	// tool.blocked_on_user): its Call has no name of its own and is merged
 	// into the parent's.
 	Record bool
-	// RunKey is, for an agent span, the key its calls name their run by
-	// (SpanCall.RunKey), "" when they do not.
-	RunKey string
 	// Scheduled marks a span whose output lists calls that never ran
 	// (Gemini CLI's schedule_tool_calls): [UnexecutedCalls] reads them.
 	Scheduled bool
+	// Call is the tool call, for KindTool.
+	Call SpanCall
 }
 
 // Options tune extraction.
