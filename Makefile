@@ -144,6 +144,7 @@ bench-instructions: $(BENCH_COLLECTOR) $(TOOLSCORE)
 	TOOLSCORE=$(TOOLSCORE) tools/bench/instructions.sh
 
 $(BENCH_COLLECTOR): tools/bench/builder-config.yaml $(PROCESSOR_SRC) | $(OCB)
+	mkdir -p $(dir $@)
 	cd tools/bench && $(OCB) --config=builder-config.yaml
 
 # bin/ocb-vX.Y.Z: ocb of that release.

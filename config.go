@@ -105,6 +105,11 @@ type LimitsConfig struct {
 	// text over it is not kept, and the run's explanation says so.
 	// Default 16 KiB.
 	MaxContextBytes int `mapstructure:"max_context_bytes"`
+	// MaxPendingRecords bounds the log records (in a logs pipeline naming
+	// the processor) held waiting for the span they witness; past it the
+	// oldest are dropped (and counted). 0 keeps none waiting. Default
+	// 10000.
+	MaxPendingRecords int `mapstructure:"max_pending_records"`
 
 	_ struct{}
 }
@@ -465,6 +470,9 @@ func (cfg *Config) Validate() error {
 	}
 	if l.MaxTrackedTraces <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_tracked_traces: %d must be positive", l.MaxTrackedTraces))
+	}
+	if l.MaxPendingRecords < 0 {
+		errs = append(errs, fmt.Errorf("limits.max_pending_records: %d must not be negative", l.MaxPendingRecords))
 	}
 	if l.MaxContextBytes <= 0 {
 		errs = append(errs, fmt.Errorf("limits.max_context_bytes: %d must be positive", l.MaxContextBytes))

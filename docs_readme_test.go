@@ -422,7 +422,7 @@ func TestPerformanceDocCommands(t *testing.T) {
 func benchmarkFuncs(t *testing.T) []string {
 	decl := regexp.MustCompile(`(?m)^func Benchmark([A-Za-z0-9_]+)\(`)
 	var out []string
-	for _, dir := range []string{".", "cmd/toolscore", "scoring"} {
+	for _, dir := range []string{".", "cmd/toolscore", "scoring", "internal/extract", "internal/trajectory"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 		require.NoError(t, err)
 		for _, f := range files {

@@ -22,12 +22,16 @@ func NewFactory() processor.Factory { return newFactory() }
 // newFactory builds the factory; tests pass options that inject a clock and
 // a tick, or capture the processor.
 func newFactory(opts ...processorOption) processor.Factory {
+	shared := &sharedInstances{}
 	return processor.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
 		processor.WithTraces(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces) (processor.Traces, error) {
-			return createTraces(ctx, set, cfg, next, opts...)
+			return createTraces(ctx, set, cfg, next, shared, opts...)
 		}, metadata.TracesStability),
+		processor.WithLogs(func(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+			return createLogs(ctx, set, cfg, next, shared, opts...)
+		}, metadata.LogsStability),
 	)
 }
 
@@ -47,6 +51,7 @@ func createDefaultConfig() component.Config {
 			MaxSpansPerTrace:      10_000,
 			MaxArgumentBytes:      extract.DefaultMaxArgumentBytes,
 			MaxContextBytes:       16 << 10,
+			MaxPendingRecords:     10_000,
 		},
 		Output: OutputConfig{
 			Attributes:           true,
@@ -57,14 +62,30 @@ func createDefaultConfig() component.Config {
 	}
 }
 
-func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces, opts ...processorOption) (processor.Traces, error) {
-	p, err := newProcessor(set, cfg.(*Config), next, opts...)
+func createTraces(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Traces, shared *sharedInstances, opts ...processorOption) (processor.Traces, error) {
+	sp, err := shared.forTraces(set, cfg.(*Config), next, opts)
 	if err != nil {
 		return nil, err
 	}
+	p := sp.p
 	return processorhelper.NewTraces(ctx, set, cfg, downstream{Traces: next, h: p.holder}, p.processTraces,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
-		processorhelper.WithStart(p.start),
-		processorhelper.WithShutdown(p.shutdown),
+		processorhelper.WithStart(sp.start),
+		processorhelper.WithShutdown(sp.shutdown(shared)),
+	)
+}
+
+// createLogs makes the logs side of the processor: records pass through
+// unchanged, and what they witness joins the runs of the traces pipeline
+// that names the same ID (see shared_instances.go).
+func createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs, shared *sharedInstances, opts ...processorOption) (processor.Logs, error) {
+	sp, err := shared.forLogs(set, cfg.(*Config), opts)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewLogs(ctx, set, cfg, next, sp.p.processLogs,
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		processorhelper.WithStart(sp.start),
+		processorhelper.WithShutdown(sp.shutdown(shared)),
 	)
 }

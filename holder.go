@@ -410,13 +410,18 @@ func (h *holder) keep(td ptrace.Traces) {
 			}
 		}
 	}
+	h.putAll(h.replays, kept)
+}
+
+// putAll remembers kept annotations in c, now.
+func (h *holder) putAll(c *replayCache, kept []replayEntry) {
 	if len(kept) == 0 {
 		return
 	}
 	now := h.now().UnixNano()
 	h.mu.Lock()
 	for _, e := range kept {
-		h.replays.put(e.key, e.a, now)
+		c.put(e.key, e.a, now)
 	}
 	h.mu.Unlock()
 }

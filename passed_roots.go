@@ -90,10 +90,7 @@ func (p *tcaProcessor) adoptPassedRoots(b *batch, runs []closedRun, now int64) [
 			continue
 		}
 		o := trajectory.AgentOptions{HoldIfMissing: true}
-		service := b.serviceOf(carrier.ref.rs)
-		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
-		_, _, span := carrier.ref.in(b.td)
-		p.habits.options(service, agentOf(span), &o)
+		p.serviceOptions(b, carrier.ref, &o)
 		traj, missing, adopted := p.store.RootPassed(e.trace, root, o, now)
 		switch {
 		case !adopted:

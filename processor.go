@@ -54,6 +54,10 @@ type tcaProcessor struct {
 	// readTurns is set when model turns are read from model-call spans:
 	// a rule takes calls from the model's requests.
 	readTurns bool
+	// servesLogs is set when a logs pipeline shares the processor (see
+	// shared_instances.go): model calls of services that send log records
+	// await them.
+	servesLogs atomic.Bool
 	// placeholderDefinitions is set when a rule reads arguments and "{}"
 	// may be a placeholder (empty_arguments: unknown): the run context of
 	// spans in a convention that writes "{}" placeholders is captured for
@@ -155,6 +159,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	p.contextAlways = readsContext(compiled, false)
 	p.placeholderDefinitions = cfg.EmptyArguments != "empty" && slices.ContainsFunc(compiled, (*rules.Rule).ReadsArguments)
 	p.store = trajectory.NewStore(p.storeLimits())
+	p.store.SetMaxPendingRecords(cfg.Limits.MaxPendingRecords)
 	if recordsRoots(cfg) {
 		p.roots = newPassedRoots()
 	}
@@ -813,10 +818,7 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 	}
 	o := trajectory.AgentOptions{Hold: p.cfg.Wait > 0, HoldIfMissing: p.cfg.WaitForMissing > 0, Start: uint64(e.start), End: uint64(e.end), Failed: e.failed}
 	if o.HoldIfMissing {
-		service := b.serviceOf(e.ref.rs)
-		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
-		_, _, span := e.ref.in(b.td)
-		p.habits.options(service, agentOf(span), &o)
+		p.serviceOptions(b, e.ref, &o)
 	}
 	traj, missing := p.store.AgentOrHold(e.trace, e.span, e.parent, o, now)
 	incomplete := missing != trajectory.MissingNone
@@ -824,6 +826,18 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 		runs = append(runs, closedRun{ref: e.ref, agent: e.span, traj: traj, hold: hold, incomplete: incomplete, heldFor: missing})
 	}
 	return runs
+}
+
+// serviceOptions marks in o what the service of the span at ref was seen
+// to record (tool spans, requests, log records) and the evidence its agent
+// (or root) was learned never to send late: what holding it waits for.
+// Called with p.mu held.
+func (p *tcaProcessor) serviceOptions(b *batch, ref spanRef, o *trajectory.AgentOptions) {
+	service := b.serviceOf(ref.rs)
+	o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
+	o.Records = p.servesLogs.Load() && p.toolServices.sendsRecords(service)
+	_, _, span := ref.in(b.td)
+	p.habits.options(service, agentOf(span), o)
 }
 
 // applyOther applies a span that is neither tool nor agent span (a model
@@ -852,10 +866,7 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 		}
 		var missing trajectory.Missing
 		o := trajectory.AgentOptions{HoldIfMissing: true}
-		service := b.serviceOf(e.ref.rs)
-		o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
-		_, _, span := e.ref.in(b.td)
-		p.habits.options(service, agentOf(span), &o)
+		p.serviceOptions(b, e.ref, &o)
 		traj, missing = p.store.RootOrHold(e.trace, e.span, e.genai, o, now)
 		if setAside = missing != trajectory.MissingNone; setAside {
 			runs = append(runs, closedRun{ref: e.ref, agent: e.span, hold: true, incomplete: true, root: true})
@@ -875,13 +886,8 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 	if e.modelStart != 0 {
 		p.store.ModelCall(e.trace, e.parent, uint64(e.modelStart))
 	}
-	if e.turn > 0 {
-		t := new(extract.ModelTurn)
-		*t = b.turns[e.turn-1]
-		p.store.Turn(e.trace, e.parent, t)
-		if len(t.Requested()) > 0 {
-			p.toolServices.saw(b.serviceOf(e.ref.rs), requests)
-		}
+	if e.turn > 0 || e.modelStart != 0 {
+		p.modelSpanTurn(b, e, now) // with the log records that witnessed it
 	}
 	if e.context > 0 && e.modelStart != 0 {
 		p.store.AttachContext(e.trace, e.parent, &b.contexts[e.context-1], false, now)
@@ -896,6 +902,7 @@ func (p *tcaProcessor) applyOther(b *batch, e *entry, runs []closedRun, now int6
 //go:noinline
 func (p *tcaProcessor) takeStats(counts *batchCounts) {
 	counts.store = p.store.TakeStats()
+	p.tel.recordRecords(context.Background(), p.store.TakeRecordStats())
 	p.publishSizes()
 }
 

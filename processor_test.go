@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
-	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
@@ -489,15 +487,7 @@ func TestGoldenTraces(t *testing.T) {
 				}
 			}
 			goldenPath := filepath.Join("testdata", "golden", strings.TrimSuffix(strings.TrimSuffix(filepath.Base(tt.file), ".json"), ".otlp.jsonl")+".yaml")
-			out = regroup(out)
-			if *updateGolden {
-				require.NoError(t, golden.WriteTraces(t, goldenPath, out))
-				return
-			}
-			expected, err := golden.ReadTraces(goldenPath)
-			require.NoError(t, err)
-			require.NoError(t, ptracetest.CompareTraces(expected, out,
-				ptracetest.IgnoreResourceSpansOrder(), ptracetest.IgnoreScopeSpansOrder(), ptracetest.IgnoreSpansOrder()))
+			assertGoldenTraces(t, goldenPath, out)
 		})
 	}
 }

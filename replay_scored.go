@@ -40,15 +40,7 @@ func (h *holder) keepScored(td ptrace.Traces, runs []closedRun, held []heldRun) 
 			kept = append(kept, replayEntry{key: runKey{span.TraceID(), span.SpanID()}, a: a})
 		}
 	}
-	if len(kept) == 0 {
-		return
-	}
-	now := h.now().UnixNano()
-	h.mu.Lock()
-	for _, e := range kept {
-		h.scored.put(e.key, e.a, now)
-	}
-	h.mu.Unlock()
+	h.putAll(h.scored, kept)
 }
 
 // isHeld reports whether the span at ref is one of held.

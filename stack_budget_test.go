@@ -19,7 +19,6 @@ import (
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/loadgen"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/metadata"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
 // The OTLP/gRPC receiver consumes each request on a goroutine of its own,
@@ -117,14 +116,7 @@ func stackBudgetConfig(t *testing.T, path string) *Config {
 // and the ordinary span of its mix.
 func demoTraffic(t *testing.T) ([]*loadgen.Template, []loadgen.SpanGroup) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "demo", "traces", "*.otlp.jsonl"))
-	require.NoError(t, err)
-	docs, err := otlpjson.ReadFiles(files...)
-	require.NoError(t, err)
-	groups := []loadgen.SpanGroup{loadgen.OrdinaryGroup()}
-	templates, err := loadgen.ReadTemplates(docs, &groups)
-	require.NoError(t, err)
-	return templates, groups
+	return demoTemplates(t, loadgen.ShapeFull)
 }
 
 // sendAtReceiverDepth sends 2,100 requests of the benchmark's traffic with

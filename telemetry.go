@@ -111,6 +111,8 @@ type telemetry struct {
 	context [numContextIssues]measureOpts
 	// judge are the judge metrics' attribute sets, by rule and scorer.
 	judge [][]judgeOpts
+	// records are the log_records outcomes (logs.go).
+	records recordTelemetry
 
 	open, held atomic.Int64
 	// countsPool recycles batchCounts (see newCounts).
@@ -129,6 +131,7 @@ func newTelemetry(tb *metadata.TelemetryBuilder, id string, rs []*rules.Rule, ha
 		overLimit:      newMeasureOpts(proc, attribute.String("resolution", "over_limit")),
 		overSpans:      newMeasureOpts(proc, attribute.String("reason", "max_spans_per_trace")),
 		lostDownstream: newMeasureOpts(proc, attribute.String("reason", "downstream_error")),
+		records:        newRecordTelemetry(proc),
 	}
 	for _, r := range rs {
 		evals := make([][numOutcomes]measureOpts, len(r.Scorers))

@@ -29,6 +29,9 @@ const (
 	toolsByHand serviceTools = 1 << iota
 	toolSpans
 	requests
+	// recordsSent: log records of its model calls reached the processor
+	// (logs.go).
+	recordsSent
 )
 
 // saw records what a service's span showed: a tool span, a model turn
@@ -63,6 +66,10 @@ func (s toolServices) released(service string, traj *trajectory.Trajectory) {
 // awaitsTools reports whether runs of a service wait for the tool spans of
 // the calls their model requested.
 func (s toolServices) awaitsTools(service string) bool { return s[service]&toolsByHand == 0 }
+
+// sendsRecords reports whether a service's model calls are witnessed by
+// log records.
+func (s toolServices) sendsRecords(service string) bool { return s[service]&recordsSent != 0 }
 
 // recordsRequests reports whether a service's model calls record the calls
 // the model requested.

@@ -14,8 +14,8 @@ type (
 	// arguments the source did not record (scorers then judge the call by
 	// name and position).
 	Call = toolcall.Call
-	// CallStatus says whether a call succeeded: StatusUnset, StatusOK or
-	// StatusError.
+	// CallStatus says whether a call succeeded: StatusUnset, StatusOK,
+	// StatusError or StatusRefused.
 	CallStatus = toolcall.CallStatus
 )
 
@@ -24,6 +24,8 @@ const (
 	StatusUnset = toolcall.StatusUnset
 	StatusOK    = toolcall.StatusOK
 	StatusError = toolcall.StatusError
+	// StatusRefused is a call the user or a policy refused.
+	StatusRefused = toolcall.StatusRefused
 )
 
 // Expectations.

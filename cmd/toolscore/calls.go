@@ -43,6 +43,11 @@ type CallDetail struct {
 	Status     string `json:"status,omitempty"`
 	SpanID     string `json:"span_id,omitempty"`
 	Convention string `json:"convention,omitempty"`
+	// Records are the log records that witnessed the call, each as
+	// "file:line#record event (what)": what = requested, outcome, result
+	// or decision (a request's history, which repeats earlier turns, is
+	// left out).
+	Records []string `json:"records,omitempty"`
 }
 
 // attachCalls lists, on each run of rep, the tool calls recorded under its
@@ -264,6 +269,9 @@ func (c *CallDetail) witnessText() string {
 	}
 	if c.Note != "" {
 		s += "; app answered " + clipText(c.Note)
+	}
+	if len(c.Records) > 0 {
+		s += "; log records " + strings.Join(c.Records, ", ")
 	}
 	return s
 }

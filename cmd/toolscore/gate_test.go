@@ -33,8 +33,8 @@ func TestInputMistakes(t *testing.T) {
 			`testdata/input-bad-id-indented.json:12: parentSpanId "cc57aa868df81c9": want 16 hex digits`},
 		{"JSON that is not OTLP beside real files", []string{allok, "testdata/input-other-json.json"}, // was ignored
 			`testdata/input-other-json.json:1: not an OTLP ExportTraceServiceRequest: unknown top-level keys "hello" (expected "resourceSpans")`},
-		{"an OTLP logs file", []string{"testdata/input-logs.json", allok},
-			`testdata/input-logs.json:1: an OTLP logs request ("resourceLogs"), not traces`},
+		{"an OTLP logs file alone", []string{"testdata/input-logs.json"}, // logs files are read beside traces files
+			"no spans in testdata/input-logs.json"},
 		{"no spans", []string{"testdata/empty.jsonl"}, // printed a Go slice
 			"no spans in testdata/empty.jsonl"},
 		{"a judge endpoint that is not a URL", []string{"-judge-endpoint", "notaurl", allok}, // named judge.endpoint, not the flag

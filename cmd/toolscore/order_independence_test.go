@@ -42,9 +42,18 @@ func TestScoreDoesNotDependOnOrder(t *testing.T) {
 				require.Empty(t, errOut)
 				return stripSources(decodeReport(t, out))
 			}
-			want := score(file)
+			// A capture whose content is in log records has them beside it;
+			// their lines are shuffled with the spans' lines.
+			inputs := []string{file}
+			if logs := filepath.Join("../../testdata/logs/captures", filepath.Base(file)); fileExists(logs) {
+				inputs = append(inputs, logs)
+			}
+			want := score(inputs...)
 			require.NotEmpty(t, want.Runs, "the capture's runs are scored")
-			lines := readLines(t, file)
+			var lines []string
+			for _, f := range inputs {
+				lines = append(lines, readLines(t, f)...)
+			}
 			r := rand.New(rand.NewPCG(3, uint64(len(file))))
 			dir := t.TempDir()
 			for i := range ordersPerCapture {
@@ -70,6 +79,11 @@ func TestScoreDoesNotDependOnOrder(t *testing.T) {
 	t.Logf("FIGURES %d shuffled inputs of %d captures scored as recorded", runs, len(files))
 }
 
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 func readLines(t *testing.T, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
@@ -90,6 +104,9 @@ func readLines(t *testing.T, path string) []string {
 // shuffleLine shuffles the spans of each scope of one OTLP/JSON request.
 func shuffleLine(t *testing.T, line string, r *rand.Rand) string {
 	t.Helper()
+	if strings.HasPrefix(line, `{"resourceLogs"`) {
+		return line // a logs request: its lines are shuffled with the spans'
+	}
 	var u ptrace.JSONUnmarshaler
 	td, err := u.UnmarshalTraces([]byte(line))
 	require.NoError(t, err)

@@ -96,7 +96,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	// The report is read from the attributes and events the processor
 	// writes, whatever the collector's output settings.
 	cfg.Output.Attributes, cfg.Output.Events = true, true
-	docs, err := otlpjson.ReadFiles(files...)
+	docs, logs, err := otlpjson.ReadSignals(files...)
 	if err != nil {
 		return 0, err
 	}
@@ -107,7 +107,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	if *verbose {
 		logger = newStderrLogger(stderr)
 	}
-	res, err := scoreOffline(context.Background(), cid, cfg, docs, logger)
+	res, err := scoreOffline(context.Background(), cid, cfg, docs, logs, logger)
 	if err != nil {
 		return 0, err
 	}
@@ -127,6 +127,7 @@ func runScore(args []string, stdout, stderr io.Writer) (int, error) {
 	rep.MonitoringOnly = monitoringOnly(cfg.Rules)
 	res.calls.attach(rep)
 	res.calls.attachUnselected(rep, res.out)
+	attachRecords(rep, logs)
 	for i := range rep.Runs {
 		rep.Runs[i].Source = res.sources[rep.Runs[i].TraceID]
 	}
@@ -170,9 +171,12 @@ type offlineResult struct {
 // own factory, as the collector does, then shuts it down so that held runs
 // are released, and returns everything it emitted. Each trace arrives
 // whole, so nothing is waited for: wait_for_missing is off.
-func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracyprocessor.Config, docs []otlpjson.Doc, logger *zap.Logger) (*offlineResult, error) {
+func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracyprocessor.Config, docs []otlpjson.Doc, logs []otlpjson.LogDoc, logger *zap.Logger) (*offlineResult, error) {
 	whole := *cfg
 	whole.WaitForMissing = 0
+	// Every log record goes in before any span (see feedLogs): none is
+	// dropped waiting for its span.
+	whole.Limits.MaxPendingRecords = max(whole.Limits.MaxPendingRecords, otlpjson.RecordCount(logs))
 	cfg = &whole
 	docs = traceBatches(docs)
 	reader := sdkmetric.NewManualReader()
@@ -188,30 +192,29 @@ func scoreOffline(ctx context.Context, id component.ID, cfg *toolcallaccuracypro
 	calls := new(scoredCalls)
 	defer calltap.Set(id, calls.tap)()
 	sink := new(consumertest.TracesSink)
-	proc, err := toolcallaccuracyprocessor.NewFactory().CreateTraces(ctx, set, cfg, sink)
+	factory := toolcallaccuracyprocessor.NewFactory()
+	proc, err := factory.CreateTraces(ctx, set, cfg, sink)
 	if err != nil {
 		return nil, fmt.Errorf("create processor: %w", err)
 	}
 	if err := proc.Start(ctx, componenttest.NewNopHost()); err != nil {
 		return nil, fmt.Errorf("start processor: %w", err)
 	}
+	// The same processor in a logs pipeline (one instance per ID, as in a
+	// collector whose traces and logs pipelines name it).
+	logsProc, err := factory.CreateLogs(ctx, set, cfg, consumertest.NewNop())
+	if err != nil {
+		return nil, fmt.Errorf("create processor: %w", err)
+	}
+	if err := logsProc.Start(ctx, componenttest.NewNopHost()); err != nil {
+		return nil, fmt.Errorf("start processor: %w", err)
+	}
+	defer func() { _ = logsProc.Shutdown(context.Background()) }()
 	res := &offlineResult{sources: map[string]string{}, calls: calls}
 	total := otlpjson.SpanCount(docs) // before the processor takes held spans out
-	var consumeErr error
-	for _, d := range docs {
-		for _, rs := range d.Traces.ResourceSpans().All() {
-			for _, ss := range rs.ScopeSpans().All() {
-				for _, s := range ss.Spans().All() {
-					if _, ok := res.sources[s.TraceID().String()]; !ok {
-						res.sources[s.TraceID().String()] = d.Path
-					}
-				}
-			}
-		}
-		if err := proc.ConsumeTraces(ctx, d.Traces); err != nil {
-			consumeErr = fmt.Errorf("%s:%d: %w", d.Path, d.Line, err)
-			break
-		}
+	consumeErr := feedLogs(ctx, logsProc, logs)
+	if consumeErr == nil {
+		consumeErr = consumeTraces(ctx, proc, docs, res)
 	}
 	if consumeErr == nil {
 		// Held runs (wait, judges) go out on their own; Shutdown would cut

@@ -1,6 +1,9 @@
 package extract
 
 import (
+	"maps"
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
@@ -36,6 +39,14 @@ import (
 //   - The input is untrusted: a reader never panics whatever the record
 //     holds (FuzzRecordReaders feeds every registered name hostile bodies
 //     and attributes).
+//
+// Joining today: what a record says of a model call (Turn) joins that
+// call's turn by TraceID and SpanID; a turn awaits a record with
+// Turn.Response set, so a reader of a model's response sets it. Results and
+// Decisions are carried but not joined yet: records without trace context
+// are counted (log_records{outcome=no_trace_context}) until joining by
+// RunIDs is built. A Rejected decision is meant to give its call the status
+// toolcall.StatusRefused ("refused"), which must_succeed already fails.
 //
 // Readers in this package: gen_ai.client.inference.operation.details and
 // the per-message events gen_ai.system.message, gen_ai.user.message,
@@ -139,12 +150,16 @@ type TurnWitness struct {
 	InputMessage, ToolMessage bool
 	// FinishTools is set when the response's finish reason asks for tools.
 	FinishTools bool
+	// Response is set for a record of the model's response (gen_ai.choice,
+	// an inference event with output messages): a turn whose response no
+	// record gave yet awaits one.
+	Response bool
 }
 
 // IsZero reports whether the record says nothing of a model call.
 func (t *TurnWitness) IsZero() bool {
 	return t.Input == "" && t.Output == "" && len(t.Requested) == 0 && len(t.History) == 0 &&
-		len(t.Outcomes) == 0 && !t.InputMessage && !t.FinishTools
+		len(t.Outcomes) == 0 && !t.InputMessage && !t.FinishTools && !t.Response
 }
 
 // ToolResult is a tool execution a record reports.
@@ -208,13 +223,9 @@ func ReadsRecord(name string) bool {
 }
 
 // RecordNames returns the event names readers are registered for (for
-// documentation and fuzzing), in no order.
+// documentation and fuzzing), sorted.
 func RecordNames() []string {
-	out := make([]string, 0, len(recordReaders))
-	for n := range recordReaders {
-		out = append(out, n)
-	}
-	return out
+	return slices.Sorted(maps.Keys(recordReaders))
 }
 
 // ReadRecord reads r with the reader registered for its name, into w

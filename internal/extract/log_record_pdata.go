@@ -17,9 +17,7 @@ func LogRecordOf(lr plog.LogRecord, resource pcommon.Map, r *Record) bool {
 		// Codex's Rust appender writes its source location as EventName
 		// ("event otel/src/events/session_telemetry.rs:737") and the
 		// event's name in event.name.
-		if v, ok := lr.Attributes().Get("event.name"); ok && v.Type() == pcommon.ValueTypeStr {
-			name = v.Str()
-		}
+		name = eventNameAttribute(lr.Attributes())
 	}
 	if name == "" || !ReadsRecord(name) {
 		return false
@@ -42,4 +40,16 @@ func SpanEventOf(ev ptrace.SpanEvent, span ptrace.Span, resource pcommon.Map, r 
 	*r = Record{Name: ev.Name(), Attributes: ev.Attributes(), Resource: resource,
 		TraceID: span.TraceID(), SpanID: span.SpanID(), Time: uint64(ev.Timestamp()), SpanEvent: true}
 	return true
+}
+
+// eventNameAttribute returns the event.name attribute's string, "" when
+// none. Keys are compared by length first: an application's record with a
+// few attributes costs a few comparisons of lengths.
+func eventNameAttribute(attrs pcommon.Map) string {
+	for k, v := range attrs.All() {
+		if len(k) == len("event.name") && k == "event.name" && v.Type() == pcommon.ValueTypeStr {
+			return v.Str()
+		}
+	}
+	return ""
 }

@@ -77,6 +77,7 @@ func readInferenceDetails(r *Record, w *Witness) bool {
 	w.System = fieldText(r, "gen_ai.system_instructions")
 	w.Definitions = fieldText(r, "gen_ai.tool.definitions")
 	w.Request, w.Response = w.Turn.Input, w.Turn.Output
+	w.Turn.Response = w.Turn.Output != ""
 	return w.Turn.Input != "" || w.Turn.Output != "" || w.Turn.FinishTools || w.Definitions != "" || w.System != ""
 }
 
@@ -144,7 +145,8 @@ func readChoice(r *Record, w *Witness) bool {
 	}
 	w.Turn.Requested = appendRecordCalls(w.Turn.Requested, msg)
 	w.Response = messageContent(msg)
-	return len(w.Turn.Requested) > 0 || w.Turn.FinishTools || w.Response != ""
+	w.Turn.Response = true
+	return true
 }
 
 // maxRecordCalls bounds the calls read from one message, so that a

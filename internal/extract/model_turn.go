@@ -41,9 +41,9 @@ type ModelTurn struct {
 	requested    []RequestedCall
 	history      []RequestedCall
 	outcomes     []Outcome
-	// lastInput is the time of the latest request message a record
-	// witnessed (formRecords).
-	lastInput uint64
+	// fromRecords is set when records witnessed the turn; responded when
+	// one of them was its response.
+	fromRecords, responded bool
 }
 
 // RequestedCall is a tool call a model asked for, as a model-call span

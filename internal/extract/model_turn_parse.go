@@ -169,7 +169,7 @@ func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []Re
 			}
 			for _, p := range m.items("parts") {
 				if p.str("type") == "tool_call" {
-					out = append(out, RequestedCall{ID: p.str("id"), Name: p.str("name"), Args: p.jsonText("arguments")})
+					out = append(out, RequestedCall{ID: partCallID(p), Name: p.str("name"), Args: p.jsonText("arguments")})
 				}
 			}
 		}
@@ -265,7 +265,7 @@ func appendOutcomes(out []Outcome, form turnForm, v jnode) []Outcome {
 			for _, p := range m.items("parts") {
 				if p.str("type") == "tool_call_response" {
 					r, _ := p.get("response")
-					out = append(out, Outcome{ID: p.str("id"), Result: p.text("response"), Failed: r.failed()})
+					out = append(out, Outcome{ID: partCallID(p), Result: p.text("response"), Failed: r.failed()})
 				}
 			}
 		}
@@ -346,4 +346,16 @@ func failedText(s string) bool {
 		}
 	}
 	return false
+}
+
+// partCallID is a GenAI tool_call or tool_call_response part's call id:
+// its call_id when it has one, else its id. The OTel contrib OpenAI
+// instrumentation (JS 0.22.0) writes a Responses API call's item id as id
+// and the call id the app answers by as call_id, and only call_id on the
+// parts of the request.
+func partCallID(p jnode) string {
+	if id := p.str("call_id"); id != "" {
+		return id
+	}
+	return p.str("id")
 }

@@ -1,6 +1,10 @@
 package extract
 
-import "go.opentelemetry.io/collector/pdata/ptrace"
+import (
+	"slices"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
 
 // formRecords is a turn read from per-message events (log records or span
 // events): its requested calls, history and outcomes are read as the
@@ -20,8 +24,10 @@ func TurnFromRecords(start, end uint64) *ModelTurn {
 // event's request and response are taken as gen_ai.*.messages would be;
 // per-message events add one message each. A record of a tool message
 // that is the latest request message recorded makes the turn follow tools.
-func (t *ModelTurn) AddWitness(w *TurnWitness, at uint64) bool {
+func (t *ModelTurn) AddWitness(w *TurnWitness) bool {
 	t.finishTools = t.finishTools || w.FinishTools
+	t.fromRecords = true
+	t.responded = t.responded || w.Response
 	if w.Input != "" || w.Output != "" {
 		if t.form != formNone && t.form != formGenAI {
 			return w.FinishTools
@@ -44,12 +50,39 @@ func (t *ModelTurn) AddWitness(w *TurnWitness, at uint64) bool {
 	t.form, t.parsed = formRecords, true
 	t.requested = appendNewCalls(t.requested, w.Requested)
 	t.history = appendNewCalls(t.history, w.History)
-	t.outcomes = append(t.outcomes, w.Outcomes...)
-	if w.InputMessage && at >= t.lastInput {
-		t.lastInput = at
-		t.followsTools = w.ToolMessage
-	}
+	t.outcomes = appendNewOutcomes(t.outcomes, w.Outcomes)
+	// Per-message records of one request carry one timestamp and arrive
+	// in any order: a request with tool results is taken to end with them
+	// (a manual loop's request after its tools ran).
+	t.followsTools = t.followsTools || w.ToolMessage
 	return true
+}
+
+// FromRecords reports whether log records (or span events read as
+// records) witnessed the turn.
+func (t *ModelTurn) FromRecords() bool { return t.fromRecords }
+
+// AwaitsRecords reports a turn records witnessed whose response no record
+// gave yet, or one whose request does not answer every call (by id) the
+// turn before it (prev, nil for none) requested: records of it are still
+// on their way.
+func (t *ModelTurn) AwaitsRecords(prev *ModelTurn) bool {
+	if !t.fromRecords {
+		return false
+	}
+	if !t.responded {
+		return true
+	}
+	if prev == nil {
+		return false
+	}
+	outcomes := t.Outcomes()
+	for _, c := range prev.Requested() {
+		if c.ID != "" && !slices.ContainsFunc(outcomes, func(o Outcome) bool { return o.ID == c.ID }) {
+			return true
+		}
+	}
+	return false
 }
 
 // reparse makes the next read parse the recorded texts again.
@@ -61,16 +94,21 @@ func (t *ModelTurn) reparse() {
 // appendNewCalls appends the calls of add whose id is not in out already
 // (a record delivered twice).
 func appendNewCalls(out, add []RequestedCall) []RequestedCall {
-next:
-	for _, c := range add {
-		if c.ID != "" {
-			for _, o := range out {
-				if o.ID == c.ID {
-					continue next
-				}
-			}
+	return appendNew(out, add, func(c RequestedCall) string { return c.ID })
+}
+
+// appendNewOutcomes appends the outcomes of add whose id is not in out
+// already.
+func appendNewOutcomes(out, add []Outcome) []Outcome {
+	return appendNew(out, add, func(o Outcome) string { return o.ID })
+}
+
+// appendNew appends the items of add whose id is "" or not in out.
+func appendNew[T any](out, add []T, id func(T) string) []T {
+	for _, a := range add {
+		if k := id(a); k == "" || !slices.ContainsFunc(out, func(o T) bool { return id(o) == k }) {
+			out = append(out, a)
 		}
-		out = append(out, c)
 	}
 	return out
 }

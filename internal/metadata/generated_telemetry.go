@@ -40,6 +40,7 @@ type TelemetryBuilder struct {
 	ProcessorToolCallAccuracyJudgeTokens         metric.Int64Counter
 	ProcessorToolCallAccuracyLateSpans           metric.Int64Counter
 	ProcessorToolCallAccuracyLearnedCompletions  metric.Int64ObservableGauge
+	ProcessorToolCallAccuracyLogRecords          metric.Int64Counter
 	ProcessorToolCallAccuracyLostSpans           metric.Int64Counter
 	ProcessorToolCallAccuracyOpenTrajectories    metric.Int64ObservableGauge
 	ProcessorToolCallAccuracyRunsWithoutRule     metric.Int64Counter
@@ -202,6 +203,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_processor_tool_call_accuracy_learned_completions",
 		metric.WithDescription("Services (and agents) whose runs are no longer held for a kind of evidence, learned because such runs kept reaching wait_for_missing with nothing late arriving - answer (runs that end on a tool call), children (agent spans with nothing recorded below them) or parent (spans whose parent never comes). A late span of the service turns holding back on. [Development]"),
 		metric.WithUnit("{agent}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorToolCallAccuracyLogRecords, err = builder.meter.Int64Counter(
+		"otelcol_processor_tool_call_accuracy_log_records",
+		metric.WithDescription("Log records (in a logs pipeline naming the processor) that witnessed a model call of a run, by what became of them - joined (their model call's turn, at once or when its span arrived), late (their run had been scored), over_limit (dropped waiting for their span, limits.max_pending_records reached), max_age (dropped, their span never came within limits.max_age), no_trace_context (no trace and span id to join them by). Records that witness nothing are not counted; every record passes through unchanged. [Development]"),
+		metric.WithUnit("{record}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorToolCallAccuracyLostSpans, err = builder.meter.Int64Counter(

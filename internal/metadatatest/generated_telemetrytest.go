@@ -208,6 +208,22 @@ func AssertEqualProcessorToolCallAccuracyLearnedCompletions(t *testing.T, tt *co
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorToolCallAccuracyLogRecords(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_tool_call_accuracy_log_records",
+		Description: "Log records (in a logs pipeline naming the processor) that witnessed a model call of a run, by what became of them - joined (their model call's turn, at once or when its span arrived), late (their run had been scored), over_limit (dropped waiting for their span, limits.max_pending_records reached), max_age (dropped, their span never came within limits.max_age), no_trace_context (no trace and span id to join them by). Records that witness nothing are not counted; every record passes through unchanged. [Development]",
+		Unit:        "{record}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_tool_call_accuracy_log_records")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorToolCallAccuracyLostSpans(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_tool_call_accuracy_lost_spans",

@@ -42,6 +42,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorToolCallAccuracyJudgeRequests.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyJudgeTokens.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyLateSpans.Add(context.Background(), 1)
+	tb.ProcessorToolCallAccuracyLogRecords.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyLostSpans.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyRunsWithoutRule.Add(context.Background(), 1)
 	tb.ProcessorToolCallAccuracyScore.Record(context.Background(), 1)
@@ -80,6 +81,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyLearnedCompletions(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorToolCallAccuracyLogRecords(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorToolCallAccuracyLostSpans(t, testTel,

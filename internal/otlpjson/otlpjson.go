@@ -53,6 +53,12 @@ var ErrIncomplete = errors.New("incomplete document at end of file")
 // truncated last document (a file still being written) ends the file with
 // ErrIncomplete and the documents before it.
 func Parse(path string, data []byte, partialTail bool) ([]Doc, error) {
+	return parse(path, data, partialTail, nil)
+}
+
+// parse is Parse that, when logs is not nil, appends the logs requests it
+// finds to it instead of refusing them.
+func parse(path string, data []byte, partialTail bool, logs *[]LogDoc) ([]Doc, error) {
 	// The file exporter does not append, so a file truncated under a
 	// running collector may start with NUL bytes.
 	data = bytes.TrimLeft(data, "\x00")
@@ -77,6 +83,14 @@ func Parse(path string, data []byte, partialTail bool) ([]Doc, error) {
 		// A document that yields no spans is checked for being a traces
 		// request at all; one that does is, and is not read twice.
 		if err != nil || td.ResourceSpans().Len() == 0 {
+			if logs != nil && isLogsRequest(raw) {
+				ld, err := readLogs(path, line, raw)
+				if err != nil {
+					return nil, err
+				}
+				*logs = append(*logs, ld)
+				continue
+			}
 			if err := checkRequest(raw); err != nil {
 				return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 			}

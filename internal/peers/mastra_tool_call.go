@@ -160,7 +160,7 @@ func (m *mastraToolCall) ScoreInto(calls []toolcall.Call, _ *toolcall.RunContext
 	infos := make([]MastraToolCallInfo, 0, len(tools))
 	for i := range tools {
 		state := "result"
-		if tools[i].Status.Unsuccessful() {
+		if tools[i].Failed() {
 			state = "output-error"
 		}
 		if s, ok := tools[i].Fields["state"]; ok && s.Kind() == jsonv.KindString {

@@ -205,7 +205,7 @@ func (n *native) Name() string { return NativeName }
 // callScore scores actual call a against expected call e (which must be
 // feasible).
 func (n *native) callScore(e *compiledCall, a *Call, t *argTally) (score float64, unavailable, failed bool) {
-	if e.mustSucceed && a.Status.Unsuccessful() {
+	if e.mustSucceed && a.Failed() {
 		return 0, false, true
 	}
 	if e.spec.root == nil {
@@ -227,7 +227,7 @@ func (n *native) callScore(e *compiledCall, a *Call, t *argTally) (score float64
 // anything else, which decides nothing.
 func (e *compiledCall) literalMatch(a *Call) bool {
 	return e.spec.literal.steps != nil && a.ArgsDoc == nil && !a.ArgsUnknown &&
-		!(e.mustSucceed && a.Status.Unsuccessful()) && e.spec.passesAll(&a.Args)
+		!(e.mustSucceed && a.Failed()) && e.spec.passesAll(&a.Args)
 }
 
 // scoreScratch holds per-scoring working memory, reused through a pool so a
@@ -865,7 +865,7 @@ func (n *native) result(calls []Call, sc *scoreScratch, res *Result) {
 		p := &pairs[k]
 		k++
 		p.Expected, p.Actual, p.Score = int32(i), int32(j), scores[i*na+j]
-		p.Failed = e.mustSucceed && a.Status.Unsuccessful()
+		p.Failed = e.mustSucceed && a.Failed()
 		p.ArgumentsUnavailable = !p.Failed && e.spec.root != nil && a.ArgsUnknown
 		if from, to := mmFrom[i*na+j], mmTo[i*na+j]; to > from {
 			p.mmStart = int32(len(own))

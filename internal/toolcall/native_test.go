@@ -386,6 +386,12 @@ func TestNativePolicies(t *testing.T) {
 			},
 		},
 		{
+			name:      "a call the user or a policy refused did not succeed",
+			exp:       Expectation{Calls: []ExpectedCall{{Name: "lookup_stock", MustSucceed: true}, want("get_weather", "")}},
+			calls:     []Call{{Name: "lookup_stock", Status: StatusRefused}, call("get_weather", "")},
+			wantScore: 0.5,
+		},
+		{
 			name:      "failed call still counts without must_succeed",
 			exp:       Expectation{Calls: []ExpectedCall{{Name: "lookup_stock"}}},
 			calls:     []Call{{Name: "lookup_stock", Status: StatusError}},

@@ -42,9 +42,13 @@ const (
 	// MissingRun: a trace root waits for the runs below it, held open,
 	// to close first: what they leave is the root's.
 	MissingRun
+	// MissingRecords: a model call of a service that sends log records of
+	// its model calls has none yet, or records of the trace wait for a
+	// span not seen (see record_witnesses.go).
+	MissingRecords
 )
 
-var missingNames = [...]string{"", "any span below the agent span", "the answer to the last model turn", "an earlier model turn", "a tool span of a requested call", "the parent of a call or model turn", "a run below the root"}
+var missingNames = [...]string{"", "any span below the agent span", "the answer to the last model turn", "an earlier model turn", "a tool span of a requested call", "the parent of a call or model turn", "a run below the root", "the log records of a model call"}
 
 // String says what is missing, for explanations.
 func (m Missing) String() string { return missingNames[m] }
@@ -55,7 +59,10 @@ func (m Missing) String() string { return missingNames[m] }
 // the run is open, before its turns are taken.
 func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
 	if n != nil && n.plain {
-		return rootMissing(ts, span, n, o)
+		if m := rootMissing(ts, span, n, o); m != MissingNone {
+			return m
+		}
+		return s.recordsMissing(ts, span, o)
 	}
 	turns := openRunTurns(ts, span)
 	calls := 0
@@ -71,7 +78,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	if !o.ParentsDropped && strayInside(ts, span, n, o.Start, o.End) {
 		return MissingParent
 	}
-	return MissingNone
+	return s.recordsMissing(ts, span, o)
 }
 
 // rootMissing returns the evidence that a trace root, held or arriving

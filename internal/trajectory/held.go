@@ -132,7 +132,11 @@ func (s *Store) RootPassed(trace pcommon.TraceID, root pcommon.SpanID, o AgentOp
 		return nil, MissingNone, false
 	}
 	ts.lastTouch = now
-	if missing := rootMissing(ts, root, n, &o); missing != MissingNone {
+	missing := rootMissing(ts, root, n, &o)
+	if missing == MissingNone {
+		missing = s.recordsMissing(ts, root, &o)
+	}
+	if missing != MissingNone {
 		if n != nil {
 			s.closeGroup(ts)
 		}

@@ -452,6 +452,9 @@ type Store struct {
 	// trace of the next Tool (see ExpectCalls).
 	expect int
 	stats  Stats
+	// records are the witnesses log records and span events gave (see
+	// record_witnesses.go).
+	records recordTable
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -786,7 +789,9 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	}
 	missing := MissingNone
 	if o.HoldIfMissing {
-		missing = rootMissing(ts, span, n, &o)
+		if missing = rootMissing(ts, span, n, &o); missing == MissingNone {
+			missing = s.recordsMissing(ts, span, &o)
+		}
 	}
 	if missing == MissingNone {
 		return s.closeRoot(ts, span, n, true), MissingNone
@@ -896,6 +901,9 @@ type AgentOptions struct {
 	// Requests says the run's service records the calls its model
 	// requested: a tool span no turn requested awaits that turn.
 	Requests bool
+	// Records says the run's service sends log records of its model calls:
+	// a model call no record joined yet awaits them (MissingRecords).
+	Records bool
 	// EndsOnTools says the run's agent was learned to end runs on a tool
 	// call (MissingAnswer is not looked for); Alone that its agent spans
 	// may have nothing recorded below them (MissingChildren is not);
@@ -1365,6 +1373,7 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	s.open -= int(ts.open)
 	s.incomplete -= int(ts.incomplete)
 	s.unlink(ts)
+	s.forgetRecords(ts.id)
 	delete(s.traces, ts.id)
 	if s.last == ts {
 		s.last = nil
@@ -1415,6 +1424,7 @@ func (s *Store) Sweep(now int64) int {
 		return 0
 	}
 	cutoff := now - int64(s.limits.MaxAge)
+	s.sweepRecords(cutoff)
 	dropped := 0
 	for ts := s.oldest; ts != nil && ts.lastTouch <= cutoff; {
 		next := ts.next

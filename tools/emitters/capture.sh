@@ -43,6 +43,9 @@ captures=(
   "genkit-js-mock-toolerror-slowtool-simple|genkit-js|-|node emit.mjs simple $two throw slow"
   "mastra-two-turns-batch|mastra|-|node emit.mjs batch $two"
   "mastra-two-turns-perspan|mastra|-|node emit.mjs perspan $two"
+  "openai-sdk-otel-contrib-manual-simple|openai-sdk-otel-contrib|$hallucinated|node emit.cjs simple chat"
+  "openai-sdk-otel-contrib-manual-batch|openai-sdk-otel-contrib|$hallucinated|node emit.cjs batch chat"
+  "openai-sdk-otel-contrib-responses-simple|openai-sdk-otel-contrib|$hallucinated|node emit.cjs simple responses"
 )
 
 want=("$@")
@@ -55,5 +58,9 @@ for entry in "${captures[@]}"; do
   mock=()
   [[ "$script" != "-" ]] && mock=(--mock "$script")
   # shellcheck disable=SC2086 # cmd is split on purpose
-  (cd "$here/$dir" && node ../receiver.mjs --out "$out/$name.otlp.jsonl" "${mock[@]}" -- $cmd)
+  # Emitters whose content goes out as log records (the OTel contrib
+  # instrumentations) also write testdata/logs/captures/NAME.otlp.jsonl.
+  logs=()
+  [[ "$dir" == openai-sdk-otel-contrib ]] && logs=(--logs "$out/../../logs/captures/$name.otlp.jsonl")
+  (cd "$here/$dir" && node ../receiver.mjs --out "$out/$name.otlp.jsonl" "${logs[@]}" "${mock[@]}" -- $cmd)
 done

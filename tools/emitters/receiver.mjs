@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // OTLP/HTTP JSON trace receiver on loopback, and the mock model beside it.
 //
-//   node receiver.mjs --out FILE [--mock SCRIPT.json] [--exchanges FILE] [--port N] -- CMD ARGS...
+//   node receiver.mjs --out FILE [--logs FILE] [--mock SCRIPT.json] [--exchanges FILE] [--port N] -- CMD ARGS...
 //
 // Listens on 127.0.0.1 (port N, or any free one), runs CMD with
 //   OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:PORT  (and the traces endpoint, protocol http/json)
@@ -9,8 +9,9 @@
 // and writes each POST /v1/traces body to FILE as one line, exactly as received
 // (after gzip decoding, if the exporter compressed it), in the order the
 // requests arrived: the collector file exporter's framing, one
-// ExportTraceServiceRequest per line. Logs and metrics are acknowledged and
-// dropped. A protobuf body is refused (415) and makes the run fail. When CMD
+// ExportTraceServiceRequest per line. With --logs, each POST /v1/logs body
+// is written to that file the same way (one ExportLogsServiceRequest per
+// line); otherwise logs, and always metrics, are acknowledged and dropped. A protobuf body is refused (415) and makes the run fail. When CMD
 // exits the receiver waits a moment for late exports, then exits with CMD's
 // status. --exchanges writes the mock model's requests, one per line.
 import { createServer } from 'node:http';
@@ -28,6 +29,7 @@ function parseArgs(argv) {
     if (a === '--out') opts.out = argv[++i];
     else if (a === '--mock') opts.mock = argv[++i];
     else if (a === '--exchanges') opts.exchanges = argv[++i];
+    else if (a === '--logs') opts.logs = argv[++i];
     else if (a === '--port') opts.port = Number(argv[++i]);
     else throw new Error(`unknown argument ${a}`);
   }
@@ -40,8 +42,9 @@ function parseArgs(argv) {
 
 const opts = parseArgs(process.argv.slice(2));
 writeFileSync(opts.out, '');
+if (opts.logs) writeFileSync(opts.logs, '');
 const mock = opts.mock ? createMock(loadScript(opts.mock)) : null;
-const stats = { lines: 0, spans: [], refused: 0, dropped: { logs: 0, metrics: 0 }, unknown: [] };
+const stats = { lines: 0, spans: [], logLines: 0, records: [], refused: 0, dropped: { logs: 0, metrics: 0 }, unknown: [] };
 
 function countSpans(doc) {
   let n = 0;
@@ -64,7 +67,14 @@ const server = createServer((req, res) => {
         res.writeHead(415, { 'content-type': 'text/plain' });
         return res.end('OTLP/JSON only');
       }
-      if (path === '/v1/traces') {
+      if (path === '/v1/logs' && opts.logs) {
+        const doc = JSON.parse(body.toString('utf8'));
+        appendFileSync(opts.logs, JSON.stringify(doc) + '\n');
+        stats.logLines++;
+        let n = 0;
+        for (const rl of doc.resourceLogs ?? []) for (const sl of rl.scopeLogs ?? []) n += (sl.logRecords ?? []).length;
+        stats.records.push(n);
+      } else if (path === '/v1/traces') {
         let text = body.toString('utf8');
         const doc = JSON.parse(text);
         if (text.includes('\n')) {
@@ -97,6 +107,7 @@ server.listen(opts.port, '127.0.0.1', () => {
       ...process.env,
       OTEL_EXPORTER_OTLP_ENDPOINT: url,
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${url}/v1/traces`,
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `${url}/v1/logs`,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       RECEIVER_URL: url,
       ...(mock ? { MOCK_BASE_URL: url } : {}),
@@ -108,6 +119,7 @@ server.listen(opts.port, '127.0.0.1', () => {
       if (opts.exchanges && mock) writeFileSync(opts.exchanges, mock.log.map((e) => JSON.stringify(e)).join('\n') + '\n');
       process.stderr.write(`receiver: ${stats.lines} lines, spans per line [${stats.spans.join(', ')}]` +
         (mock ? `, ${mock.log.length} model requests` : '') +
+        (opts.logs ? `, ${stats.logLines} logs lines, records per line [${stats.records.join(', ')}]` : '') +
         `, dropped logs ${stats.dropped.logs} metrics ${stats.dropped.metrics}` +
         (stats.refused ? `, REFUSED ${stats.refused} non-JSON exports` : '') +
         (stats.unknown.length ? `, unrouted: ${stats.unknown.join('; ')}` : '') + '\n');
