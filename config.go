@@ -58,6 +58,9 @@ type Config struct {
 	// this collector; leave it off (the default) when they do, so the
 	// calls join the caller's run instead of forming one of their own.
 	LocalRoots bool `mapstructure:"local_roots"`
+	// Conversations assembles runs that span traces by
+	// gen_ai.conversation.id (conversations.go).
+	Conversations ConversationsConfig `mapstructure:"conversations"`
 	// Limits bound the memory of open trajectories.
 	Limits LimitsConfig `mapstructure:"limits"`
 	// Output says what is written on agent spans.
@@ -434,6 +437,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.WaitForMissing < 0 {
 		errs = append(errs, fmt.Errorf("wait_for_missing: %v must not be negative", cfg.WaitForMissing))
+	}
+	if err := cfg.Conversations.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if cfg.Wait < 0 {
 		errs = append(errs, fmt.Errorf("wait: %v must not be negative", cfg.Wait))

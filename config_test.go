@@ -34,6 +34,7 @@ func TestLoadConfig(t *testing.T) {
 		EmptyArguments: "empty",
 		SkipTools:      []string{"(merged tools)"},
 		LocalRoots:     true,
+		Conversations:  ConversationsConfig{MaxOpen: defaultConversationsMaxOpen, Timeout: defaultConversationsTimeout},
 		Limits:         LimitsConfig{MaxOpenTrajectories: 500, MaxHeldRuns: 300, MaxCallsPerTrajectory: 64, MaxAge: time.Minute, MaxTrackedTraces: 1000, MaxSpansPerTrace: 2000, MaxArgumentBytes: 1 << 20, MaxContextBytes: 16 << 10, MaxPendingRecords: 10_000},
 		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200, ToolCalls: ToolCallsAlways},
 		Rules: []RuleConfig{{

@@ -41,6 +41,7 @@ func createDefaultConfig() component.Config {
 		WaitForMissing: 5 * time.Second,
 		EmptyArguments: "unknown",
 		SkipTools:      extract.DefaultSkipTools(),
+		Conversations:  ConversationsConfig{MaxOpen: defaultConversationsMaxOpen, Timeout: defaultConversationsTimeout},
 		Limits: LimitsConfig{
 			MaxOpenTrajectories:   10_000,
 			MaxHeldRuns:           10_000,

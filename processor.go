@@ -86,6 +86,8 @@ type tcaProcessor struct {
 	// roots are recent trace roots that passed as ordinary spans (nil
 	// without wait_for_missing).
 	roots *passedRoots
+	// convs holds the steps of runs that span traces (nil when off).
+	convs *conversations
 	// holder owns the agent spans taken out of their batch until they are
 	// delivered or counted lost.
 	holder *holder
@@ -161,6 +163,7 @@ func newProcessor(set processor.Settings, cfg *Config, next consumer.Traces, opt
 	if recordsRoots(cfg) {
 		p.roots = newPassedRoots()
 	}
+	p.convs = newConversations(cfg.Conversations, cfg.Limits.MaxCallsPerTrajectory)
 	p.toolServices = toolServices{}
 	if !slices.ContainsFunc(judges, func(j *ruleJudge) bool { return j != nil }) {
 		p.judges = nil // no judge rule: nothing to sample
@@ -356,6 +359,9 @@ type batch struct {
 	contexts []extract.ContextPart
 	// genai is the set of traces with GenAI spans in the batch.
 	genai traceSet
+	// keyed is the set of the batch's traces whose calls reach their runs
+	// by run key (coding_agents.go).
+	keyed traceSet
 	// scratch holds the calls and evaluations of the run being scored.
 	scratch runScratch
 	// turns are the model turns the batch's model-call spans recorded,
@@ -380,6 +386,7 @@ func (b *batch) reset() {
 	b.classified, b.part = extract.Result{}, extract.ContextPart{}
 	b.entries, b.candidates, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.candidates[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
 	b.complete = b.complete[:0]
+	b.keyed.reset()
 	b.service, b.serviceRS, b.toolsSeenRS = "", 0, 0
 }
 
@@ -445,6 +452,9 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		parseTurns(b.turns)
 	}
 	runs := p.apply(b, counts)
+	if p.convs != nil {
+		runs = p.convs.assemble(td, b.entries, runs, p.now().UnixNano(), &counts.store)
+	}
 	var held []heldRun
 	for i := range runs {
 		run := &runs[i]
@@ -614,6 +624,12 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 		}
 	}
 	b.entries = append(b.entries, e)
+	if res.Scheduled {
+		p.addUnexecuted(b, ref, span)
+	}
+	if res.Convention == extract.ConventionCodex && res.Kind != extract.KindOther {
+		addKeyed(b, span)
+	}
 }
 
 // spanEntry is the entry of the span at ref with what every entry records;
@@ -679,7 +695,7 @@ func (p *tcaProcessor) addLinks(td ptrace.Traces, b *batch) {
 					next++
 					continue
 				}
-				if !b.genai.has(span.TraceID()) {
+				if !b.genai.has(span.TraceID()) || b.keyed.has(span.TraceID()) {
 					continue
 				}
 				e := spanEntry(ref, span)
@@ -708,6 +724,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 	defer p.mu.Unlock()
 	p.store.Sweep(now)
 	p.holder.sweep(now)
+	p.markKeyed(b, now)
 	if len(b.candidates) > 0 {
 		p.keepLinks(b)
 		b.order = applyOrder(b.entries, b.order, &b.ordering)
@@ -901,6 +918,9 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 	replays := p.holder.replaying()
 	for i := range b.candidates {
 		o := &b.candidates[i]
+		if p.keyedTrace(b, o.trace) {
+			continue
+		}
 		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
 		} else if replays {

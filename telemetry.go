@@ -37,12 +37,16 @@ const (
 	statusArgumentsChanged
 	statusMCPDisagreement
 	statusMCPOneSide
+	statusRefused
+	statusUnknownTool
+	statusFailed
 	numCallStatuses
 )
 
 var callStatusNames = [numCallStatuses]string{"matched", "mismatched", "missing", "unexpected", "out_of_order", "forbidden", "hallucinated",
 	"invalid_arguments", "repeated", "unrecovered_failure", "over_budget",
-	toolcall.CheckNotExecuted, toolcall.CheckNotRequested, toolcall.CheckArgumentsChanged, toolcall.CheckMCPDisagreement, toolcall.CheckMCPOneSide}
+	toolcall.CheckNotExecuted, toolcall.CheckNotRequested, toolcall.CheckArgumentsChanged, toolcall.CheckMCPDisagreement, toolcall.CheckMCPOneSide,
+	toolcall.CheckRefused, toolcall.CheckUnknownTool, toolcall.CheckFailed}
 
 // findingStatus is the tool_calls status of a check a call failed; an
 // undefined tool counts as hallucinated (from Breakdown.Hallucinated).
@@ -58,6 +62,12 @@ func findingStatus(check string) (callStatus, bool) {
 		return statusOverBudget, true
 	case toolcall.CheckNotExecuted:
 		return statusNotExecuted, true
+	case toolcall.CheckRefused:
+		return statusRefused, true
+	case toolcall.CheckUnknownTool:
+		return statusUnknownTool, true
+	case toolcall.CheckFailed:
+		return statusFailed, true
 	case toolcall.CheckNotRequested:
 		return statusNotRequested, true
 	case toolcall.CheckArgumentsChanged:

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -117,15 +118,20 @@ func TestWitnessChecksOnCaptures(t *testing.T) {
 	var b strings.Builder
 	for _, f := range files {
 		cfg := loadConfig(t, filepath.Join("testdata", "golden", "config.yaml"), "witness_checks")
-		scored := scoredSpans(newHarness(t, cfg).run(t, readTraceFile(t, f)))
-		names := make([]string, 0, len(scored))
-		for n := range scored {
-			names = append(names, n)
+		// Every run, by span name then span id: a file may have several
+		// runs whose spans share a name (gemini -p's steps).
+		runs := scoredRuns(newHarness(t, cfg).run(t, readTraceFile(t, f)))
+		sort.SliceStable(runs, func(i, j int) bool { return runs[i].Name() < runs[j].Name() })
+		var lines []string
+		for _, r := range runs {
+			explanation, _ := r.Attributes().Get("tool_call_accuracy.witnesses.explanation")
+			line := filepath.Base(f) + " / " + r.Name() + ": " + explanation.Str() + "\n"
+			if !slices.Contains(lines, line) {
+				lines = append(lines, line)
+			}
 		}
-		sort.Strings(names)
-		for _, n := range names {
-			explanation, _ := scored[n].Attributes().Get("tool_call_accuracy.witnesses.explanation")
-			b.WriteString(filepath.Base(f) + " / " + n + ": " + explanation.Str() + "\n")
+		for _, l := range lines {
+			b.WriteString(l)
 		}
 	}
 	path := filepath.Join("testdata", "golden", "witness_checks.txt")

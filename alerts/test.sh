@@ -13,8 +13,8 @@ if ! command -v "$promtool" >/dev/null; then
 	exit 1
 fi
 
-"$promtool" check rules tool-call-accuracy.rules.yaml evaluations.rules.yaml
-"$promtool" test rules tool-call-accuracy.test.yaml evaluations.test.yaml
+"$promtool" check rules tool-call-accuracy.rules.yaml evaluations.rules.yaml coding-agents.rules.yaml
+"$promtool" test rules tool-call-accuracy.test.yaml evaluations.test.yaml coding-agents.test.yaml
 
 echo "Wrong expectations must fail:"
 rc=0

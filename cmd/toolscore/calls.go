@@ -36,8 +36,11 @@ type CallDetail struct {
 	// ArgumentsState says why arguments are missing ("known" when present).
 	ArgumentsState string `json:"arguments_state"`
 	// Result is the decoded result as JSON (wrappers removed), when recorded.
-	Result     string `json:"result,omitempty"`
-	Failed     bool   `json:"failed"`
+	Result string `json:"result,omitempty"`
+	Failed bool   `json:"failed"`
+	// Status says why a call that did not succeed did not: "refused" (by
+	// the user or a policy) or "unknown_tool"; empty for other calls.
+	Status     string `json:"status,omitempty"`
 	SpanID     string `json:"span_id,omitempty"`
 	Convention string `json:"convention,omitempty"`
 	// Records are the log records that witnessed the call, each as
@@ -66,6 +69,13 @@ func attachCalls(rep *Report, td ptrace.Traces, skipTools []string) {
 				nodes[k] = spanNode{parent: span.ParentSpanID(), tool: res.Kind == extract.KindTool}
 				if res.Kind == extract.KindTool {
 					tools = append(tools, toolSpan{trace: span.TraceID(), span: span, call: res.Call})
+				}
+				if res.Scheduled {
+					// Calls that never ran have no span: each is listed
+					// with the span that scheduled them (Gemini CLI).
+					for _, c := range extract.UnexecutedCalls(span) {
+						tools = append(tools, toolSpan{trace: span.TraceID(), span: span, call: c})
+					}
 				}
 			}
 		}
@@ -227,7 +237,10 @@ func (rep *Report) writeCalls(w io.Writer) {
 		}
 		for i, c := range run.Calls {
 			status := "ok"
-			if c.Failed {
+			switch {
+			case c.Status != "":
+				status = strings.ToUpper(c.Status)
+			case c.Failed:
 				status = "FAILED"
 			}
 			args := c.Arguments

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/calltap"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // scoredCalls keeps the calls each run was scored on, as the processor's
@@ -27,6 +28,9 @@ func (s *scoredCalls) tap(run calltap.Run) {
 	for i := range run.Scored {
 		c := &run.Scored[i]
 		d := CallDetail{Tool: c.Name, ID: c.ID, Failed: c.Failed()}
+		if c.Status == toolcall.StatusRefused || c.Status == toolcall.StatusUnknownTool {
+			d.Status = c.Status.String()
+		}
 		if w := c.Witnesses.String(); w != "" {
 			d.Witnesses = strings.Split(w, "+")
 		}

@@ -28,13 +28,20 @@ func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) 
 		return f.genkitTool()
 	case span.Name() == "running tool" && f.has(fToolName):
 		return f.pydanticV2Tool()
+	case op == "tool_call":
+		return f.geminiTool(span)
+	case f.has(fSpanType) && isClaudeCodeRecord(f.str(fSpanType)):
+		return f.claudeCodeRecord(span)
+	case f.str(fCodexToolPhase) == "dispatch":
+		return f.codexTool(span)
 	case f.isGenericTool():
 		return f.genericTool()
 	}
 	if c, ok := f.agentConvention(span, scope, op); ok {
 		return Result{Kind: KindAgent, Convention: c}
 	}
-	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step", NamesTool: f.namesTool()}
+	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step",
+		NamesTool: f.namesTool(), Scheduled: op == "schedule_tool_calls"}
 }
 
 // oiKind reports whether the span's openinference.span.kind is kind, in
@@ -59,7 +66,7 @@ func (f *fields) oiKindIs(kind string) bool {
 // siblings: only call_llm starts their turn.
 func (f *fields) isModelCall(span ptrace.Span, scope pcommon.InstrumentationScope, op string) bool {
 	switch op {
-	case "chat", "text_completion", "generate_content":
+	case "chat", "text_completion", "generate_content", "llm_call":
 		return true
 	case "":
 		if span.Name() == "call_llm" && (f.has(fADKLLMRequest) || scope.Name() == "gcp.vertex.agent") {
@@ -84,7 +91,7 @@ func (f *fields) isModelCall(span ptrace.Span, scope pcommon.InstrumentationScop
 // is not a tool's).
 func isAgentOperation(op string) bool {
 	switch op {
-	case "invoke_agent", "invoke_workflow", "handle_conversation_turn":
+	case "invoke_agent", "invoke_workflow", "handle_conversation_turn", "user_prompt":
 		return true
 	}
 	return false
@@ -116,6 +123,9 @@ func (f *fields) agentConvention(span ptrace.Span, scope pcommon.Instrumentation
 	}
 	if f.str(fSpringKind) == "chat_client" {
 		return ConventionSpringAI, true
+	}
+	if span.Name() == "session_task.turn" {
+		return ConventionCodex, true // a marked span: it carries codex.turn.*
 	}
 	if f.isGenericAgent() {
 		return ConventionGeneric, true
@@ -181,6 +191,10 @@ func scopeConvention(scope pcommon.InstrumentationScope) Convention {
 		return ConventionPydanticAI
 	case strings.HasPrefix(s, "@mastra"):
 		return ConventionMastra
+	case strings.HasPrefix(s, "com.anthropic.claude_code"):
+		return ConventionClaudeCode
+	case s == "gemini-cli":
+		return ConventionGeminiCLI
 	}
 	return ConventionGenAI
 }
@@ -234,6 +248,9 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 	}
 	if conv == ConventionOpenLLMetry && (c.Name == "" || isLangChainToolClass(c.Name)) {
 		f.langChainToolName(&c)
+	}
+	if conv == ConventionClaudeCode && c.Encoding == EncodingAbsent {
+		claudeCodeArguments(span.Attributes(), &c)
 	}
 	if f.str(fMCPMethod) == "tools/call" {
 		c.MCP, c.MCPClient = true, span.Kind() == ptrace.SpanKindClient

@@ -50,6 +50,11 @@ const (
 	// ConventionGeneric is a span no convention claims whose attributes name
 	// a tool and carry its input or output (generic_tool.go).
 	ConventionGeneric
+	// The coding agents, which export their own telemetry
+	// (coding_agents.go).
+	ConventionClaudeCode
+	ConventionGeminiCLI
+	ConventionCodex
 	// NumConventions is how many conventions there are.
 	NumConventions
 )
@@ -57,6 +62,7 @@ const (
 var conventionNames = [NumConventions]string{
 	"gen_ai", "mcp", "openinference", "openllmetry", "vercel_ai", "genkit",
 	"spring_ai", "pydantic_ai", "google_adk", "strands", "mastra", "generic",
+	"claude_code", "gemini_cli", "codex",
 }
 
 // String returns the convention's name, the metric attribute value.
@@ -165,8 +171,10 @@ type SpanCall struct {
 	ResultForm ResultForm
 	// Type is the tool type ("function", "mcp", a framework class name).
 	Type string
-	// Failed reports a failed execution (status ERROR or error.type).
+	// Failed reports a call that did not succeed (status ERROR or
+	// error.type); Ended says when it was refused or named no tool.
 	Failed bool
+	Ended  CallEnd
 	// MCP marks an MCP tools/call span (a duplicate of an enclosing tool
 	// span when one exists); MCPClient an MCP span of the client's side
 	// (span kind CLIENT), the others being the server's.
@@ -176,6 +184,22 @@ type SpanCall struct {
 	// Start and End are the span's timestamps (Unix nanoseconds).
 	Start, End uint64
 }
+
+// CallEnd says why a call did not succeed when that is more than a
+// failure: it was refused (by the user or a policy) before it ran, or it
+// named a tool the agent does not have. A call Ended other than EndRan is also
+// Failed, so that everything that asks whether a call succeeded says no.
+type CallEnd uint8
+
+// The call ends.
+const (
+	// EndRan is a call that ran: it succeeded unless Failed.
+	EndRan CallEnd = iota
+	// EndRefused is a call refused by the user or a policy.
+	EndRefused
+	// EndUnknownTool is a call to a tool the agent does not have.
+	EndUnknownTool
+)
 
 // Result is what [Classify] found.
 type Result struct {
@@ -196,6 +220,14 @@ type Result struct {
 	// as a call: a framework's record of a call this package does not
 	// understand (the processor's unrecognized_spans; toolscore inspect).
 	NamesTool bool
+	// Record marks a KindTool span that is another record of its parent
+	// tool span's call (Claude Code's tool.execution and
+	// tool.blocked_on_user): its Call has no name of its own and is merged
+	// into the parent's.
+	Record bool
+	// Scheduled marks a span whose output lists calls that never ran
+	// (Gemini CLI's schedule_tool_calls): [UnexecutedCalls] reads them.
+	Scheduled bool
 	// Call is the tool call, for KindTool.
 	Call SpanCall
 }
@@ -219,6 +251,10 @@ type Options struct {
 func DefaultSkipTools() []string {
 	return []string{"(merged tools)", "final_result", "final_answer", "handoff to *"}
 }
+
+// SkipsTool reports whether calls to the tool named name are not calls
+// (see SkipTools).
+func (o *Options) SkipsTool(name string) bool { return o.skips(name) }
 
 // skips reports whether a tool span named name is not a tool call: it has no
 // name, or SkipTools names it. Pydantic AI names the output tool of each of
@@ -396,13 +432,13 @@ func (f *fields) contextInto(part *ContextPart, span ptrace.Span) { *part = f.co
 // its tool is one opts skips.
 func (f *fields) complete(res *Result, span ptrace.Span, opts *Options) {
 	if res.Kind == KindTool {
-		if opts.skips(res.Call.Name) {
+		if !res.Record && opts.skips(res.Call.Name) {
 			*res = Result{GenAI: true, Convention: res.Convention}
 			return
 		}
 		res.Call.Start = uint64(span.StartTimestamp())
 		res.Call.End = uint64(span.EndTimestamp())
-		if span.Status().Code() == ptrace.StatusCodeError || f.has(fErrorType) {
+		if span.Status().Code() == ptrace.StatusCodeError || f.has(fErrorType) || res.Call.Ended != EndRan {
 			res.Call.Failed = true
 		}
 		if !ArgumentsLikelyKnown(res.Call.Args, res.Call.Encoding, DecodeOptions{}) {

@@ -59,6 +59,7 @@ const (
 	fGenericOutput
 	fEntityType
 	fSpanType
+	fCodexToolPhase
 	numFields
 )
 
@@ -114,6 +115,8 @@ var fieldIDs = map[string]fieldID{
 	"output":       fGenericOutput,
 	"entity.type":  fEntityType,
 	"span.type":    fSpanType,
+	// The coding agents' own keys (coding_agents.go).
+	"codex.tool.phase": fCodexToolPhase,
 }
 
 // noField is the field of a key the classifier does not read.
@@ -187,7 +190,7 @@ func hasGenAIKey(attrs pcommon.Map) bool {
 
 // markerPrefixes are the key prefixes that mark a GenAI span (isMarkerKey's
 // cases).
-var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm."}
+var markerPrefixes = []string{"gen_ai.", "gcp.vertex.agent.", "genkit:", "openinference.", "traceloop.", "ai.", "mcp.", "mastra.", "spring.ai.", "llm.", "codex.tool.", "codex.turn."}
 
 // markerStarts holds, for each first byte of markerPrefixes (and of the
 // one whole marker key, tool.name), the second
@@ -228,6 +231,10 @@ func isMarkerKey(k string) bool {
 		return strings.HasPrefix(k, "spring.ai.")
 	case 'l':
 		return strings.HasPrefix(k, "llm.")
+	case 'c':
+		// Codex's tool dispatch and turn spans; its other codex.* keys
+		// (sampling, requests) mark spans no run needs.
+		return strings.HasPrefix(k, "codex.tool.") || strings.HasPrefix(k, "codex.turn.")
 	}
 	return false
 }

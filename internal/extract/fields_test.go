@@ -69,7 +69,7 @@ func TestIsAgentSpanName(t *testing.T) {
 // keys one byte away from one of them.
 func TestFieldTable(t *testing.T) {
 	assert.NotZero(t, keyTab.mul, "a multiplier separates every key")
-	assert.Len(t, spanKeys, 59, "fieldIDs and contextKeys share seven keys")
+	assert.Len(t, spanKeys, 60, "fieldIDs and contextKeys share seven keys")
 	for k, want := range spanKeys {
 		sk, ok := keyTab.lookup(k)
 		assert.True(t, ok, k)

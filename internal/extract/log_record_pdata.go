@@ -13,7 +13,10 @@ import (
 // map miss.
 func LogRecordOf(lr plog.LogRecord, resource pcommon.Map, r *Record) bool {
 	name := lr.EventName()
-	if name == "" {
+	if name == "" || !ReadsRecord(name) {
+		// Codex's Rust appender writes its source location as EventName
+		// ("event otel/src/events/session_telemetry.rs:737") and the
+		// event's name in event.name.
 		name = eventNameAttribute(lr.Attributes())
 	}
 	if name == "" || !ReadsRecord(name) {

@@ -907,7 +907,7 @@ func mastraActualField(c *toolcall.Call, name string) (v jsonv.Value, known bool
 		switch c.Status {
 		case toolcall.StatusOK:
 			return jsonv.Bool(true), true
-		case toolcall.StatusError, toolcall.StatusRefused:
+		case toolcall.StatusError, toolcall.StatusRefused, toolcall.StatusUnknownTool:
 			return jsonv.Bool(false), true
 		}
 	}

@@ -5,17 +5,19 @@ import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 // CallStatus says whether a tool call succeeded.
 type CallStatus uint8
 
-// The call statuses. StatusUnset means the source did not say.
+// The call statuses. StatusUnset means the source did not say. A call
+// that did not succeed failed (StatusError), was refused before it ran, by
+// the user or a policy (StatusRefused), or named a tool the agent does not
+// have (StatusUnknownTool).
 const (
 	StatusUnset CallStatus = iota
 	StatusOK
 	StatusError
-	// StatusRefused is a call the user or a policy refused (a coding
-	// agent's permission decision): it did not run, and did not succeed.
 	StatusRefused
+	StatusUnknownTool
 )
 
-// String returns "unset", "ok", "error" or "refused".
+// String returns "unset", "ok", "error", "refused" or "unknown_tool".
 func (s CallStatus) String() string {
 	switch s {
 	case StatusOK:
@@ -24,9 +26,14 @@ func (s CallStatus) String() string {
 		return "error"
 	case StatusRefused:
 		return "refused"
+	case StatusUnknownTool:
+		return "unknown_tool"
 	}
 	return "unset"
 }
+
+// Unsuccessful reports a call that failed, was refused or named no tool.
+func (s CallStatus) Unsuccessful() bool { return s >= StatusError }
 
 // Call is one tool call an agent made: one step of its trajectory.
 //
@@ -145,8 +152,9 @@ func (c *Call) IsToolCall() bool {
 	return c.StepType == "" || c.StepType == StepToolCall || c.StepType == StepMCPToolCall
 }
 
-// Failed reports whether the call is known to have failed.
-func (c *Call) Failed() bool { return c.Status == StatusError || c.Status == StatusRefused }
+// Failed reports whether the call is known not to have succeeded: it
+// failed, was refused or named no tool (Status says which).
+func (c *Call) Failed() bool { return c.Status.Unsuccessful() }
 
 // Step types used by the trajectory scorers.
 const (

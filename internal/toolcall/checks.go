@@ -23,6 +23,11 @@ const (
 	CheckRepeated          = "repeated"
 	CheckUnrecoveredFailed = "unrecovered_failure"
 	CheckOverBudget        = "over_budget"
+	// The checks of how a call ended (Call.Status): refused by the user or
+	// a policy, naming a tool the agent does not have, failed.
+	CheckRefused     = "refused"
+	CheckUnknownTool = "unknown_tool"
+	CheckFailed      = "failed"
 	// The checks of a call's witnesses (see Witnesses): what the model
 	// requested and what ran disagree.
 	CheckNotExecuted      = "requested_not_executed"
@@ -46,7 +51,10 @@ type Finding struct {
 // was offered: a call to a tool that was not offered, arguments that break
 // the tool's JSON Schema, the same call (name and arguments) repeated more
 // than max_repeats times, a failed call never followed by a successful call
-// to the same tool, calls past max_calls. The score is the share of calls
+// to the same tool, calls past max_calls, and calls the agent reports it
+// refused or could not run for want of the tool (refused_calls,
+// unknown_tools; failed_calls adds every failed call). The score is the
+// share of calls
 // that failed no check. Calls whose arguments are unknown are not checked
 // on their arguments, and never fail for them.
 //
@@ -70,6 +78,9 @@ type checks struct {
 	schema        bool
 	maxRepeats    int
 	unrecovered   bool
+	refused       bool
+	unknownTools  bool
+	failedCalls   bool
 	maxCalls      int
 	witnesses     bool
 	mcpOneSide    bool
@@ -84,15 +95,18 @@ func init() { Register(ChecksName, newChecks) }
 func newChecks(s Settings) (Scorer, error) {
 	r := NewOptionReader(ChecksName, s.Options)
 	c := &checks{
-		threshold:   s.Threshold,
-		undefined:   r.Bool("undefined_tools", true),
-		schema:      r.Bool("arguments_schema", true),
-		maxRepeats:  r.Int("max_repeats", 3, 0, 1<<20),
-		unrecovered: r.Bool("unrecovered_failures", true),
-		maxCalls:    r.Int("max_calls", 0, 0, 1<<20),
-		witnesses:   r.Bool("witnesses", true),
-		mcpOneSide:  r.Bool("mcp_one_side", false),
-		available:   s.Expectation.AvailableTools,
+		threshold:    s.Threshold,
+		undefined:    r.Bool("undefined_tools", true),
+		schema:       r.Bool("arguments_schema", true),
+		maxRepeats:   r.Int("max_repeats", 3, 0, 1<<20),
+		unrecovered:  r.Bool("unrecovered_failures", true),
+		refused:      r.Bool("refused_calls", true),
+		unknownTools: r.Bool("unknown_tools", true),
+		failedCalls:  r.Bool("failed_calls", false),
+		maxCalls:     r.Int("max_calls", 0, 0, 1<<20),
+		witnesses:    r.Bool("witnesses", true),
+		mcpOneSide:   r.Bool("mcp_one_side", false),
+		available:    s.Expectation.AvailableTools,
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -151,6 +165,7 @@ func (c *checks) ScoreInto(calls []Call, run *RunContext, res *Result) {
 	if c.unrecovered {
 		findings = checkUnrecovered(calls, findings)
 	}
+	findings = c.checkEnds(calls, findings)
 	if c.maxCalls > 0 {
 		findings = c.checkBudget(calls, findings)
 	}
@@ -436,7 +451,8 @@ func (c *checks) repeated(calls []Call, i, n int) Finding {
 	return Finding{Call: i, Check: CheckRepeated, Detail: fmt.Sprintf("the same call to %s (same arguments) made %d times, over the limit of %d", quoteName(calls[i].Name), n, c.maxRepeats)}
 }
 
-// checkUnrecovered finds failed calls never followed by a call to the same
+// checkUnrecovered finds failed calls (refused and unknown-tool calls have
+// checks of their own) never followed by a call to the same
 // tool that did not fail. Short runs look ahead from each failed call;
 // longer ones note, from the end, the tools that succeeded.
 func checkUnrecovered(calls []Call, findings []Finding) []Finding {
@@ -444,7 +460,7 @@ func checkUnrecovered(calls []Call, findings []Finding) []Finding {
 		return checkUnrecoveredLong(calls, findings)
 	}
 	for i := len(calls) - 1; i >= 0; i-- {
-		if calls[i].Failed() && !succeedsLater(calls, i) {
+		if calls[i].Status == StatusError && !succeedsLater(calls, i) {
 			findings = append(findings, unrecovered(calls[i].Name, i))
 		}
 	}
@@ -471,8 +487,25 @@ func checkUnrecoveredLong(calls []Call, findings []Finding) []Finding {
 			recovered[name] = true
 			continue
 		}
-		if !recovered[name] {
+		if calls[i].Status == StatusError && !recovered[name] {
 			findings = append(findings, unrecovered(name, i))
+		}
+	}
+	return findings
+}
+
+// checkEnds finds the calls that were refused, that named a tool the agent
+// does not have, and (failed_calls) every failed call, each as the agent
+// reported it (Call.Status), whatever the tools offered.
+func (c *checks) checkEnds(calls []Call, findings []Finding) []Finding {
+	for i := range calls {
+		switch st := calls[i].Status; {
+		case st == StatusRefused && c.refused:
+			findings = append(findings, Finding{Call: i, Check: CheckRefused, Detail: "refused by the user or a policy"})
+		case st == StatusUnknownTool && c.unknownTools:
+			findings = append(findings, Finding{Call: i, Check: CheckUnknownTool, Detail: "the agent has no tool " + quoteName(calls[i].Name)})
+		case st == StatusError && c.failedCalls:
+			findings = append(findings, Finding{Call: i, Check: CheckFailed, Detail: "failed"})
 		}
 	}
 	return findings

@@ -141,7 +141,7 @@ func scoringCalls(traj *Trajectory, agent pcommon.SpanID, opts *ScoringOptions) 
 			sc.ArgsNote = opts.Decode.Reason(state)
 		}
 		if c.Failed {
-			sc.Status = toolcall.StatusError
+			sc.Status = failedStatus(c.Ended)
 		}
 		if c.MCP {
 			sc.Type = "mcp"
@@ -203,4 +203,15 @@ func (d *documents) deferArgs(c *StoredCall, opts extract.DecodeOptions, i int) 
 	doc, ok := extract.DeferredArgumentsDocument(c.Args, c.Encoding, opts)
 	d.docs[i] = doc
 	return ok
+}
+
+// failedStatus is the status of a call that did not succeed.
+func failedStatus(e extract.CallEnd) toolcall.CallStatus {
+	switch e {
+	case extract.EndRefused:
+		return toolcall.StatusRefused
+	case extract.EndUnknownTool:
+		return toolcall.StatusUnknownTool
+	}
+	return toolcall.StatusError
 }

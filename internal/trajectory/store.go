@@ -77,8 +77,10 @@ type StoredCall struct {
 	Convention extract.Convention
 	// ResultForm says which wrapper the framework put around Result.
 	ResultForm extract.ResultForm
-	// Failed reports a failed execution; MCP an MCP tool call.
+	// Failed reports a call that did not succeed; Ended says when it was
+	// refused or named no tool. MCP marks an MCP tool call.
 	Failed, MCP bool
+	Ended       extract.CallEnd
 	// Records are the spans that recorded the call (a framework's tool
 	// span, MCP client and server spans), merged into this one; Failures
 	// those that reported it failed.
@@ -109,7 +111,7 @@ func newStoredCall(c *extract.SpanCall, span, parent pcommon.SpanID, name string
 	}
 	sc := StoredCall{
 		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Span: span, Parent: parent, ID: c.ID,
-		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed,
+		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed, Ended: c.Ended,
 		MCP:     c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
 		Records: rec,
 	}
@@ -271,6 +273,9 @@ type traceState struct {
 	// held counts the trace's held runs: its groups are theirs to adopt
 	// or take, and are not evicted while it has any (see enforceOpenLimit).
 	held int32
+	// keyed marks a trace whose calls reach their runs by run key
+	// (run_keys.go): its ordinary spans are not kept as links.
+	keyed bool
 	// lastLink is the link node made last (see linkTo).
 	lastLink *node
 	// extra holds the trace's first link nodes and its model calls, made
@@ -1473,6 +1478,9 @@ func mergeDuplicate(outer, inner *StoredCall) {
 		outer.ID = inner.ID
 	}
 	outer.Failed = outer.Failed || inner.Failed
+	if outer.Ended == extract.EndRan {
+		outer.Ended = inner.Ended
+	}
 	outer.Records |= inner.Records
 	outer.Failures |= inner.Failures
 }
