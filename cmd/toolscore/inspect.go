@@ -112,6 +112,9 @@ type serviceInspection struct {
 	notRead     []finding
 	byDesign    []finding
 	scopes      map[string]bool
+	// toolSets are spans whose names speak of tools in the plural (see
+	// namedLikeTool), judged once the service's tool spans are counted.
+	toolSets []*inspectedSpan
 }
 
 // finding is one thing inspect reports: what, why, and how to have it read.
@@ -196,6 +199,9 @@ func newInspection(docs []otlpjson.Doc, skipTools []string, calls *scoredCalls) 
 				in.namedLikeTool(si, is)
 			}
 		}
+	}
+	for _, si := range in.services {
+		in.judgeToolSets(si)
 	}
 	// Runs: the service of each run's span.
 	for k, details := range runs {
@@ -285,11 +291,32 @@ func (in *inspection) namedLikeTool(si *serviceInspection, is *inspectedSpan) {
 		add(&si.byDesign, finding{what: what, why: "lists the tools offered: not a call"})
 	case is.res.GenAI:
 		add(&si.byDesign, finding{what: what, why: "a GenAI span of its convention that is not a tool's (its name mentions tools; its attributes name none)"})
+	case strings.Contains(strings.ToLower(is.name), "tools"):
+		si.toolSets = append(si.toolSets, is)
 	default:
 		add(&si.notRead, finding{what: what,
 			why: "its name mentions a tool, but no attribute names the tool",
 			fix: "mark it gen_ai.operation.name=execute_tool with gen_ai.tool.name (or tool.name with input and output)"})
 	}
+}
+
+// judgeToolSets explains the spans whose names speak of tools in the
+// plural (Codex's add_shell_tools, append_mcp_tools; a LangGraph "tools"
+// node): in a service whose tool spans were read they handle the set of
+// tools, not a call; in one with none they may be all that records its
+// calls, and are reported as not read.
+func (in *inspection) judgeToolSets(si *serviceInspection) {
+	for _, is := range si.toolSets {
+		what := fmt.Sprintf("span %q", is.name)
+		if si.toolSpans > 0 {
+			add(&si.byDesign, finding{what: what, why: "names the set of tools, not one, in a service whose tool spans were read: not a call"})
+			continue
+		}
+		add(&si.notRead, finding{what: what,
+			why: "its name mentions tools, but no attribute names a tool, and no tool span of its service was read",
+			fix: "mark each call's span gen_ai.operation.name=execute_tool with gen_ai.tool.name (or tool.name with input and output)"})
+	}
+	si.toolSets = nil
 }
 
 // agentWithoutRun explains an agent span under which no run was scored.
