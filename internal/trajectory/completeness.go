@@ -59,10 +59,7 @@ func (m Missing) String() string { return missingNames[m] }
 // the run is open, before its turns are taken.
 func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
 	if n != nil && n.plain {
-		if m := rootMissing(ts, span, n, o); m != MissingNone {
-			return m
-		}
-		return s.recordsMissing(ts, span, o)
+		return s.rootIncomplete(ts, span, n, o)
 	}
 	turns := openRunTurns(ts, span)
 	calls := 0
@@ -77,6 +74,16 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	}
 	if !o.ParentsDropped && strayInside(ts, span, n, o.Start, o.End) {
 		return MissingParent
+	}
+	return s.recordsMissing(ts, span, o)
+}
+
+// rootIncomplete returns what a trace root (held, arriving or passed; n is
+// its node, its group or nil) still waits for: rootMissing's evidence, else
+// its run's log records.
+func (s *Store) rootIncomplete(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
+	if m := rootMissing(ts, span, n, o); m != MissingNone {
+		return m
 	}
 	return s.recordsMissing(ts, span, o)
 }

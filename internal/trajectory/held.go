@@ -132,11 +132,7 @@ func (s *Store) RootPassed(trace pcommon.TraceID, root pcommon.SpanID, o AgentOp
 		return nil, MissingNone, false
 	}
 	ts.lastTouch = now
-	missing := rootMissing(ts, root, n, &o)
-	if missing == MissingNone {
-		missing = s.recordsMissing(ts, root, &o)
-	}
-	if missing != MissingNone {
+	if missing := s.rootIncomplete(ts, root, n, &o); missing != MissingNone {
 		if n != nil {
 			s.closeGroup(ts)
 		}
@@ -158,11 +154,7 @@ func (s *Store) RootPassed(trace pcommon.TraceID, root pcommon.SpanID, o AgentOp
 // scored: parent resolves to a closed run (or trace root).
 func (s *Store) Late(trace pcommon.TraceID, parent pcommon.SpanID) bool {
 	ts := s.lookup(trace)
-	if ts == nil || parent.IsEmpty() {
-		return false
-	}
-	_, n, ok := resolve(ts, parent)
-	return ok && n != nil && n.kind == nodeClosed
+	return ts != nil && !parent.IsEmpty() && closedRunAt(ts, parent)
 }
 
 // Held returns the number of runs held open (wait, or incomplete).

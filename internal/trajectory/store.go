@@ -789,9 +789,7 @@ func (s *Store) RootOrHold(trace pcommon.TraceID, span pcommon.SpanID, track boo
 	}
 	missing := MissingNone
 	if o.HoldIfMissing {
-		if missing = rootMissing(ts, span, n, &o); missing == MissingNone {
-			missing = s.recordsMissing(ts, span, &o)
-		}
+		missing = s.rootIncomplete(ts, span, n, &o)
 	}
 	if missing == MissingNone {
 		return s.closeRoot(ts, span, n, true), MissingNone
