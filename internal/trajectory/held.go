@@ -132,16 +132,13 @@ func (s *Store) RootPassed(trace pcommon.TraceID, root pcommon.SpanID, o AgentOp
 		return nil, MissingNone, false
 	}
 	ts.lastTouch = now
+	if n != nil {
+		s.closeGroup(ts) // as arrive does: the root's own calls are no run below it
+	}
 	if missing := s.rootIncomplete(ts, root, n, &o); missing != MissingNone {
-		if n != nil {
-			s.closeGroup(ts)
-		}
 		s.holdRoot(ts, root, n, o)
 		ts.nodes.get(root).traj.RootPassed = true
 		return nil, missing, true
-	}
-	if n != nil {
-		s.closeGroup(ts)
 	}
 	traj := s.closeRoot(ts, root, n, true)
 	if traj != nil {
