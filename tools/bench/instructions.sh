@@ -11,7 +11,11 @@
 #   MIX=1 SPANS=50000 tools/bench/instructions.sh
 #
 # CONFIG=<file> adds a collector configuration file to the variant with the
-# processor (other limits, rules or output settings).
+# processor (other limits, rules or output settings). TRAFFIC="<OTLP JSON
+# files>" replays other runs than the demo captures, as in tools/bench/e2e.sh
+# (MIX=1 TRAFFIC=tools/bench/runs/five-span-content.otlp.jsonl).
+# SYMBOLS=<collector built with its symbols> counts another build (for one of
+# another commit: cd _build/bench && go build -trimpath -o <file> . there).
 #
 # ROUNDS=3 runs both variants three times and averages (the collector's
 # share moves by up to ±10% of the added instructions from run to run).
@@ -39,8 +43,11 @@ rounds=${ROUNDS:-1}
 toolscore=${TOOLSCORE:-bin/toolscore}
 port=${BENCH_GRPC_PORT:-14337}
 export BENCH_GRPC_PORT=$port
-exe=_build/bench/otelcol-bench-symbols
-if [ ! -x "$exe" ] || [ -n "$(find _build/bench -maxdepth 1 -name '*.go' -newer "$exe")" ] ||
+read -r -a traffic <<<"${TRAFFIC:-$(echo testdata/demo/traces/*.otlp.jsonl)}"
+exe=${SYMBOLS:-_build/bench/otelcol-bench-symbols}
+if [ -n "${SYMBOLS:-}" ]; then
+	:
+elif [ ! -x "$exe" ] || [ -n "$(find _build/bench -maxdepth 1 -name '*.go' -newer "$exe")" ] ||
 	[ _build/bench/otelcol-bench -nt "$exe" ]; then
 	(cd _build/bench && go build -trimpath -o otelcol-bench-symbols .)
 fi
@@ -67,7 +74,7 @@ run() {
 		# The collector runs some 50 times slower under valgrind: long
 		# request timeouts, and every span must be accepted.
 		"$toolscore" load -endpoint "127.0.0.1:$port" -protocol grpc -rate 0 -duration 0 -spans "$3" \
-			-timeout 5m -format json -genai-share "$mix" testdata/demo/traces/*.otlp.jsonl >"$tmp/$1.load" || true
+			-timeout 5m -format json -genai-share "$mix" "${traffic[@]}" >"$tmp/$1.load" || true
 		grep -q "\"spans_accepted\": *$3," "$tmp/$1.load" || { echo "$1: not every span accepted:" >&2; cat "$tmp/$1.load" >&2; exit 1; }
 	fi
 	sleep 2 # the batch processor's last flush
