@@ -17,7 +17,12 @@ import (
 
 // anthropicOutcome reads a tool_result content block.
 func anthropicOutcome(p jnode) (Outcome, bool) {
-	if p.str("type") != "tool_result" {
+	return anthropicOutcomeOf(p, p.str("type"))
+}
+
+// anthropicOutcomeOf is anthropicOutcome for a block whose type was read.
+func anthropicOutcomeOf(p jnode, typ string) (Outcome, bool) {
+	if typ != "tool_result" {
 		return Outcome{}, false
 	}
 	o := Outcome{ID: p.str("tool_use_id"), Result: p.text("content")}
@@ -75,43 +80,52 @@ func rawRequestOutcomes(outcomes []Outcome, raw string) []Outcome {
 // Such a text is read as the blocks it holds.
 
 // blockText returns the JSON text of content blocks a text part holds, ""
-// when its text is not a list of blocks of type typ.
-func blockText(p jnode, typ string) string {
-	if p.str("type") != "text" {
+// when its text is not a list of blocks of type typ. partType is the
+// part's type, read by the caller. A text that, as written, starts with
+// another character than '[' is not decoded (a user's message, often
+// kilobytes of escaped text).
+func blockText(p jnode, partType, typ string) string {
+	if partType != "text" {
 		return ""
 	}
-	s := p.str("content")
+	c, ok := p.get("content")
+	if !ok || c.kind() != jsonv.KindString || !c.mayStartWith('[') {
+		return ""
+	}
+	s := c.asText()
 	if !strings.HasPrefix(s, `[{"type":"`+typ+`"`) {
 		return ""
 	}
 	return s
 }
 
-// appendAnthropicUses appends the tool_use blocks of a part: the part
-// itself, or the blocks a text part holds.
-func appendAnthropicUses(out []RequestedCall, p jnode) []RequestedCall {
+// appendAnthropicUses appends the tool_use blocks of a part of type typ:
+// the part itself, or the blocks a text part holds.
+func appendAnthropicUses(out []RequestedCall, p jnode, typ string) []RequestedCall {
 	use := func(b jnode) {
-		if b.str("type") == "tool_use" {
-			out = append(out, RequestedCall{ID: b.str("id"), Name: b.str("name"), Args: b.jsonText("input")})
-		}
+		out = append(out, RequestedCall{ID: b.str("id"), Name: b.str("name"), Args: b.jsonText("input")})
 	}
-	if s := blockText(p, "tool_use"); s != "" {
+	if s := blockText(p, typ, "tool_use"); s != "" {
 		var dp jsonv.DocumentParser
 		if d, err := dp.Parse(s); err == nil {
 			for _, b := range rootNode(&d).elems() {
-				use(b)
+				if b.str("type") == "tool_use" {
+					use(b)
+				}
 			}
 		}
 		return out
 	}
-	use(p)
+	if typ == "tool_use" {
+		use(p)
+	}
 	return out
 }
 
-// appendPartOutcomes appends the tool_result blocks of a part: the part
-// itself, or the blocks a text part holds.
-func appendPartOutcomes(out []Outcome, p jnode) []Outcome {
-	if s := blockText(p, "tool_result"); s != "" {
+// appendPartOutcomes appends the tool_result blocks of a part of type typ:
+// the part itself, or the blocks a text part holds.
+func appendPartOutcomes(out []Outcome, p jnode, typ string) []Outcome {
+	if s := blockText(p, typ, "tool_result"); s != "" {
 		var dp jsonv.DocumentParser
 		if d, err := dp.Parse(s); err == nil {
 			for _, b := range rootNode(&d).elems() {
@@ -122,7 +136,7 @@ func appendPartOutcomes(out []Outcome, p jnode) []Outcome {
 		}
 		return out
 	}
-	if o, ok := anthropicOutcome(p); ok {
+	if o, ok := anthropicOutcomeOf(p, typ); ok {
 		out = append(out, o)
 	}
 	return out

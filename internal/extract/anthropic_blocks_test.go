@@ -41,3 +41,25 @@ func TestAnthropicToolResultFailures(t *testing.T) {
 	assert.True(t, turn.Outcomes()[0].Failed)
 	assert.Equal(t, "toolu_2", turn.Outcomes()[0].ID)
 }
+
+// TestBlocksInTextParts: Anthropic blocks a GenAI text part holds as JSON
+// text are read whether the text starts with '[' as written or as an
+// escape (\u005b), in the request's history and its results; other text
+// parts (a user's message that starts otherwise, escaped or not) hold none,
+// and a request whose last message holds tool_result blocks in text does
+// not end with GenAI tool results.
+func TestBlocksInTextParts(t *testing.T) {
+	span := ptrace.NewSpan()
+	span.Attributes().PutStr("gen_ai.operation.name", "chat")
+	span.Attributes().PutStr("gen_ai.input.messages", `[`+
+		`{"role":"user","parts":[{"type":"text","content":"\"Quoted\" question [1]"},{"type":"text","content":"plain [{\"type\":\"tool_use\"}]"}]},`+
+		`{"role":"assistant","parts":[{"type":"text","content":"[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]"},`+
+		`{"type":"text","content":"\u005b{\"type\":\"tool_use\",\"id\":\"t2\",\"name\":\"lookup_stock\",\"input\":{}}]"}]},`+
+		`{"role":"user","parts":[{"type":"text","content":"[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"18 C\"}]"},`+
+		`{"type":"text","content":"\u005b{\"type\":\"tool_result\",\"tool_use_id\":\"t2\",\"content\":\"no such symbol\",\"is_error\":true}]"}]}]`)
+	var turn ModelTurn
+	require.True(t, ReadTurn(span, &turn))
+	assert.Equal(t, []RequestedCall{{ID: "t1", Name: "get_weather"}, {ID: "t2", Name: "lookup_stock"}}, turn.History())
+	assert.Equal(t, []Outcome{{ID: "t1", Result: "18 C"}, {ID: "t2", Result: "no such symbol", Failed: true}}, turn.Outcomes())
+	assert.False(t, turn.FollowsTools())
+}

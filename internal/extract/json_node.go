@@ -98,6 +98,18 @@ func (n jnode) items(key string) []jnode {
 	return m.elems()
 }
 
+// mayStartWith reports whether a string value may start with byte c (not
+// a quote or a backslash): false when the first character, as written in
+// the text, is another and not an escape, which tells without decoding.
+func (n jnode) mayStartWith(c byte) bool {
+	if n.d == nil {
+		return true
+	}
+	t := &n.d.Toks()[n.i]
+	raw := n.d.Text()[t.Start:t.End]
+	return len(raw) < 2 || raw[1] == c || raw[1] == '\\'
+}
+
 // scalar returns a scalar's value.
 func (n jnode) scalar() jsonv.Value {
 	switch {

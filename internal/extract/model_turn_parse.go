@@ -28,11 +28,52 @@ func (t *ModelTurn) parse(p *TurnParser) {
 	}
 	if t.input != "" {
 		if root, ok := p.doc(1, t.input); ok {
+			if t.form == formGenAI {
+				t.readGenAIRequest(root)
+				return
+			}
 			t.history = appendCalls(t.history, t.form, root, true)
 			t.outcomes = appendOutcomes(t.outcomes, t.form, root)
 			t.followsTools = endsWithResults(t.form, root)
 		}
 	}
+}
+
+// readGenAIRequest reads a GenAI request as appendCalls (history),
+// appendOutcomes and endsWithResults read formGenAI, in one pass over its
+// messages that reads each message's role and each part's type once: the
+// request is the largest text of a model call, and its parts are most of
+// what a turn's parse looks up.
+func (t *ModelTurn) readGenAIRequest(root jnode) {
+	msgs := messages(root)
+	follows := false
+	for i, m := range msgs {
+		role, last := m.str("role"), i == len(msgs)-1
+		follows = follows || last && role == "tool"
+		for _, p := range m.items("parts") {
+			typ := p.str("type")
+			if role == "assistant" {
+				t.history = appendPartCalls(t.history, p, typ)
+			}
+			if typ != "tool_call_response" {
+				t.outcomes = appendPartOutcomes(t.outcomes, p, typ)
+				continue
+			}
+			r, _ := p.get("response")
+			t.outcomes = append(t.outcomes, Outcome{ID: partCallID(p), Result: p.text("response"), Failed: r.failed()})
+			follows = follows || last
+		}
+	}
+	t.followsTools = follows
+}
+
+// appendPartCalls appends the tool calls a GenAI message part of type typ
+// records: a tool_call part, or Anthropic tool_use blocks.
+func appendPartCalls(out []RequestedCall, p jnode, typ string) []RequestedCall {
+	if typ == "tool_call" {
+		return append(out, RequestedCall{ID: partCallID(p), Name: p.str("name"), Args: p.jsonText("arguments")})
+	}
+	return appendAnthropicUses(out, p, typ)
 }
 
 // endsWithResults reports whether a parsed request's last message holds
@@ -165,11 +206,7 @@ func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []Re
 				continue
 			}
 			for _, p := range m.items("parts") {
-				if p.str("type") == "tool_call" {
-					out = append(out, RequestedCall{ID: partCallID(p), Name: p.str("name"), Args: p.jsonText("arguments")})
-				} else {
-					out = appendAnthropicUses(out, p)
-				}
+				out = appendPartCalls(out, p, p.str("type"))
 			}
 		}
 	case formAISDK:
@@ -262,12 +299,12 @@ func appendOutcomes(out []Outcome, form turnForm, v jnode) []Outcome {
 	case formGenAI:
 		for _, m := range messages(v) {
 			for _, p := range m.items("parts") {
-				if p.str("type") == "tool_call_response" {
-					r, _ := p.get("response")
-					out = append(out, Outcome{ID: partCallID(p), Result: p.text("response"), Failed: r.failed()})
-				} else {
-					out = appendPartOutcomes(out, p)
+				if typ := p.str("type"); typ != "tool_call_response" {
+					out = appendPartOutcomes(out, p, typ)
+					continue
 				}
+				r, _ := p.get("response")
+				out = append(out, Outcome{ID: partCallID(p), Result: p.text("response"), Failed: r.failed()})
 			}
 		}
 	case formAISDK:
