@@ -3,7 +3,6 @@ package trajectory
 import (
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
-	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // Two things a tool span may record less well than the model's request
@@ -37,20 +36,6 @@ func bareValueOf(got, want jsonv.Value) bool {
 		return true
 	}
 	return got.Kind() == jsonv.KindString && member.Kind() != jsonv.KindString && got.StringValue() == member.JSON()
-}
-
-// bareArguments reports whether a call's arguments are the bare value of
-// the requested arguments text, and returns the requested object.
-func bareArguments(c *toolcall.Call, text string) (jsonv.Value, bool) {
-	got, ok := callArgs(c)
-	if !ok || text == "" {
-		return jsonv.Value{}, false
-	}
-	want, err := jsonv.Parse(text)
-	if err != nil || !bareValueOf(got, want) {
-		return jsonv.Value{}, false
-	}
-	return want, true
 }
 
 // wrapperName reports whether a call's name is a wrapper class's rather

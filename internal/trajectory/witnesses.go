@@ -265,11 +265,19 @@ func agreeArguments(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOpt
 		}
 		return
 	}
-	if want, ok := bareArguments(c, r.Args); ok {
-		c.Args, c.ArgsDoc = want, nil
+	// The requested text is parsed once: the call takes the requested
+	// object its arguments are the bare value of (bare_values.go), or
+	// keeps requested arguments that differ from its own.
+	got, ok := callArgs(c)
+	if !ok {
 		return
 	}
-	if !sameArguments(c, r.Args) {
+	want, err := jsonv.Parse(r.Args)
+	switch {
+	case err != nil:
+	case bareValueOf(got, want):
+		c.Args, c.ArgsDoc = want, nil
+	case !jsonv.Equal(got, want):
 		c.RequestedArgs = r.Args
 	}
 }
