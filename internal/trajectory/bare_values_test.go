@@ -46,7 +46,7 @@ func TestBareValueAndWrapperNameResolved(t *testing.T) {
 		{Name: "lookup_stock", Args: jsonv.String("ZZZZ")},
 		{Name: "count", Args: jsonv.String("3")},
 	}
-	got := pairWitnesses([]*extract.ModelTurn{turn}, calls, &ScoringOptions{})
+	got := pairWitnesses([]*extract.ModelTurn{turn}, calls, nil, &ScoringOptions{})
 	require.Len(t, got, 3)
 	assert.Equal(t, "get_weather", got[0].Name)
 	assert.Equal(t, `{"city":"Paris","unit":"celsius"}`, got[0].Args.JSON())
@@ -59,9 +59,41 @@ func TestBareValueAndWrapperNameResolved(t *testing.T) {
 	}
 
 	other := []toolcall.Call{{Name: "DynamicStructuredTool", Args: mustParse(t, `{"city":"Rome"}`)}}
-	got = pairWitnesses([]*extract.ModelTurn{requestTurn(t, `[{"role":"assistant","parts":[{"type":"tool_call","name":"get_weather","arguments":{"city":"Paris"}}]}]`)}, other, &ScoringOptions{})
+	got = pairWitnesses([]*extract.ModelTurn{requestTurn(t, `[{"role":"assistant","parts":[{"type":"tool_call","name":"get_weather","arguments":{"city":"Paris"}}]}]`)}, other, nil, &ScoringOptions{})
 	assert.Equal(t, "DynamicStructuredTool", got[0].Name, "a wrapper name pairs by arguments only")
 
 	assert.False(t, bareValueOf(jsonv.String("ZZZZ"), mustParse(t, `{"symbol":"ZZZZ","x":1}`)))
 	assert.False(t, bareValueOf(mustParse(t, `{"symbol":"ZZZZ"}`), mustParse(t, `{"symbol":"ZZZZ"}`)))
+}
+
+// TestRequestAgreesWithTheSameText: a call whose tool span recorded the
+// very object text its request did agrees with it (no RequestedArgs, its
+// arguments as they are); one whose span recorded that text as a JSON
+// string (decoded to the object) differs from a request that recorded the
+// same string, and one with other arguments keeps the requested ones.
+func TestRequestAgreesWithTheSameText(t *testing.T) {
+	turn := requestTurn(t, `[{"role":"assistant","parts":[`+
+		`{"type":"tool_call","name":"get_weather","arguments":{"city":"Paris"}},`+
+		`{"type":"tool_call","name":"lookup_stock","arguments":"{\"symbol\":\"ZZZZ\"}"},`+
+		`{"type":"tool_call","name":"count","arguments":{"n":3}}]}]`)
+	stored := []StoredCall{
+		{Name: "get_weather", Args: `{"city":"Paris"}`, Encoding: extract.EncodingJSON},
+		{Name: "lookup_stock", Args: `"{\"symbol\":\"ZZZZ\"}"`, Encoding: extract.EncodingJSON},
+		{Name: "count", Args: `{"n":4}`, Encoding: extract.EncodingJSON},
+	}
+	// The request's text as the span recorded it, for lookup_stock.
+	turn.Requested()[1].Args = stored[1].Args
+	calls := []toolcall.Call{
+		{Name: "get_weather", Args: mustParse(t, stored[0].Args)},
+		{Name: "lookup_stock", Args: mustParse(t, `{"symbol":"ZZZZ"}`)}, // decoded from the string
+		{Name: "count", Args: mustParse(t, stored[2].Args)},
+	}
+	got := pairWitnesses([]*extract.ModelTurn{turn}, calls, stored, &ScoringOptions{})
+	require.Len(t, got, 3)
+	assert.Equal(t, `{"city":"Paris"}`, got[0].Args.JSON())
+	assert.Empty(t, got[0].RequestedArgs)
+	assert.Equal(t, `{"symbol":"ZZZZ"}`, got[1].Args.JSON())
+	assert.Equal(t, stored[1].Args, got[1].RequestedArgs, "a string is not the object it holds")
+	assert.Equal(t, `{"n":4}`, got[2].Args.JSON())
+	assert.Equal(t, `{"n":3}`, got[2].RequestedArgs)
 }

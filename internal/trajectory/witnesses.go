@@ -41,22 +41,27 @@ func withWitnesses(traj *Trajectory, calls []toolcall.Call, stored []StoredCall,
 	if len(traj.Turns) == 0 {
 		return calls
 	}
-	return pairWitnesses(traj.Turns, calls, opts)
+	return pairWitnesses(traj.Turns, calls, stored, opts)
 }
 
 // pairWitnesses is withWitnesses for a run with turns, whose turns are
-// parsed (see parseTurns). It keeps no Call in its frame: this is on the
+// parsed (see parseTurns); stored, when not nil, are the calls' stored
+// forms. It keeps no Call in its frame: this is on the
 // way down from the processor's batch (docs/architecture.md, "A batch").
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
-func pairWitnesses(turns []*extract.ModelTurn, calls []toolcall.Call, opts *ScoringOptions) []toolcall.Call {
+func pairWitnesses(turns []*extract.ModelTurn, calls []toolcall.Call, stored []StoredCall, opts *ScoringOptions) []toolcall.Call {
 	reqs := requestedCalls(turns)
 	pair(reqs, calls)
 	outcomes := runOutcomes(turns)
 	for k := range reqs {
 		if r := &reqs[k]; r.exec >= 0 {
-			agreeRequest(&calls[r.exec], &r.c, opts)
+			var raw *StoredCall
+			if stored != nil {
+				raw = &stored[r.exec]
+			}
+			agreeRequest(&calls[r.exec], raw, &r.c, opts)
 		}
 	}
 	for i := range calls {
@@ -118,8 +123,8 @@ func parseTurns(turns []*extract.ModelTurn) {
 
 // agreeRequest records on an executed call that its request witnessed it,
 // with the call id when the tool span recorded none, and the arguments as
-// agreeArguments says.
-func agreeRequest(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptions) {
+// agreeArguments says. raw is the call's stored form (nil: not known).
+func agreeRequest(c *toolcall.Call, raw *StoredCall, r *extract.RequestedCall, opts *ScoringOptions) {
 	c.Witnesses |= toolcall.WitnessRequested
 	if c.ID == "" {
 		c.ID = r.ID
@@ -127,7 +132,7 @@ func agreeRequest(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptio
 	if wrapperName(c.Name) && r.Name != "" {
 		c.Name = r.Name
 	}
-	agreeArguments(c, r, opts)
+	agreeArguments(c, raw, r, opts)
 }
 
 // executedWitnesses are the witnesses of an executed call: its tool span's
@@ -255,7 +260,7 @@ func callArgs(c *toolcall.Call) (jsonv.Value, bool) {
 // recorded: the arguments when the tool span recorded none (a tool that
 // raised before its span's attributes were set), or, when both recorded
 // arguments that differ, the requested ones in RequestedArgs.
-func agreeArguments(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOptions) {
+func agreeArguments(c *toolcall.Call, raw *StoredCall, r *extract.RequestedCall, opts *ScoringOptions) {
 	if r.Args == "" || opts.SkipArguments {
 		return
 	}
@@ -264,6 +269,9 @@ func agreeArguments(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOpt
 			c.Args, c.ArgsDoc, c.ArgsUnknown = v, nil, false
 		}
 		return
+	}
+	if sameObjectText(c, raw, r.Args) {
+		return // equal, and an object is no bare value: nothing to change
 	}
 	// The requested text is parsed once: the call takes the requested
 	// object its arguments are the bare value of (bare_values.go), or
@@ -280,6 +288,21 @@ func agreeArguments(c *toolcall.Call, r *extract.RequestedCall, opts *ScoringOpt
 	case !jsonv.Equal(got, want):
 		c.RequestedArgs = r.Args
 	}
+}
+
+// sameObjectText reports whether a call's arguments were decoded from the
+// very text the request recorded, an object's JSON (not a string that
+// holds it): they are then the object the text parses to, so the request
+// agrees with them without parsing it (most conventions record a call's
+// arguments alike on its tool span and in the model's response).
+func sameObjectText(c *toolcall.Call, raw *StoredCall, text string) bool {
+	if raw == nil || raw.Encoding != extract.EncodingJSON || raw.Args != text || text[0] != '{' || c.ArgsUnknown {
+		return false
+	}
+	if c.ArgsDoc != nil {
+		return !c.ArgsDoc.IsDeferred() && c.ArgsDoc.Kind() == jsonv.KindObject
+	}
+	return c.Args.Kind() == jsonv.KindObject
 }
 
 // requestedOnly makes c the call a model requested and no tool span
