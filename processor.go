@@ -910,8 +910,8 @@ func (p *tcaProcessor) takeStats(counts *batchCounts) {
 
 // keepLinks moves to b.entries the spans of b.others that may link a tool
 // span to its run: those of traces the store tracks or that have GenAI spans
-// in this batch, and roots while retried runs' annotations are kept (a
-// retried root run is found by its root span). The rest pass untouched.
+// in this batch, and, while retried runs' annotations are kept, the roots
+// they are kept for (a retried root run is found by its root span). The rest pass untouched.
 // Called with p.mu held.
 func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
@@ -924,7 +924,11 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
 		} else if replays {
-			if e := p.linkEntry(b.td, o.ref); e.parent.IsEmpty() || e.localRoot {
+			// A root of a trace not tracked can only be a retried root run:
+			// it is applied only when annotations are kept for it, so the
+			// many other roots of a busy collector are not ordered and
+			// applied for nothing.
+			if e := p.linkEntry(b.td, o.ref); (e.parent.IsEmpty() || e.localRoot) && p.holder.replayed(e.trace, e.span) != nil {
 				b.entries = append(b.entries, e)
 			}
 		}
