@@ -3,6 +3,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -30,36 +31,43 @@ import (
 var packScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // packAnnotations appends the tool_call_accuracy.* attributes and evaluation
-// events of span to buf.
+// events of span to buf, in one pass over each.
 func packAnnotations(buf []byte, span ptrace.Span) []byte {
-	n := 0
-	for k := range span.Attributes().All() {
-		if hasAttrPrefix(k) {
-			n++
-		}
-	}
-	buf = binary.AppendUvarint(buf, uint64(n))
+	at, n := len(buf), uint64(0)
+	buf = append(buf, 0) // the count, written when known
 	for k, v := range span.Attributes().All() {
 		if hasAttrPrefix(k) {
 			buf = packValue(packString(buf, k), v)
-		}
-	}
-	n = 0
-	for _, e := range span.Events().All() {
-		if e.Name() == eventEvaluation {
 			n++
 		}
 	}
-	buf = binary.AppendUvarint(buf, uint64(n))
+	buf = putCount(buf, at, n)
+	at, n = len(buf), 0
+	buf = append(buf, 0)
 	for _, e := range span.Events().All() {
 		if e.Name() != eventEvaluation {
 			continue
 		}
-		buf = packString(buf, e.Name())
+		buf = packString(buf, eventEvaluation)
 		buf = binary.AppendUvarint(buf, uint64(e.Timestamp()))
 		buf = binary.AppendUvarint(buf, uint64(e.DroppedAttributesCount()))
 		buf = packMap(buf, e.Attributes())
+		n++
 	}
+	return putCount(buf, at, n)
+}
+
+// putCount writes n, as a uvarint, at buf[at], where one byte was kept for
+// it, moving what follows when n needs more.
+func putCount(buf []byte, at int, n uint64) []byte {
+	if n < 0x80 {
+		buf[at] = byte(n)
+		return buf
+	}
+	var count [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(count[:], n)
+	buf = slices.Insert(buf, at+1, count[1:w]...)
+	copy(buf[at:], count[:w])
 	return buf
 }
 
@@ -80,8 +88,9 @@ func packMap(buf []byte, m pcommon.Map) []byte {
 }
 
 func packValue(buf []byte, v pcommon.Value) []byte {
-	buf = append(buf, byte(v.Type()))
-	switch v.Type() {
+	t := v.Type()
+	buf = append(buf, byte(t))
+	switch t {
 	case pcommon.ValueTypeStr:
 		buf = packString(buf, v.Str())
 	case pcommon.ValueTypeInt:

@@ -2,6 +2,7 @@ package toolcallaccuracyprocessor
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -144,4 +145,35 @@ func TestPackedAnnotationsRoundTrip(t *testing.T) {
 	assert.Equal(t, e.Timestamp(), got.Timestamp())
 	assert.Equal(t, uint32(3), got.DroppedAttributesCount())
 	assert.Equal(t, e.Attributes().AsRaw(), got.Attributes().AsRaw())
+}
+
+// TestPackedAnnotationsManyAttributes: counts past what one byte of the
+// packed form holds (a uvarint of two bytes) come back exactly, in order.
+func TestPackedAnnotationsManyAttributes(t *testing.T) {
+	span := ptrace.NewSpan()
+	a := span.Attributes()
+	a.PutEmptySlice(attrRules).AppendEmpty().SetStr("r")
+	for i := range 300 {
+		a.PutInt(fmt.Sprintf("%sr.n%03d", attrPrefix, i), int64(i))
+	}
+	for i := range 130 {
+		e := span.Events().AppendEmpty()
+		e.SetName(eventEvaluation)
+		e.Attributes().PutInt("i", int64(i))
+	}
+	out := ptrace.NewSpan()
+	copyAnnotations(span).writeTo(out)
+	var want, got []string
+	for k, v := range span.Attributes().All() {
+		want = append(want, k+"="+v.AsString())
+	}
+	for k, v := range out.Attributes().All() {
+		got = append(got, k+"="+v.AsString())
+	}
+	assert.Equal(t, want, got)
+	require.Equal(t, 130, out.Events().Len())
+	for i := range 130 {
+		v, _ := out.Events().At(i).Attributes().Get("i")
+		assert.Equal(t, int64(i), v.Int())
+	}
 }
