@@ -368,3 +368,88 @@ func evictedCount(t *testing.T, h *harness, reason string) int64 {
 	}
 	return n
 }
+
+// TestCodingAgentRecordsEveryOrder feeds Codex's and Claude Code's export
+// requests (spans and log records, one request each), after one run of the
+// same service (from which the processor learns that the service sends log
+// records of its calls), releasing after each request the runs it
+// completed, and asserts every span gets the annotations of the in-order
+// delivery: every interleaving of the log requests (in a seeded order of
+// their own) with the span requests in the order the agent exported them,
+// and every log request first with the span requests in reverse (the run's
+// span before its tool spans: the records name the calls still to come).
+func TestCodingAgentRecordsEveryOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many orders")
+	}
+	total := 0
+	for _, name := range []string{"codex-exec-mock", "claude-code-mock"} {
+		t.Run(name, func(t *testing.T) {
+			tds, lds := readTraceFile(t, codingCapture(name)), codingLogs(t, name)
+			cfg := codingRules(t)
+			in := units(tds, lds)
+			before := units(tds, lds)
+			for _, u := range before {
+				flipTraceIDs(u)
+			}
+			want := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), units(pickTraces(in), pickLogs(in)))
+			runs := scoredRuns(want)
+			require.Len(t, runs, 1)
+			require.Contains(t, verdict(runs[0]), `"refused":[`, "the in-order run has the records' statuses")
+			r := rand.New(rand.NewPCG(39, uint64(len(name))))
+			orders := interleavings(len(tds), len(lds), r)
+			reverse := make([]int, 0, len(in))
+			for k := len(tds); k < len(in); k++ {
+				reverse = append(reverse, k)
+			}
+			for k := len(tds) - 1; k >= 0; k-- {
+				reverse = append(reverse, k)
+			}
+			for _, order := range append(orders, reverse) {
+				batch := make([]unit, len(order))
+				for i, k := range order {
+					batch[i] = units(oneTraces(in[k]), oneLogs(in[k]))[0]
+				}
+				got := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), batch)
+				require.Equal(t, want.SpanCount(), got.SpanCount(), "order %v", order)
+				if diff := annotationDiffMovedRoots(want, got); diff != "" {
+					t.Fatalf("requests in order %v: %s", order, diff)
+				}
+				total++
+			}
+		})
+	}
+	t.Logf("FIGURES %d orders of Codex's and Claude Code's spans and log records gave the in-order verdicts", total)
+}
+
+// interleavings returns every interleaving of span requests 0..spans-1 (in
+// that order) with log requests spans..spans+logs-1, the log requests in
+// an order r draws for each.
+func interleavings(spans, logs int, r *rand.Rand) [][]int {
+	var out [][]int
+	var walk func(prefix []int, nextSpan, placedLogs int)
+	walk = func(prefix []int, nextSpan, placedLogs int) {
+		if nextSpan == spans && placedLogs == logs {
+			out = append(out, slices.Clone(prefix))
+			return
+		}
+		if nextSpan < spans {
+			walk(append(prefix, nextSpan), nextSpan+1, placedLogs)
+		}
+		if placedLogs < logs {
+			walk(append(prefix, -1), nextSpan, placedLogs+1)
+		}
+	}
+	walk(nil, 0, 0)
+	for _, o := range out {
+		perm := r.Perm(logs)
+		k := 0
+		for i, v := range o {
+			if v < 0 {
+				o[i] = spans + perm[k]
+				k++
+			}
+		}
+	}
+	return out
+}

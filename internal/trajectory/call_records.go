@@ -27,7 +27,9 @@ import (
 //
 // A run of a service whose call records reached the processor
 // (AgentOptions.CallRecords) waits, under wait_for_missing, for a record
-// of each of its calls that has an id (MissingRecords).
+// of each of its calls that has an id (MissingRecords); and any run waits
+// for the tool span of a call a record of its trace names, written under
+// the run's span or a span not seen yet (MissingExecution).
 
 // CallRecord is what a log record says of one tool call, named by its id.
 type CallRecord struct {
@@ -51,7 +53,7 @@ type callRecordKey struct {
 
 // callRecordTable is the call records waiting for their run to close.
 type callRecordTable struct {
-	entries map[callRecordKey]*CallRecord
+	entries map[callRecordKey]*callEntry
 	// order lists keys by first arrival, for eviction; keys no longer
 	// waiting are skipped lazily.
 	order []callRecordKey
@@ -59,6 +61,12 @@ type callRecordTable struct {
 	// of a trace with none pays one map lookup and a dropped trace forgets
 	// its own.
 	byTrace map[pcommon.TraceID][]string
+}
+
+// callEntry is a call's record and the span it was written under.
+type callEntry struct {
+	CallRecord
+	span pcommon.SpanID
 }
 
 // CallRecord adds what a log record, written under span in trace, says of
@@ -76,7 +84,7 @@ func (s *Store) CallRecord(trace pcommon.TraceID, span pcommon.SpanID, r *CallRe
 	}
 	key := callRecordKey{trace, r.ID}
 	if have, ok := c.entries[key]; ok {
-		mergeCallRecord(have, r)
+		mergeCallRecord(&have.CallRecord, r)
 		t.stats.Pending++
 		return true
 	}
@@ -89,11 +97,11 @@ func (s *Store) CallRecord(trace pcommon.TraceID, span pcommon.SpanID, r *CallRe
 	}
 	s.trace(trace, now, true) // its spans are read as a GenAI trace's
 	if c.entries == nil {
-		c.entries = map[callRecordKey]*CallRecord{}
+		c.entries = map[callRecordKey]*callEntry{}
 		c.byTrace = map[pcommon.TraceID][]string{}
 	}
-	kept := &CallRecord{ID: strings.Clone(r.ID), Name: strings.Clone(r.Name), Args: strings.Clone(r.Args),
-		Result: strings.Clone(r.Result), Failed: r.Failed, Ended: r.Ended}
+	kept := &callEntry{span: span, CallRecord: CallRecord{ID: strings.Clone(r.ID), Name: strings.Clone(r.Name), Args: strings.Clone(r.Args),
+		Result: strings.Clone(r.Result), Failed: r.Failed, Ended: r.Ended}}
 	key.id = kept.ID
 	c.entries[key] = kept
 	c.order = append(c.order, key)
@@ -139,7 +147,7 @@ func (s *Store) applyCallRecords(ts *traceState, calls []StoredCall) {
 		if !ok {
 			continue
 		}
-		fillFromRecord(call, r)
+		fillFromRecord(call, &r.CallRecord)
 		c.remove(key)
 		s.records.stats.Joined++
 	}
@@ -185,6 +193,38 @@ func (s *Store) callsAwaitRecords(ts *traceState, n *node) bool {
 			continue
 		}
 		if _, ok := s.calls.entries[callRecordKey{ts.id, id}]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// recordsAwaitCalls reports a record of the trace whose call the run at
+// span (its open node n) does not hold, written under the run's span or
+// under a span whose way up to a run has not arrived: the call's tool span
+// is still to come, and may be the run's.
+func (s *Store) recordsAwaitCalls(ts *traceState, span pcommon.SpanID, n *node) bool {
+	c := &s.calls
+	for _, id := range c.byTrace[ts.id] {
+		e := c.entries[callRecordKey{ts.id, id}]
+		if e == nil || runHolds(n, id) {
+			continue
+		}
+		target, at, ok := resolve(ts, e.span)
+		if ok && (target == span || at == nil || at.kind == nodeGroup) {
+			return true
+		}
+	}
+	return false
+}
+
+// runHolds reports whether an open run's node holds the call with id.
+func runHolds(n *node, id string) bool {
+	if n == nil || n.traj == nil {
+		return false
+	}
+	for i := range n.traj.Calls {
+		if n.traj.Calls[i].ID == id {
 			return true
 		}
 	}
