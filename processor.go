@@ -927,12 +927,21 @@ func (p *tcaProcessor) takeStats(counts *batchCounts) {
 func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
 	replays := p.holder.replaying()
+	// A batch's spans come trace by trace: what is decided for a trace is
+	// kept for its next candidates (a Codex trace has hundreds).
+	var last pcommon.TraceID
+	keyed, links := false, false
 	for i := range b.candidates {
 		o := &b.candidates[i]
-		if p.keyedTrace(b, o.trace) {
+		if i == 0 || o.trace != last {
+			last = o.trace
+			keyed = p.keyedTrace(b, o.trace)
+			links = !keyed && (p.store.Tracks(o.trace) || b.genai.has(o.trace))
+		}
+		if keyed {
 			continue
 		}
-		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
+		if links {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
 		} else if replays {
 			if e := p.linkEntry(b.td, o.ref); e.parent.IsEmpty() || e.localRoot {
