@@ -1,6 +1,7 @@
 package toolcallaccuracyprocessor
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -14,8 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/otlpjson"
 )
 
 var updateCodingAgents = flag.Bool("update-coding-agents", false, "rewrite testdata/golden/coding-agents.txt")
@@ -71,18 +75,34 @@ func callStatuses(t *testing.T, span ptrace.Span, rule string) map[string][]stri
 	return out
 }
 
-// TestCodingAgentCaptures scores each coding agent's capture through the
-// factory with the out-of-the-box rules, checks the statuses each agent's
-// own telemetry shows, and compares every verdict with
-// testdata/golden/coding-agents.txt.
-func TestCodingAgentCaptures(t *testing.T) {
-	var golden strings.Builder
-	for _, tt := range []struct {
-		file   string
-		span   string
-		checks map[string][]string
-		rules  map[string]bool // rule -> passed
-	}{
+// codingLogs returns the log records the capture's agent exported beside
+// its spans (testdata/logs/captures/NAME.logs.otlp.jsonl).
+func codingLogs(t testing.TB, name string) []plog.Logs {
+	t.Helper()
+	_, logs, err := otlpjson.ReadSignals(filepath.Join("testdata", "logs", "captures", name+".logs.otlp.jsonl"))
+	require.NoError(t, err)
+	out := make([]plog.Logs, len(logs))
+	for i, d := range logs {
+		out[i] = d.Logs
+	}
+	return out
+}
+
+// codingCase is a coding agent's capture and what its run must show.
+type codingCase struct {
+	file   string
+	span   string
+	checks map[string][]string
+	rules  map[string]bool // rule -> passed
+}
+
+// codingCases are the three agents' captures: each scripted run reads
+// notes.txt, writes summary.txt, runs ls on a missing directory (the
+// command exits 2) and retries, reads two files in parallel, runs rm
+// (refused by policy), calls a tool the agent does not have (deploy_to_prod)
+// and reads a missing file.
+func codingCases() []codingCase {
+	return []codingCase{
 		{
 			// ls missing-dir failed (retried: recovered), rm refused by
 			// --disallowedTools, missing.txt failed; DeployToProd left no
@@ -100,16 +120,46 @@ func TestCodingAgentCaptures(t *testing.T) {
 			rules:  map[string]bool{"agent_calls": false, "ci_summarise_notes_gemini": true},
 		},
 		{
-			// Codex's spans name the calls only: their outcomes are in
-			// codex.tool_result records (the logs signal).
+			// Codex's spans name the calls only: their arguments and
+			// outcomes are in codex.tool_result records. ls and cat exited
+			// non-zero (success=true, the exit code in the output), rm was
+			// rejected by the exec policy, deploy_to_prod is an unsupported
+			// call; the CI rule finds the reads by their commands and fails
+			// on the forbidden deploy_to_prod.
 			file: "codex-exec-mock", span: "session_task.turn",
-			checks: nil,
-			rules:  map[string]bool{"agent_calls": true, "ci_summarise_notes_codex": false},
+			checks: map[string][]string{"refused": {"exec_command"}, "unknown_tool": {"deploy_to_prod"}, "failed": {"exec_command", "exec_command"}, "unrecovered_failure": {"exec_command"}},
+			rules:  map[string]bool{"agent_calls": false, "ci_summarise_notes_codex": false},
 		},
-	} {
+	}
+}
+
+// scoreCoding scores a capture through the factory with the out-of-the-box
+// rules, its log records sent to the logs pipeline before its spans, as
+// the agents export them (records as each call ends, spans as the run
+// does), and returns what the traces pipeline sent on.
+func scoreCoding(t *testing.T, name string) (in []ptrace.Traces, out ptrace.Traces) {
+	t.Helper()
+	in = readTraceFile(t, codingCapture(name))
+	b := newBothPipelines(t, codingRules(t))
+	for _, ld := range codingLogs(t, name) {
+		require.NoError(t, b.logs.ConsumeLogs(context.Background(), ld))
+	}
+	for _, td := range cloneAll(in) {
+		require.NoError(t, b.proc.ConsumeTraces(context.Background(), td))
+	}
+	b.release()
+	return in, b.shutdown(t)
+}
+
+// TestCodingAgentCaptures scores each coding agent's capture, spans and log
+// records together, through the factory with the out-of-the-box rules,
+// checks the statuses each agent's own telemetry shows, and compares every
+// verdict with testdata/golden/coding-agents.txt.
+func TestCodingAgentCaptures(t *testing.T) {
+	var golden strings.Builder
+	for _, tt := range codingCases() {
 		t.Run(tt.file, func(t *testing.T) {
-			in := readTraceFile(t, codingCapture(tt.file))
-			out := newHarness(t, codingRules(t)).run(t, cloneAll(in))
+			in, out := scoreCoding(t, tt.file)
 			if tt.file == "codex-exec-mock" {
 				// Codex writes some keys twice on a span (thread.id, an
 				// int and a string), which assertConserved's lookups by key
@@ -317,4 +367,89 @@ func evictedCount(t *testing.T, h *harness, reason string) int64 {
 		}
 	}
 	return n
+}
+
+// TestCodingAgentRecordsEveryOrder feeds Codex's and Claude Code's export
+// requests (spans and log records, one request each), after one run of the
+// same service (from which the processor learns that the service sends log
+// records of its calls), releasing after each request the runs it
+// completed, and asserts every span gets the annotations of the in-order
+// delivery: every interleaving of the log requests (in a seeded order of
+// their own) with the span requests in the order the agent exported them,
+// and every log request first with the span requests in reverse (the run's
+// span before its tool spans: the records name the calls still to come).
+func TestCodingAgentRecordsEveryOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many orders")
+	}
+	total := 0
+	for _, name := range []string{"codex-exec-mock", "claude-code-mock"} {
+		t.Run(name, func(t *testing.T) {
+			tds, lds := readTraceFile(t, codingCapture(name)), codingLogs(t, name)
+			cfg := codingRules(t)
+			in := units(tds, lds)
+			before := units(tds, lds)
+			for _, u := range before {
+				flipTraceIDs(u)
+			}
+			want := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), units(pickTraces(in), pickLogs(in)))
+			runs := scoredRuns(want)
+			require.Len(t, runs, 1)
+			require.Contains(t, verdict(runs[0]), `"refused":[`, "the in-order run has the records' statuses")
+			r := rand.New(rand.NewPCG(39, uint64(len(name))))
+			orders := interleavings(len(tds), len(lds), r)
+			reverse := make([]int, 0, len(in))
+			for k := len(tds); k < len(in); k++ {
+				reverse = append(reverse, k)
+			}
+			for k := len(tds) - 1; k >= 0; k-- {
+				reverse = append(reverse, k)
+			}
+			for _, order := range append(orders, reverse) {
+				batch := make([]unit, len(order))
+				for i, k := range order {
+					batch[i] = units(oneTraces(in[k]), oneLogs(in[k]))[0]
+				}
+				got := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), batch)
+				require.Equal(t, want.SpanCount(), got.SpanCount(), "order %v", order)
+				if diff := annotationDiffMovedRoots(want, got); diff != "" {
+					t.Fatalf("requests in order %v: %s", order, diff)
+				}
+				total++
+			}
+		})
+	}
+	t.Logf("FIGURES %d orders of Codex's and Claude Code's spans and log records gave the in-order verdicts", total)
+}
+
+// interleavings returns every interleaving of span requests 0..spans-1 (in
+// that order) with log requests spans..spans+logs-1, the log requests in
+// an order r draws for each.
+func interleavings(spans, logs int, r *rand.Rand) [][]int {
+	var out [][]int
+	var walk func(prefix []int, nextSpan, placedLogs int)
+	walk = func(prefix []int, nextSpan, placedLogs int) {
+		if nextSpan == spans && placedLogs == logs {
+			out = append(out, slices.Clone(prefix))
+			return
+		}
+		if nextSpan < spans {
+			walk(append(prefix, nextSpan), nextSpan+1, placedLogs)
+		}
+		if placedLogs < logs {
+			walk(append(prefix, -1), nextSpan, placedLogs+1)
+		}
+	}
+	walk(nil, 0, 0)
+	for _, o := range out {
+		perm := r.Perm(logs)
+		k := 0
+		for i, v := range o {
+			if v < 0 {
+				o[i] = spans + perm[k]
+				k++
+			}
+		}
+	}
+	return out
 }

@@ -15,7 +15,9 @@ import (
 // four attributes), and the contrib instrumentation's 21 records of one
 // run under fresh trace ids (their spans never arrive: each waits in the
 // pending table, the oldest dropped past max_pending_records: the cost of
-// reading, copying and keeping them).
+// reading, copying and keeping them); and Codex's log requests of one run
+// (codex.tool_result and codex.tool_decision among its other records), the
+// same way: its calls' records wait in the call table.
 func BenchmarkLogsPipeline(b *testing.B) {
 	app := plog.NewLogs()
 	sl := app.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty()
@@ -41,10 +43,29 @@ func BenchmarkLogsPipeline(b *testing.B) {
 			}
 		}
 	}
+	codex := codingLogs(b, "codex-exec-mock")
+	codexRuns := make([]plog.Logs, 1024)
+	for i := range codexRuns {
+		codexRuns[i] = plog.NewLogs()
+		for _, ld := range codex {
+			c := plog.NewLogs()
+			ld.CopyTo(c)
+			c.ResourceLogs().MoveAndAppendTo(codexRuns[i].ResourceLogs())
+		}
+		for _, rl := range codexRuns[i].ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					id := lr.TraceID()
+					id[0], id[1] = byte(i), byte(i>>8)
+					lr.SetTraceID(id)
+				}
+			}
+		}
+	}
 	for _, c := range []struct {
 		name string
 		lds  []plog.Logs
-	}{{"app_records", []plog.Logs{app}}, {"contrib_openai_run", runs}} {
+	}{{"app_records", []plog.Logs{app}}, {"contrib_openai_run", runs}, {"codex_run", codexRuns}} {
 		b.Run(c.name, func(b *testing.B) {
 			cfg := benchConfig()
 			set := processortest.NewNopSettings(NewFactory().Type())

@@ -25,6 +25,9 @@ import (
 type recordWitness struct {
 	w       extract.Witness
 	service string
+	// turn is set for a record of a model call or of run context, calls
+	// for one of tool calls it names by id.
+	turn, calls bool
 }
 
 // logsBatch is the scratch of one logs batch.
@@ -43,9 +46,6 @@ func (p *tcaProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs
 	defer p.lifecycle.RUnlock()
 	if p.closed {
 		return ld, errShutDown
-	}
-	if !p.readTurns {
-		return ld, nil // no rule takes calls from model turns
 	}
 	b := logsBatchPool.Get().(*logsBatch)
 	defer func() {
@@ -68,7 +68,9 @@ func (p *tcaProcessor) processLogs(ctx context.Context, ld plog.Logs) (plog.Logs
 	return ld, nil
 }
 
-// readLogs reads what each record of ld witnesses into b.
+// readLogs reads what each record of ld witnesses into b: of a model
+// call (when model turns are read), of the run context, of tool calls it
+// names by id.
 func (p *tcaProcessor) readLogs(ld plog.Logs, b *logsBatch) {
 	for _, rl := range ld.ResourceLogs().All() {
 		res := rl.Resource().Attributes()
@@ -80,11 +82,17 @@ func (p *tcaProcessor) readLogs(ld plog.Logs, b *logsBatch) {
 				}
 				b.witnesses = append(b.witnesses, recordWitness{})
 				rw := &b.witnesses[len(b.witnesses)-1]
-				if !extract.ReadRecord(&b.rec, &rw.w) || rw.w.Turn.IsZero() && !p.capturesRecordContext(&rw.w) {
+				if !extract.ReadRecord(&b.rec, &rw.w) {
 					b.witnesses = b.witnesses[:len(b.witnesses)-1]
 					continue
 				}
-				if rw.w.TraceID.IsEmpty() || rw.w.SpanID.IsEmpty() {
+				rw.turn = p.readTurns && (!rw.w.Turn.IsZero() || p.capturesRecordContext(&rw.w))
+				rw.calls = hasCallRecords(&rw.w)
+				if !rw.turn && !rw.calls {
+					b.witnesses = b.witnesses[:len(b.witnesses)-1]
+					continue
+				}
+				if rw.w.TraceID.IsEmpty() || rw.w.SpanID.IsEmpty() && !rw.calls {
 					b.noContext++
 					b.witnesses = b.witnesses[:len(b.witnesses)-1]
 					continue
@@ -113,6 +121,16 @@ func (p *tcaProcessor) joinRecords(b *logsBatch) {
 	var last pcommon.TraceID
 	for i := range b.witnesses {
 		rw := &b.witnesses[i]
+		if rw.calls {
+			p.toolServices.saw(rw.service, callRecordsSent)
+			keep := p.keepsResults(rw.w.TraceID)
+			eachCallRecord(&rw.w, keep, func(c *trajectory.CallRecord) {
+				p.store.CallRecord(rw.w.TraceID, rw.w.SpanID, c, now)
+			})
+		}
+		if !rw.turn {
+			continue
+		}
 		p.toolServices.saw(rw.service, recordsSent)
 		var part *extract.ContextPart
 		if p.capturesRecordContext(&rw.w) {

@@ -455,14 +455,19 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 	if p.convs != nil {
 		runs = p.convs.assemble(td, b.entries, runs, p.now().UnixNano(), &counts.store)
 	}
+	// Runs are scored before held spans are copied aside, so that a span
+	// that carries a run's verdict and is held itself (the final model
+	// call of a conversation, held for its records) keeps the verdict.
 	var held []heldRun
 	for i := range runs {
-		run := &runs[i]
-		if run.replay != nil || run.copyOfHeld || run.hold {
-			held = p.setAside(td, run, held)
-			continue
+		if run := &runs[i]; !run.setAside() {
+			held = p.scoreClosed(ctx, td, run, counts, &b.scratch, held)
 		}
-		held = p.scoreClosed(ctx, td, run, counts, &b.scratch, held)
+	}
+	for i := range runs {
+		if run := &runs[i]; run.setAside() {
+			held = p.setAside(td, run, held)
+		}
 	}
 	if len(runs) > 0 {
 		p.holder.keepScored(td, runs, held)
@@ -516,6 +521,10 @@ func (p *tcaProcessor) setAside(td ptrace.Traces, run *closedRun, held []heldRun
 	h.copyOfHeld = run.copyOfHeld
 	return append(held, h)
 }
+
+// setAside reports a run whose span is held or written by another run's
+// verdict (a replay), not scored in its batch.
+func (r *closedRun) setAside() bool { return r.replay != nil || r.copyOfHeld || r.hold }
 
 // scoreClosed scores a closed run on its span, appending it to held when
 // deferred scorers are still to run.
@@ -837,7 +846,9 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 func (p *tcaProcessor) serviceOptions(b *batch, ref spanRef, o *trajectory.AgentOptions) {
 	service := b.serviceOf(ref.rs)
 	o.ToolSpans, o.Requests = p.toolServices.awaitsTools(service), p.toolServices.recordsRequests(service)
-	o.Records = p.servesLogs.Load() && p.toolServices.sendsRecords(service)
+	logs := p.servesLogs.Load()
+	o.Records = logs && p.toolServices.sendsRecords(service)
+	o.CallRecords = logs && p.toolServices.sendsCallRecords(service)
 	_, _, span := ref.in(b.td)
 	p.habits.options(service, agentOf(span), o)
 }
@@ -916,12 +927,21 @@ func (p *tcaProcessor) takeStats(counts *batchCounts) {
 func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
 	replays := p.holder.replaying()
+	// A batch's spans come trace by trace: what is decided for a trace is
+	// kept for its next candidates (a Codex trace has hundreds).
+	var last pcommon.TraceID
+	keyed, links := false, false
 	for i := range b.candidates {
 		o := &b.candidates[i]
-		if p.keyedTrace(b, o.trace) {
+		if i == 0 || o.trace != last {
+			last = o.trace
+			keyed = p.keyedTrace(b, o.trace)
+			links = !keyed && (p.store.Tracks(o.trace) || b.genai.has(o.trace))
+		}
+		if keyed {
 			continue
 		}
-		if p.store.Tracks(o.trace) || b.genai.has(o.trace) {
+		if links {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
 		} else if replays {
 			// A root of a trace not tracked can only be a retried root run:

@@ -30,8 +30,10 @@ const (
 	toolSpans
 	requests
 	// recordsSent: log records of its model calls reached the processor
-	// (logs.go).
+	// (logs.go); callRecordsSent: log records of its tool calls, named by
+	// id (log_call_records.go).
 	recordsSent
+	callRecordsSent
 )
 
 // saw records what a service's span showed: a tool span, a model turn
@@ -70,6 +72,10 @@ func (s toolServices) awaitsTools(service string) bool { return s[service]&tools
 // sendsRecords reports whether a service's model calls are witnessed by
 // log records.
 func (s toolServices) sendsRecords(service string) bool { return s[service]&recordsSent != 0 }
+
+// sendsCallRecords reports whether a service's tool calls are witnessed by
+// log records that name them by id.
+func (s toolServices) sendsCallRecords(service string) bool { return s[service]&callRecordsSent != 0 }
 
 // recordsRequests reports whether a service's model calls record the calls
 // the model requested.

@@ -118,9 +118,12 @@ const (
 	WitnessMCPServer
 	// WitnessOutcome is a later model request carrying the call's result.
 	WitnessOutcome
+	// WitnessLogRecord is a log record of the call's execution or of a
+	// decision on it (a coding agent's tool_result, tool_decision).
+	WitnessLogRecord
 )
 
-var witnessNames = [...]string{"requested", "executed", "mcp_client", "mcp_server", "outcome"}
+var witnessNames = [...]string{"requested", "executed", "mcp_client", "mcp_server", "outcome", "log_record"}
 
 // executions are the witnesses that record a call's execution.
 const executions = WitnessExecuted | WitnessMCPClient | WitnessMCPServer

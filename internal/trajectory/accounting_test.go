@@ -46,9 +46,36 @@ func requireAccounting(t testing.TB, s *Store, msg string) {
 		total += int(runs)
 		incomplete += int(inc)
 	}
+	requireCallTable(t, s, msg)
 	if s.Open() != total || s.Held() != held || s.incomplete != incomplete || s.heldGroups != heldGroups {
 		t.Fatalf("%s: the store counts %d open runs, %d held, %d incomplete, %d groups of held traces; its traces hold %d, %d, %d, %d",
 			msg, s.Open(), s.Held(), s.incomplete, s.heldGroups, total, held, incomplete, heldGroups)
+	}
+}
+
+// requireCallTable checks the call table against a recount: each trace's
+// list names exactly its records waiting, of a trace the store tracks, and
+// the table holds no more than its bound.
+func requireCallTable(t testing.TB, s *Store, msg string) {
+	t.Helper()
+	c := &s.calls
+	listed := 0
+	for trace, ids := range c.byTrace {
+		if len(ids) == 0 {
+			t.Fatalf("%s: trace %v lists no call record", msg, trace)
+		}
+		if s.traces[trace] == nil {
+			t.Fatalf("%s: call records of trace %v, which the store does not track", msg, trace)
+		}
+		for _, id := range ids {
+			if c.entries[callRecordKey{trace, id}] == nil {
+				t.Fatalf("%s: trace %v lists call %q, which waits for nothing", msg, trace, id)
+			}
+		}
+		listed += len(ids)
+	}
+	if listed != len(c.entries) || len(c.entries) > max(s.records.max, 0) {
+		t.Fatalf("%s: %d call records waiting, %d listed by trace, bound %d", msg, len(c.entries), listed, s.records.max)
 	}
 }
 
@@ -117,13 +144,18 @@ func TestSubAgentMarkDoesNotEvictTheClosingRun(t *testing.T) {
 // stay open.
 func storeOps(t testing.TB, s *Store, more func() bool, pick func(n int) int) {
 	var held [][2]byte
+	s.SetMaxPendingRecords(pick(4))
 	for op := 0; more(); op++ {
 		tr := pcommon.TraceID{byte(1 + pick(3))}
 		span, parent := sid(byte(1+pick(8))), sid(byte(pick(9))) // parent 0: none
 		now := int64(op)
-		switch pick(10) {
+		switch pick(11) {
 		case 0, 1, 2:
-			s.Tool(tr, span, parent, tool("t"), now)
+			c := tool("t")
+			c.ID = []string{"", "a", "b"}[pick(3)]
+			s.Tool(tr, span, parent, c, now)
+		case 10:
+			s.CallRecord(tr, span, &CallRecord{ID: []string{"", "a", "b"}[pick(3)], Failed: pick(2) == 0}, now)
 		case 3:
 			s.Link(tr, span, parent, pick(2) == 0, now)
 		case 4:

@@ -44,11 +44,13 @@ const (
 	MissingRun
 	// MissingRecords: a model call of a service that sends log records of
 	// its model calls has none yet, or records of the trace wait for a
-	// span not seen (see record_witnesses.go).
+	// span not seen (see record_witnesses.go); or a tool call of a service
+	// that sends log records of its tool calls has none yet (see
+	// call_records.go).
 	MissingRecords
 )
 
-var missingNames = [...]string{"", "any span below the agent span", "the answer to the last model turn", "an earlier model turn", "a tool span of a requested call", "the parent of a call or model turn", "a run below the root", "the log records of a model call"}
+var missingNames = [...]string{"", "any span below the agent span", "the answer to the last model turn", "an earlier model turn", "a tool span of a requested call", "the parent of a call or model turn", "a run below the root", "the log records of a model or tool call"}
 
 // String says what is missing, for explanations.
 func (m Missing) String() string { return missingNames[m] }
@@ -75,7 +77,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	if !o.ParentsDropped && strayInside(ts, span, n, o.Start, o.End) {
 		return MissingParent
 	}
-	return s.recordsMissing(ts, span, o)
+	return s.recordsMissing(ts, span, n, o)
 }
 
 // rootIncomplete returns what a trace root (held, arriving or passed; n is
@@ -85,7 +87,7 @@ func (s *Store) rootIncomplete(ts *traceState, span pcommon.SpanID, n *node, o *
 	if m := rootMissing(ts, span, n, o); m != MissingNone {
 		return m
 	}
-	return s.recordsMissing(ts, span, o)
+	return s.recordsMissing(ts, span, n, o)
 }
 
 // rootMissing returns the evidence that a trace root, held or arriving

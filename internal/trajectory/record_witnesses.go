@@ -213,8 +213,14 @@ func (s *Store) runClosed(ts *traceState, parent pcommon.SpanID) bool {
 // records: a turn of its made by a span of a service that sends records
 // that no record joined yet, or records of the trace waiting for a span
 // that has not arrived (it may be one of the run's model calls).
-func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, o *AgentOptions) Missing {
+func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
 	t := &s.records
+	if len(s.calls.byTrace[ts.id]) > 0 && s.recordsAwaitCalls(ts, span, n) {
+		return MissingExecution
+	}
+	if o.CallRecords && s.callsAwaitRecords(ts, n) {
+		return MissingRecords
+	}
 	if !o.Records {
 		return MissingNone
 	}

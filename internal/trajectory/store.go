@@ -98,6 +98,9 @@ const (
 	RecordMCPClient
 	// RecordMCPServer is an MCP tools/call server span.
 	RecordMCPServer
+	// RecordLog is a log record of the call's execution or of a decision
+	// on it (see call_records.go).
+	RecordLog
 )
 
 // newStoredCall keeps what scoring needs of an extracted call.
@@ -453,8 +456,10 @@ type Store struct {
 	expect int
 	stats  Stats
 	// records are the witnesses log records and span events gave (see
-	// record_witnesses.go).
+	// record_witnesses.go); calls the log records of tool calls waiting
+	// for their run (see call_records.go).
 	records recordTable
+	calls   callRecordTable
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -864,7 +869,7 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 	if len(traj.Calls) == 0 && traj.Dropped == 0 && !requestsAny(traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
-	return withModels(ts, traj)
+	return s.withModels(ts, traj)
 }
 
 // Agent records an agent span (whose parent is parent) and returns its
@@ -901,7 +906,9 @@ type AgentOptions struct {
 	Requests bool
 	// Records says the run's service sends log records of its model calls:
 	// a model call no record joined yet awaits them (MissingRecords).
-	Records bool
+	// CallRecords says it sends log records of its tool calls: a call with
+	// an id and no record yet awaits one (MissingRecords).
+	Records, CallRecords bool
 	// EndsOnTools says the run's agent was learned to end runs on a tool
 	// call (MissingAnswer is not looked for); Alone that its agent spans
 	// may have nothing recorded below them (MissingChildren is not);
@@ -949,7 +956,7 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		return nil, missing
 	}
 	runTurns(ts, span, n.traj, parent.IsEmpty())
-	return withModels(ts, n.traj), MissingNone
+	return s.withModels(ts, n.traj), MissingNone
 }
 
 // HoldsIncomplete reports whether any agent is held because its trace
@@ -1089,8 +1096,9 @@ func requestsAny(turns []*extract.ModelTurn) bool {
 // start times, ascending, of the model calls under each span its calls ran
 // under, in the order the calls name those spans. The run has none yet.
 // Its starts share one array, sized by a count first.
-func withModels(ts *traceState, traj *Trajectory) *Trajectory {
+func (s *Store) withModels(ts *traceState, traj *Trajectory) *Trajectory {
 	traj.Calls = mergeRecords(ts, traj.Calls)
+	s.applyCallRecords(ts, traj.Calls)
 	models := ts.modelCalls()
 	if len(models) == 0 {
 		return traj
@@ -1190,7 +1198,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
-	return withModels(ts, n.traj)
+	return s.withModels(ts, n.traj)
 }
 
 // markSubAgent counts agent run span (whose parent is parent) at the run it
@@ -1372,6 +1380,7 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	s.incomplete -= int(ts.incomplete)
 	s.unlink(ts)
 	s.forgetRecords(ts.id)
+	s.forgetCallRecords(ts.id)
 	delete(s.traces, ts.id)
 	if s.last == ts {
 		s.last = nil

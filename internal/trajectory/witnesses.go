@@ -156,6 +156,12 @@ func executedWitnesses(c *StoredCall) (seen, failed toolcall.Witnesses) {
 	if c.Failures&RecordMCPServer != 0 {
 		failed |= toolcall.WitnessMCPServer
 	}
+	if c.Records&RecordLog != 0 {
+		seen |= toolcall.WitnessLogRecord
+	}
+	if c.Failures&RecordLog != 0 {
+		failed |= toolcall.WitnessLogRecord
+	}
 	return seen, failed
 }
 
