@@ -922,8 +922,8 @@ func (p *tcaProcessor) takeStats(counts *batchCounts) {
 // keepLinks moves to b.entries the spans of b.others that may link a tool
 // span to its run: those of traces the store tracks or that have GenAI spans
 // in this batch, and, while retried runs' annotations are kept, the roots
-// they are kept for (a retried root run is found by its root span). The rest pass untouched.
-// Called with p.mu held.
+// they are kept for (a retried root run is found by its root span). The
+// rest pass untouched. Called with p.mu held.
 func (p *tcaProcessor) keepLinks(b *batch) {
 	b.collectGenAITraces()
 	replays := p.holder.replaying()
