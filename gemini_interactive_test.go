@@ -196,3 +196,28 @@ func toolCalls(run ptrace.Span) []string {
 	}
 	return out
 }
+
+// TestGeminiInteractiveSpansOnly scores the session from its spans alone,
+// request by request as Gemini CLI exported them, the due runs released
+// after each. The first prompt's user_prompt span ends as its first model
+// response does, so it arrives in the first request with the turns up to
+// ls; the turn that asked for rm (refused by the user) comes in the next
+// one. The prompt's run must wait for it: its last turn asked for tools
+// (read from the llm_call's Gemini API contents). It need not wait for
+// more: Gemini CLI asks the model nothing after the user refused.
+func TestGeminiInteractiveSpansOnly(t *testing.T) {
+	b := newBothPipelines(t, codingRules(t))
+	for _, td := range cloneAll(readTraceFile(t, codingCapture(geminiInteractive))) {
+		require.NoError(t, b.proc.ConsumeTraces(context.Background(), td))
+		b.release()
+	}
+	runs := geminiRunsBySpan(t, b.shutdown(t))
+	for _, p := range geminiInteractivePrompts() {
+		if run, ok := runs[p.span]; assert.True(t, ok, p.span) {
+			assert.Equal(t, p.calls, toolCalls(run), "prompt %s", p.span)
+			assert.Equal(t, p.checks, callStatuses(t, run, "agent_calls"), p.span)
+			explanation, _ := run.Attributes().Get(attrPrefix + "agent_calls.explanation")
+			assert.NotContains(t, explanation.Str(), "incomplete", "prompt %s: scored when its spans were all there", p.span)
+		}
+	}
+}

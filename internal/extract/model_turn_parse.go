@@ -167,6 +167,12 @@ func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []Re
 			for _, p := range m.items("parts") {
 				if p.str("type") == "tool_call" {
 					out = append(out, RequestedCall{ID: partCallID(p), Name: p.str("name"), Args: p.jsonText("arguments")})
+				} else if fc, ok := p.get("functionCall"); ok && !history {
+					// Gemini API contents: Gemini CLI's llm_call response.
+					// Its ids are of two kinds (the CLI's call id here,
+					// the model's in the requests that follow), so the
+					// call is known by name, as an ADK request's is.
+					out = append(out, RequestedCall{Name: fc.str("name"), Args: fc.jsonText("args")})
 				} else {
 					out = appendAnthropicUses(out, p)
 				}
