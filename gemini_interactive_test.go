@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,4 +221,44 @@ func TestGeminiInteractiveSpansOnly(t *testing.T) {
 			assert.NotContains(t, explanation.Str(), "incomplete", "prompt %s: scored when its spans were all there", p.span)
 		}
 	}
+}
+
+// TestGeminiInteractiveEveryOrder feeds the session's export requests (5 of
+// spans, 6 of log records) after one earlier session of the same service
+// (from which the processor learns that Gemini CLI sends log records),
+// releasing after each request the runs it completed: every interleaving
+// of the log requests (in a seeded order of their own) with the span
+// requests in the order Gemini CLI exported them gives every span the
+// annotations of the in-order delivery.
+func TestGeminiInteractiveEveryOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("many orders")
+	}
+	tds, lds := readTraceFile(t, codingCapture(geminiInteractive)), codingLogs(t, geminiInteractive)
+	cfg := codingRules(t)
+	in := units(tds, lds)
+	before := units(tds, lds)
+	for _, u := range before {
+		flipTraceIDs(u)
+	}
+	want := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), units(pickTraces(in), pickLogs(in)))
+	runs := geminiRunsBySpan(t, want)
+	require.Len(t, runs, len(geminiInteractivePrompts())+1)
+	for _, p := range geminiInteractivePrompts() {
+		require.Contains(t, runs, p.span)
+		require.Equal(t, p.checks, callStatuses(t, runs[p.span], "agent_calls"), "in order: prompt %s", p.span)
+	}
+	orders := interleavings(len(tds), len(lds), rand.New(rand.NewPCG(39, 11)))
+	for _, order := range orders {
+		batch := make([]unit, len(order))
+		for i, k := range order {
+			batch[i] = units(oneTraces(in[k]), oneLogs(in[k]))[0]
+		}
+		got := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), batch)
+		require.Equal(t, want.SpanCount(), got.SpanCount(), "order %v", order)
+		if diff := annotationDiffMovedRoots(want, got); diff != "" {
+			t.Fatalf("requests in order %v: %s", order, diff)
+		}
+	}
+	t.Logf("FIGURES %d orders of the interactive Gemini CLI session's spans and log records gave the in-order verdicts", len(orders))
 }
