@@ -224,7 +224,7 @@ func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *
 	if !o.Records {
 		return MissingNone
 	}
-	s.settleRecordsWithoutTurn(ts, span)
+	s.settleRecordsWithoutTurn(ts, span, o.ModelCall)
 	for _, id := range t.byTrace[ts.id] {
 		if _, ok := t.pending[recordKey{ts.id, id}]; ok {
 			return MissingRecords
@@ -252,18 +252,19 @@ func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *
 
 // settleRecordsWithoutTurn ends the wait of ts's pending records whose span
 // has arrived and made no turn (an agent, tool or other span: a model-call
-// span takes its records as it arrives): no turn will take them. They are
+// span takes its records as it arrives; the run's own span, being opened,
+// unless it is a model call too): no turn will take them. They are
 // counted late, as [Store.Record] counts a record whose span came first,
 // and no run waits for them. Gemini CLI in interactive mode writes a model
 // call's response event under the call's parent (the user_prompt or
 // system_prompt span) once the llm_call span has ended; the llm_call span
 // records the response itself.
-func (s *Store) settleRecordsWithoutTurn(ts *traceState, span pcommon.SpanID) {
+func (s *Store) settleRecordsWithoutTurn(ts *traceState, span pcommon.SpanID, spanIsModelCall bool) {
 	t := &s.records
 	var settled []recordKey
 	for _, id := range t.byTrace[ts.id] {
 		key := recordKey{ts.id, id}
-		if _, ok := t.pending[key]; ok && (id == span || s.Seen(ts.id, id) != SeenNot) {
+		if _, ok := t.pending[key]; ok && (id == span && !spanIsModelCall || id != span && s.Seen(ts.id, id) != SeenNot) {
 			settled = append(settled, key)
 		}
 	}
