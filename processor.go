@@ -827,7 +827,7 @@ func (p *tcaProcessor) applyAgent(b *batch, e *entry, runs []closedRun, now int6
 	if e.context > 0 {
 		p.store.AttachContext(e.trace, e.span, &b.contexts[e.context-1], true, now)
 	}
-	o := trajectory.AgentOptions{Hold: p.cfg.Wait > 0, HoldIfMissing: p.cfg.WaitForMissing > 0, Start: uint64(e.start), End: uint64(e.end), Failed: e.failed}
+	o := trajectory.AgentOptions{Hold: p.cfg.Wait > 0, HoldIfMissing: p.cfg.WaitForMissing > 0, Start: uint64(e.start), End: uint64(e.end), Failed: e.failed, ModelCall: e.modelStart != 0}
 	if o.HoldIfMissing {
 		p.serviceOptions(b, e.ref, &o)
 	}

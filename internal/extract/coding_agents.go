@@ -176,9 +176,12 @@ func geminiOutcome(rec jnode, c *SpanCall) {
 // user, or naming a tool the agent does not have. They have no tool_call
 // span; the calls that ran do, and are left out here. Strings reference
 // nothing of the span: the span's JSON is parsed, so they are copies.
+// A call that never ran has an errorType (policy, unknown tool) or the
+// status "cancelled" with none (the user refused it in the interactive
+// approval dialog); an output with neither is not parsed.
 func UnexecutedCalls(span ptrace.Span) []SpanCall {
 	v, ok := span.Attributes().Get("gen_ai.output.messages")
-	if !ok || v.Type() != pcommon.ValueTypeStr || !strings.Contains(v.Str(), `"errorType"`) {
+	if !ok || v.Type() != pcommon.ValueTypeStr || !strings.Contains(v.Str(), `"errorType"`) && !strings.Contains(v.Str(), `"cancelled"`) {
 		return nil
 	}
 	var dp jsonv.DocumentParser

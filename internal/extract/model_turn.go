@@ -171,7 +171,9 @@ func (t *ModelTurn) setOutput(form turnForm, text string) {
 		return
 	}
 	if t.form == formNone || t.form == form {
-		t.form, t.output = form, text
+		// The span recorded the response: no record of it is awaited
+		// (Gemini CLI writes its response event under the call's parent).
+		t.form, t.output, t.responded = form, text, true
 	}
 }
 

@@ -206,7 +206,19 @@ func appendCalls(out []RequestedCall, form turnForm, v jnode, history bool) []Re
 				continue
 			}
 			for _, p := range m.items("parts") {
-				out = appendPartCalls(out, p, p.str("type"))
+				typ := p.str("type")
+				if typ != "tool_call" && !history {
+					if fc, ok := p.get("functionCall"); ok {
+						// Gemini API contents: Gemini CLI's llm_call
+						// response. Its ids are of two kinds (the CLI's
+						// call id here, the model's in the requests that
+						// follow), so the call is known by name, as an
+						// ADK request's is.
+						out = append(out, RequestedCall{Name: fc.str("name"), Args: fc.jsonText("args")})
+						continue
+					}
+				}
+				out = appendPartCalls(out, p, typ)
 			}
 		}
 	case formAISDK:

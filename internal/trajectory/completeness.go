@@ -153,7 +153,7 @@ func turnsMissing(ts *traceState, span pcommon.SpanID, turns []*extract.ModelTur
 		}
 	}
 	delegated := n != nil && n.traj != nil && n.traj.SubAgents > 0
-	if last.RequestsTools() && !o.Failed && !o.EndsOnTools && !delegated && !answeredLater(ts, span, turns, last) {
+	if last.RequestsTools() && !o.Failed && !o.EndsOnTools && !delegated && !answeredLater(ts, span, turns, last) && !refusedAll(n, last) {
 		return MissingAnswer
 	}
 	first := earliest(turns)
@@ -176,6 +176,25 @@ func turnsMissing(ts *traceState, span pcommon.SpanID, turns []*extract.ModelTur
 		return MissingTurn
 	}
 	return MissingNone
+}
+
+// refusedAll reports a last turn every requested call of which the run
+// holds as refused: an agent may stop there without asking the model again
+// (Gemini CLI ends the prompt when the user refuses a call in its approval
+// dialog), so no answer is awaited.
+func refusedAll(n *node, last *extract.ModelTurn) bool {
+	requested := last.Requested()
+	if n == nil || n.traj == nil || len(requested) == 0 {
+		return false
+	}
+	for _, r := range requested {
+		if !slices.ContainsFunc(n.traj.Calls, func(c StoredCall) bool {
+			return c.Name == r.Name && c.Ended == extract.EndRefused && c.Start >= last.Start
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // answeredLater reports a turn that started after last ended and asked for

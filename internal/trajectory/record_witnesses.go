@@ -224,6 +224,7 @@ func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *
 	if !o.Records {
 		return MissingNone
 	}
+	s.settleRecordsWithoutTurn(ts, span, o.ModelCall)
 	for _, id := range t.byTrace[ts.id] {
 		if _, ok := t.pending[recordKey{ts.id, id}]; ok {
 			return MissingRecords
@@ -247,6 +248,33 @@ func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *
 		return MissingTurn
 	}
 	return MissingNone
+}
+
+// settleRecordsWithoutTurn ends the wait of ts's pending records whose span
+// has arrived and made no turn (an agent, tool or other span: a model-call
+// span takes its records as it arrives; the run's own span, being opened,
+// unless it is a model call too): no turn will take them. They are
+// counted late, as [Store.Record] counts a record whose span came first,
+// and no run waits for them. Gemini CLI in interactive mode writes a model
+// call's response event under the call's parent (the user_prompt or
+// system_prompt span) once the llm_call span has ended; the llm_call span
+// records the response itself.
+func (s *Store) settleRecordsWithoutTurn(ts *traceState, span pcommon.SpanID, spanIsModelCall bool) {
+	t := &s.records
+	var settled []recordKey
+	for _, id := range t.byTrace[ts.id] {
+		key := recordKey{ts.id, id}
+		if _, ok := t.pending[key]; ok && (id == span && !spanIsModelCall || id != span && s.Seen(ts.id, id) != SeenNot) {
+			settled = append(settled, key)
+		}
+	}
+	for _, key := range settled { // apart: dropSpan edits t.byTrace[ts.id]
+		w := t.pending[key]
+		t.count -= len(w)
+		t.stats.Late += int64(len(w))
+		delete(t.pending, key)
+		t.dropSpan(key)
+	}
 }
 
 // historyUnrequested reports a call (by id) the latest turn's request

@@ -915,6 +915,10 @@ type AgentOptions struct {
 	// ParentsDropped that parents its spans name may never come
 	// (MissingParent is not).
 	EndsOnTools, Alone, ParentsDropped bool
+	// ModelCall says the agent span is a model call too: the records that
+	// name it join its turn once the run is open (not settled as records
+	// of a span that makes no turn, see settleRecordsWithoutTurn).
+	ModelCall bool
 }
 
 // AgentOrHold is [Store.Agent] that also holds the run open when o asks

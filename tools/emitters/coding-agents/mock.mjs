@@ -16,8 +16,27 @@ import { readFileSync } from 'node:fs';
 
 export function loadScript(path) {
   const s = JSON.parse(readFileSync(path, 'utf8'));
-  if (!Array.isArray(s.turns) || s.turns.length === 0) throw new Error(`${path}: no turns`);
+  const scripts = s.prompts ?? [s];
+  if (scripts.some((p) => !Array.isArray(p.turns) || p.turns.length === 0)) throw new Error(`${path}: no turns`);
   return s;
+}
+
+// promptScript picks the part of a several-prompt script (an interactive
+// session: {"prompts": [{"match", "turns"}]}) for the user's latest typed
+// prompt, the last user content with text, and the tool results given since
+// it: the session's history keeps the earlier prompts' calls, which must not
+// move this prompt's turns. Gemini contents only.
+function promptScript(script, contents) {
+  let last = -1;
+  for (let i = 0; i < contents.length; i++) {
+    const c = contents[i];
+    if (c.role === 'user' && (c.parts ?? []).some((p) => typeof p.text === 'string' && !p.functionResponse)) last = i;
+  }
+  const typed = last < 0 ? '' : contents[last].parts.map((p) => p.text ?? '').join('');
+  const part = script.prompts.find((p) => typed.includes(p.match)) ?? script.prompts[0];
+  let answered = 0;
+  for (const c of contents.slice(last + 1)) for (const p of c.parts ?? []) if (p.functionResponse) answered++;
+  return { part, answered };
 }
 
 // turnAfter returns the turn that follows `answered` tool results.
@@ -72,7 +91,9 @@ export function createMock(script) {
 
   function gemini(request, res, model, stream) {
     let answered = 0;
-    for (const c of request.contents ?? []) for (const p of c.parts ?? []) if (p.functionResponse) answered++;
+    let part = script;
+    if (script.prompts) ({ part, answered } = promptScript(script, request.contents ?? []));
+    else for (const c of request.contents ?? []) for (const p of c.parts ?? []) if (p.functionResponse) answered++;
     const gc = request.generationConfig ?? request.config ?? {};
     const wantsJSON = gc.responseMimeType === 'application/json' || gc.responseSchema || gc.responseJsonSchema;
     const hasTools = Array.isArray(request.tools) && request.tools.length > 0;
@@ -85,7 +106,7 @@ export function createMock(script) {
       side = true;
       parts = [{ text: 'ok' }];
     } else {
-      const turn = turnAfter(script, answered);
+      const turn = turnAfter(part, answered);
       parts = turn.calls ? turn.calls.map((c) => ({ functionCall: { id: c.id, name: c.name, args: c.args } })) : [{ text: turn.text }];
     }
     log.push({ n: ++n, api: stream ? 'gemini.stream' : 'gemini', side, answered, model, request });
