@@ -2,6 +2,7 @@ package evaluationsconnector
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -116,14 +117,24 @@ func TestConcurrentConsume(t *testing.T) {
 	wg.Wait()
 	<-done
 	assert.Equal(t, workers*batches*3, h.logs.LogRecordCount())
-	md := h.flush(t, time.Second)
-	var evaluations int64
-	for _, m := range md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().All() {
-		if m.Name() == metricResults {
-			for _, dp := range m.Sum().DataPoints().All() {
-				evaluations += dp.IntValue()
+	// Shutdown waits for the flush of the last tick (tick returns once the
+	// loop has taken it, not once its flush is sent) and flushes the rest.
+	// The sums are cumulative: each series' latest point is its total.
+	h.clock.advance(time.Second)
+	require.NoError(t, h.mc.Shutdown(context.Background()))
+	latest := map[string]int64{} // by attributes (fmt prints a map's keys sorted)
+	for _, md := range h.metrics.AllMetrics() {
+		for _, m := range md.ResourceMetrics().At(0).ScopeMetrics().At(0).Metrics().All() {
+			if m.Name() == metricResults {
+				for _, dp := range m.Sum().DataPoints().All() {
+					latest[fmt.Sprint(dp.Attributes().AsRaw())] = dp.IntValue()
+				}
 			}
 		}
+	}
+	var evaluations int64
+	for _, n := range latest {
+		evaluations += n
 	}
 	assert.Equal(t, int64(workers*batches*3), evaluations)
 }
