@@ -30,31 +30,68 @@ func TestCodingAgents(t *testing.T) {
 	names := []string{"claude-code-mock", "gemini-cli-p-mock", "codex-exec-mock"}
 	total := 0
 	for _, name := range names {
-		for _, line := range jsonLines(t, "../testdata/logs/captures/"+name+".logs.otlp.jsonl") {
-			c.postJSON(t, "logs", line)
-		}
-		for _, line := range jsonLines(t, "../testdata/traces/captures/"+name+".otlp.jsonl") {
-			c.postJSON(t, "traces", line)
-		}
-		for _, r := range readRequests(t, "../testdata/traces/captures/"+name+".otlp.jsonl") {
-			total += r.td.SpanCount()
-		}
+		total += c.sendCapture(t, name)
 	}
-	var out ptrace.Traces
+	verdicts := map[string]string{}
+	for _, r := range scoredSpans(t, c.waitSpans(t, total)) {
+		require.NotContains(t, verdicts, r.service, "one run per agent")
+		verdicts[r.service] = r.span + "\n" + r.verdict
+	}
+	golden, err := os.ReadFile("../testdata/golden/coding-agents.txt")
+	require.NoError(t, err)
+	var got strings.Builder
+	for i, service := range []string{"claude-code", "gemini-cli", "codex_exec"} {
+		require.Contains(t, verdicts, service)
+		fmt.Fprintf(&got, "== %s: %s\n", names[i], verdicts[service])
+	}
+	assert.Equal(t, string(golden), got.String(), "the collector's verdicts are the factory-level test's")
+}
+
+// sendCapture sends a coding agent's capture as the agent exports it,
+// OTLP/HTTP JSON: its log requests, then its span requests. It returns the
+// number of spans sent.
+func (c *collector) sendCapture(t *testing.T, name string) int {
+	t.Helper()
+	for _, line := range jsonLines(t, "../testdata/logs/captures/"+name+".logs.otlp.jsonl") {
+		c.postJSON(t, "logs", line)
+	}
+	for _, line := range jsonLines(t, "../testdata/traces/captures/"+name+".otlp.jsonl") {
+		c.postJSON(t, "traces", line)
+	}
+	total := 0
+	for _, r := range readRequests(t, "../testdata/traces/captures/"+name+".otlp.jsonl") {
+		total += r.td.SpanCount()
+	}
+	return total
+}
+
+// waitSpans waits until the file exporter has written total spans and
+// returns them, checking that none went out twice.
+func (c *collector) waitSpans(t *testing.T, total int) ptrace.Traces {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		td, complete := readExported(t, c.out)
 		if complete && td.SpanCount() >= total {
-			out = td
-			break
+			assert.Equal(t, total, td.SpanCount(), "every span goes out once")
+			return td
 		}
 		require.True(t, time.Now().Before(deadline), "%d of %d spans out after 60s", td.SpanCount(), total)
 		time.Sleep(200 * time.Millisecond)
 	}
-	assert.Equal(t, total, out.SpanCount(), "every span goes out once")
+}
 
-	verdicts := map[string]string{}
-	for _, rs := range out.ResourceSpans().All() {
+// scoredRun is a span that carries a verdict: its service, name, id and
+// tool_call_accuracy.* attributes as sorted key=value lines.
+type scoredRun struct {
+	service, span, id, verdict string
+}
+
+// scoredSpans returns the spans of td that carry a verdict.
+func scoredSpans(t *testing.T, td ptrace.Traces) []scoredRun {
+	t.Helper()
+	var out []scoredRun
+	for _, rs := range td.ResourceSpans().All() {
 		service, _ := rs.Resource().Attributes().Get("service.name")
 		for _, ss := range rs.ScopeSpans().All() {
 			for _, s := range ss.Spans().All() {
@@ -68,19 +105,11 @@ func TestCodingAgents(t *testing.T) {
 					}
 				}
 				sort.Strings(lines)
-				require.NotContains(t, verdicts, service.Str(), "one run per agent")
-				verdicts[service.Str()] = s.Name() + "\n" + strings.Join(lines, "\n")
+				out = append(out, scoredRun{service: service.Str(), span: s.Name(), id: s.SpanID().String(), verdict: strings.Join(lines, "\n")})
 			}
 		}
 	}
-	golden, err := os.ReadFile("../testdata/golden/coding-agents.txt")
-	require.NoError(t, err)
-	var got strings.Builder
-	for i, service := range []string{"claude-code", "gemini-cli", "codex_exec"} {
-		require.Contains(t, verdicts, service)
-		fmt.Fprintf(&got, "== %s: %s\n", names[i], verdicts[service])
-	}
-	assert.Equal(t, string(golden), got.String(), "the collector's verdicts are the factory-level test's")
+	return out
 }
 
 // jsonLines returns the lines of an OTLP JSON lines file.
