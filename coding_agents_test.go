@@ -386,40 +386,61 @@ func TestCodingAgentRecordsEveryOrder(t *testing.T) {
 	for _, name := range []string{"codex-exec-mock", "claude-code-mock"} {
 		t.Run(name, func(t *testing.T) {
 			tds, lds := readTraceFile(t, codingCapture(name)), codingLogs(t, name)
-			cfg := codingRules(t)
-			in := units(tds, lds)
-			before := units(tds, lds)
-			for _, u := range before {
-				flipTraceIDs(u)
-			}
-			want := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), units(pickTraces(in), pickLogs(in)))
-			runs := scoredRuns(want)
+			l := newLearnedDelivery(t, codingRules(t), tds, lds)
+			runs := scoredRuns(l.want)
 			require.Len(t, runs, 1)
 			require.Contains(t, verdict(runs[0]), `"refused":[`, "the in-order run has the records' statuses")
-			r := rand.New(rand.NewPCG(39, uint64(len(name))))
-			orders := interleavings(len(tds), len(lds), r)
-			reverse := make([]int, 0, len(in))
-			for k := len(tds); k < len(in); k++ {
+			orders := interleavings(len(tds), len(lds), rand.New(rand.NewPCG(39, uint64(len(name)))))
+			reverse := make([]int, 0, len(l.in))
+			for k := len(tds); k < len(l.in); k++ {
 				reverse = append(reverse, k)
 			}
 			for k := len(tds) - 1; k >= 0; k-- {
 				reverse = append(reverse, k)
 			}
 			for _, order := range append(orders, reverse) {
-				batch := make([]unit, len(order))
-				for i, k := range order {
-					batch[i] = units(oneTraces(in[k]), oneLogs(in[k]))[0]
-				}
-				got := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), batch)
-				require.Equal(t, want.SpanCount(), got.SpanCount(), "order %v", order)
-				if diff := annotationDiffMovedRoots(want, got); diff != "" {
-					t.Fatalf("requests in order %v: %s", order, diff)
-				}
+				l.requireInOrderVerdicts(t, order)
 				total++
 			}
 		})
 	}
 	t.Logf("FIGURES %d orders of Codex's and Claude Code's spans and log records gave the in-order verdicts", total)
+}
+
+// learnedDelivery is a capture's requests (spans and log records, one
+// request each) fed to a processor serving both pipelines after one earlier
+// delivery of the same requests under other trace ids, from which the
+// processor learns that the service sends log records; want is what the
+// in-order delivery sends on.
+type learnedDelivery struct {
+	cfg        *Config
+	in, before []unit
+	want       ptrace.Traces
+}
+
+func newLearnedDelivery(t *testing.T, cfg *Config, tds []ptrace.Traces, lds []plog.Logs) *learnedDelivery {
+	t.Helper()
+	l := &learnedDelivery{cfg: cfg, in: units(tds, lds), before: units(tds, lds)}
+	for _, u := range l.before {
+		flipTraceIDs(u)
+	}
+	l.want = feedUnits(t, cfg, units(pickTraces(l.before), pickLogs(l.before)), units(pickTraces(l.in), pickLogs(l.in)))
+	return l
+}
+
+// requireInOrderVerdicts feeds the requests in order (indexes into l.in)
+// and requires every span to get the in-order delivery's annotations.
+func (l *learnedDelivery) requireInOrderVerdicts(t *testing.T, order []int) {
+	t.Helper()
+	batch := make([]unit, len(order))
+	for i, k := range order {
+		batch[i] = units(oneTraces(l.in[k]), oneLogs(l.in[k]))[0]
+	}
+	got := feedUnits(t, l.cfg, units(pickTraces(l.before), pickLogs(l.before)), batch)
+	require.Equal(t, l.want.SpanCount(), got.SpanCount(), "order %v", order)
+	if diff := annotationDiffMovedRoots(l.want, got); diff != "" {
+		t.Fatalf("requests in order %v: %s", order, diff)
+	}
 }
 
 // interleavings returns every interleaving of span requests 0..spans-1 (in

@@ -235,14 +235,8 @@ func TestGeminiInteractiveEveryOrder(t *testing.T) {
 		t.Skip("many orders")
 	}
 	tds, lds := readTraceFile(t, codingCapture(geminiInteractive)), codingLogs(t, geminiInteractive)
-	cfg := codingRules(t)
-	in := units(tds, lds)
-	before := units(tds, lds)
-	for _, u := range before {
-		flipTraceIDs(u)
-	}
-	want := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), units(pickTraces(in), pickLogs(in)))
-	runs := geminiRunsBySpan(t, want)
+	l := newLearnedDelivery(t, codingRules(t), tds, lds)
+	runs := geminiRunsBySpan(t, l.want)
 	require.Len(t, runs, len(geminiInteractivePrompts())+1)
 	for _, p := range geminiInteractivePrompts() {
 		require.Contains(t, runs, p.span)
@@ -250,15 +244,7 @@ func TestGeminiInteractiveEveryOrder(t *testing.T) {
 	}
 	orders := interleavings(len(tds), len(lds), rand.New(rand.NewPCG(39, 11)))
 	for _, order := range orders {
-		batch := make([]unit, len(order))
-		for i, k := range order {
-			batch[i] = units(oneTraces(in[k]), oneLogs(in[k]))[0]
-		}
-		got := feedUnits(t, cfg, units(pickTraces(before), pickLogs(before)), batch)
-		require.Equal(t, want.SpanCount(), got.SpanCount(), "order %v", order)
-		if diff := annotationDiffMovedRoots(want, got); diff != "" {
-			t.Fatalf("requests in order %v: %s", order, diff)
-		}
+		l.requireInOrderVerdicts(t, order)
 	}
 	t.Logf("FIGURES %d orders of the interactive Gemini CLI session's spans and log records gave the in-order verdicts", len(orders))
 }
