@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -183,13 +182,7 @@ func TestCodingAgentCaptures(t *testing.T) {
 			fmt.Fprintf(&golden, "== %s: %s\n%s\n", tt.file, run.Name(), verdict(run))
 		})
 	}
-	path := filepath.Join("testdata", "golden", "coding-agents.txt")
-	if *updateCodingAgents {
-		require.NoError(t, os.WriteFile(path, []byte(golden.String()), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test -run TestCodingAgentCaptures -update-coding-agents . writes it")
-	assert.Equal(t, string(want), golden.String())
+	requireGoldenText(t, "coding-agents.txt", *updateCodingAgents, golden.String(), "go test -run TestCodingAgentCaptures -update-coding-agents .")
 }
 
 // splitByTrace returns one batch per trace of in, in first-seen order.

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -100,13 +98,7 @@ func TestGeminiInteractivePrompts(t *testing.T) {
 	fmt.Fprintf(&golden, "== %s %s (/quit)\n%s\n", geminiQuit, quit.Name(), verdict(quit))
 	assert.Len(t, runs, len(geminiInteractivePrompts())+1, "one run per prompt, no other")
 
-	path := filepath.Join("testdata", "golden", "gemini-interactive.txt")
-	if *updateGeminiInteractive {
-		require.NoError(t, os.WriteFile(path, []byte(golden.String()), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test -run TestGeminiInteractivePrompts -update-gemini-interactive . writes it")
-	assert.Equal(t, string(want), golden.String())
+	requireGoldenText(t, "gemini-interactive.txt", *updateGeminiInteractive, golden.String(), "go test -run TestGeminiInteractivePrompts -update-gemini-interactive .")
 }
 
 // TestGeminiInteractiveSpansFirst sends the session's spans before its

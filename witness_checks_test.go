@@ -134,13 +134,20 @@ func TestWitnessChecksOnCaptures(t *testing.T) {
 			b.WriteString(l)
 		}
 	}
-	path := filepath.Join("testdata", "golden", "witness_checks.txt")
-	if *updateWitnesses {
-		require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	requireGoldenText(t, "witness_checks.txt", *updateWitnesses, b.String(), "go test -run TestWitnessChecksOnCaptures -update-witnesses .")
+}
+
+// requireGoldenText compares got with testdata/golden/name, which update
+// rewrites first; rewrite says the command that does.
+func requireGoldenText(t *testing.T, name string, update bool, got, rewrite string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test -run TestWitnessChecksOnCaptures -update-witnesses . writes it")
-	require.Equal(t, string(want), b.String())
+	require.NoError(t, err, rewrite+" writes it")
+	require.Equal(t, string(want), got, rewrite+" rewrites it")
 }
 
 // dropSpan removes the nth (from 0) span named name, by end time.
