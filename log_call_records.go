@@ -1,6 +1,8 @@
 package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor"
 
 import (
+	"slices"
+
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
@@ -14,17 +16,15 @@ import (
 
 // hasCallRecords reports whether a record names a call it reports on.
 func hasCallRecords(w *extract.Witness) bool {
-	for i := range w.Results {
-		if w.Results[i].ID != "" {
-			return true
-		}
-	}
-	for i := range w.Decisions {
-		if w.Decisions[i].ID != "" && w.Decisions[i].Verdict == extract.DecisionRejected {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(w.Results, namesCall) || slices.ContainsFunc(w.Decisions, refusesCall)
+}
+
+// namesCall reports a result that names its call by id.
+func namesCall(r extract.ToolResult) bool { return r.ID != "" }
+
+// refusesCall reports a decision that refuses a call it names by id.
+func refusesCall(d extract.ToolDecision) bool {
+	return d.ID != "" && d.Verdict == extract.DecisionRejected
 }
 
 // eachCallRecord calls f with each call record w carries; results are kept
@@ -32,7 +32,7 @@ func hasCallRecords(w *extract.Witness) bool {
 func eachCallRecord(w *extract.Witness, keepResults bool, f func(*trajectory.CallRecord)) {
 	for i := range w.Results {
 		r := &w.Results[i]
-		if r.ID == "" {
+		if !namesCall(*r) {
 			continue
 		}
 		c := trajectory.CallRecord{ID: r.ID, Name: r.Name, Args: r.Args, Failed: r.Failed, Ended: extract.ResultEnd(r)}
@@ -45,8 +45,7 @@ func eachCallRecord(w *extract.Witness, keepResults bool, f func(*trajectory.Cal
 		f(&c)
 	}
 	for i := range w.Decisions {
-		d := &w.Decisions[i]
-		if d.ID != "" && d.Verdict == extract.DecisionRejected {
+		if d := &w.Decisions[i]; refusesCall(*d) {
 			f(&trajectory.CallRecord{ID: d.ID, Name: d.Name, Failed: true, Ended: extract.EndRefused})
 		}
 	}
