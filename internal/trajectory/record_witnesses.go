@@ -215,7 +215,7 @@ func (s *Store) runClosed(ts *traceState, parent pcommon.SpanID) bool {
 // that has not arrived (it may be one of the run's model calls).
 func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
 	t := &s.records
-	if len(s.calls.byTrace[ts.id]) > 0 && s.recordsAwaitCalls(ts, span, n) {
+	if s.recordsAwaitCalls(ts, span, n) {
 		return MissingExecution
 	}
 	if o.CallRecords && s.callsAwaitRecords(ts, n) {
