@@ -20,13 +20,12 @@ import (
 // A fixed table of passedRootSlots entries, one per trace by its id's low
 // bits: a newer trace takes an older one's slot, so a root is remembered
 // for about the last passedRootSlots traces (a few seconds at tens of
-// thousands of traces per second; 768 KiB). Recording a root costs one
-// uncontended lock of one of the shards.
+// thousands of traces per second; 768 KiB). A batch's roots are written
+// together under one lock (addAll): each write to the table most likely
+// misses the cache, and a lock released after each of them waited for each
+// miss in turn, where the writes of one critical section overlap.
 type passedRoots struct {
-	shards [passedRootShards]struct {
-		sync.Mutex
-		_ [56]byte // a shard per cache line
-	}
+	mu    sync.Mutex
 	slots []passedRoot
 }
 
@@ -35,35 +34,34 @@ type passedRoot struct {
 	span  pcommon.SpanID
 }
 
-const (
-	passedRootSlots  = 1 << 15
-	passedRootShards = 64
-)
+const passedRootSlots = 1 << 15
 
 func newPassedRoots() *passedRoots {
 	return &passedRoots{slots: make([]passedRoot, passedRootSlots)}
 }
 
-func (r *passedRoots) slot(trace pcommon.TraceID) int {
+func slotOf(trace pcommon.TraceID) int {
 	return int(binary.LittleEndian.Uint64(trace[8:]) & (passedRootSlots - 1))
 }
 
-// add remembers the root of a trace.
-func (r *passedRoots) add(trace pcommon.TraceID, span pcommon.SpanID) {
-	i := r.slot(trace)
-	sh := &r.shards[i%passedRootShards]
-	sh.Lock()
-	r.slots[i] = passedRoot{trace: trace, span: span}
-	sh.Unlock()
+// addAll remembers the roots of traces, later ones taking earlier ones'
+// slots. r may be nil (roots are not recorded), when roots is empty.
+func (r *passedRoots) addAll(roots []passedRoot) {
+	if len(roots) == 0 {
+		return
+	}
+	r.mu.Lock()
+	for _, root := range roots {
+		r.slots[slotOf(root.trace)] = root
+	}
+	r.mu.Unlock()
 }
 
 // get returns the root of a trace that passed, if remembered.
 func (r *passedRoots) get(trace pcommon.TraceID) (pcommon.SpanID, bool) {
-	i := r.slot(trace)
-	sh := &r.shards[i%passedRootShards]
-	sh.Lock()
-	e := r.slots[i]
-	sh.Unlock()
+	r.mu.Lock()
+	e := r.slots[slotOf(trace)]
+	r.mu.Unlock()
 	return e.span, e.trace == trace && !e.span.IsEmpty()
 }
 
@@ -131,9 +129,10 @@ func carrierOf(b *batch, k int) *entry {
 // wait_for_missing waits for what comes after them.
 func recordsRoots(cfg *Config) bool { return cfg.WaitForMissing > 0 && cfg.Wait == 0 }
 
-// rememberRoot remembers span when it is a trace root (see passedRoots).
-func (p *tcaProcessor) rememberRoot(span ptrace.Span) {
+// rememberRoot adds span to the batch's roots when it is a trace root and
+// roots are recorded (see passedRoots).
+func (p *tcaProcessor) rememberRoot(b *batch, span ptrace.Span) {
 	if p.roots != nil && span.ParentSpanID().IsEmpty() {
-		p.roots.add(span.TraceID(), span.SpanID())
+		b.roots = append(b.roots, passedRoot{trace: span.TraceID(), span: span.SpanID()})
 	}
 }

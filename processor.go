@@ -339,6 +339,9 @@ type batch struct {
 	// spans, gathered while some trace is tracked: under the lock, apply
 	// keeps those of traces that have state or GenAI spans in the batch.
 	candidates []linkCandidate
+	// roots are the batch's ordinary trace roots, remembered together
+	// once classified (see passedRoots).
+	roots []passedRoot
 	// td is the batch itself, for the entries of the others kept.
 	td    ptrace.Traces
 	calls []extract.SpanCall
@@ -385,7 +388,7 @@ func (b *batch) reset() {
 	b.td = ptrace.Traces{}
 	b.classified, b.part = extract.Result{}, extract.ContextPart{}
 	b.entries, b.candidates, b.calls, b.order, b.runs, b.contexts = b.entries[:0], b.candidates[:0], b.calls[:0], b.order[:0], b.runs[:0], b.contexts[:0]
-	b.complete = b.complete[:0]
+	b.complete, b.roots = b.complete[:0], b.roots[:0]
 	b.keyed.reset()
 	b.service, b.serviceRS, b.toolsSeenRS = "", 0, 0
 }
@@ -563,7 +566,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 			scope := ss.Scope()
 			for pi, span := range ss.Spans().All() {
 				if extract.Ordinary(span) {
-					p.rememberRoot(span)
+					p.rememberRoot(b, span)
 					if tracked {
 						b.candidates = append(b.candidates, linkCandidate{trace: span.TraceID(), ref: spanRef{ri, si, pi}})
 					}
@@ -595,6 +598,7 @@ func (p *tcaProcessor) classify(td ptrace.Traces, b *batch, tracked bool) bool {
 			}
 		}
 	}
+	p.roots.addAll(b.roots)
 	return anyGenAI
 }
 
