@@ -460,6 +460,11 @@ type Store struct {
 	// for their run (see call_records.go).
 	records recordTable
 	calls   callRecordTable
+	// turns and tally are scratch for reading an open run's turns (see
+	// openRunTurns, turnsMissing): one look at a time, the store having
+	// one owner.
+	turns []*extract.ModelTurn
+	tally toolTally
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -536,6 +541,9 @@ func (s *Store) lookup(id pcommon.TraceID) *traceState {
 	if s.last != nil && s.last.id == id {
 		return s.last
 	}
+	if s.filter != nil && !s.filter.mayHave(id) {
+		return nil // a new trace, passed over without the map
+	}
 	ts := s.traces[id]
 	if ts != nil {
 		s.last = ts
@@ -557,6 +565,7 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 		s.traces[id] = ts
 		s.track(id)
 		s.pushNewest(ts)
+		s.last = ts // the trace's next spans follow
 	} else if s.newest != ts {
 		s.unlink(ts)
 		s.pushNewest(ts)
