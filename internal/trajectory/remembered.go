@@ -26,11 +26,12 @@ func keepOpenTurns(ts *traceState, take func(turnRecord) bool) {
 		return take(t) || closedRunAt(ts, t.parent)
 	})
 	if len(x.turns) == 0 && cap(x.turns) > maxReusedTurns {
-		x.turns = nil
+		x.turns = x.firstTurns[:0]
 	}
 }
 
-// maxReusedTurns is the room for turns a trace keeps once it has none.
+// maxReusedTurns is the room for turns a trace keeps once it has none
+// (more goes, and the inline room serves again).
 const maxReusedTurns = 4
 
 // closedRunAt reports whether span resolves to a run already closed: a

@@ -281,17 +281,18 @@ type traceState struct {
 	keyed bool
 	// lastLink is the link node made last (see linkTo).
 	lastLink *node
-	// extra holds the trace's first link nodes and its model calls, made
-	// with the first of them. Behind a pointer, since many traces the store
-	// holds have neither (runs of tool spans waiting for their agent) and
-	// each trace's state counts.
-	extra *traceExtra
+	// extra is the trace's first link nodes, model calls and turns: nil
+	// until the first of them, then inline (see extras). Nearly every trace
+	// has one (its tool spans' link, its model calls), so it comes in the
+	// trace state's allocation rather than one of its own.
+	extra  *traceExtra
+	inline traceExtra
 }
 
 // traceExtra is what a trace with links or model calls keeps beyond its
-// span nodes, in one allocation that a recycled trace state brings along:
-// under load every run arrives in a fresh trace, and its two or three link
-// nodes and model calls cost an allocation each.
+// span nodes, inline in its state: under load every run arrives in a fresh
+// trace, and its two or three link nodes, model calls and turns would
+// cost an allocation each.
 type traceExtra struct {
 	// links are the trace's first link nodes (the steps', the parents of
 	// model calls), made in place.
@@ -302,8 +303,10 @@ type traceExtra struct {
 	models []modelCall
 	first  [inlineModelCalls]modelCall
 	// turns are the trace's model turns (up to maxModelCalls), when turns
-	// are read: each run takes those recorded under it as it closes.
-	turns []turnRecord
+	// are read: each run takes those recorded under it as it closes. The
+	// first are in firstTurns.
+	turns      []turnRecord
+	firstTurns [inlineTurns]turnRecord
 }
 
 // turnRecord is a model turn and the span it is a child of.
@@ -312,36 +315,23 @@ type turnRecord struct {
 	turn   *extract.ModelTurn
 }
 
-// Bounds on a trace's extra: the link nodes and model calls held in place
-// (demo runs make two model calls under one to three parents), and the
-// room for model calls an extra recycled with its trace state may have (a
-// larger one is dropped).
+// Bounds on a trace's extra: the link nodes, model calls and turns held in
+// place (demo runs make two model calls under one to three parents).
 const (
 	inlineLinks      = 2
 	inlineModelCalls = 2
-	maxReusedModels  = 16
+	inlineTurns      = 2
 )
 
-// extras returns the trace's extra, made when it has none.
+// extras returns the trace's extra, its inline one made ready when it has
+// none.
 func (ts *traceState) extras() *traceExtra {
 	if ts.extra == nil {
-		ts.extra = new(traceExtra)
-		ts.extra.models = ts.extra.first[:0]
+		x := &ts.inline
+		x.models, x.turns = x.first[:0], x.firstTurns[:0]
+		ts.extra = x
 	}
 	return ts.extra
-}
-
-// reset empties x for a new trace, keeping its memory; it reports false
-// when x holds too much to be kept.
-func (x *traceExtra) reset() bool {
-	if cap(x.models) > maxReusedModels {
-		return false
-	}
-	x.links, x.nlinks = [inlineLinks]node{}, 0
-	x.models = x.models[:0]
-	clear(x.turns)
-	x.turns = x.turns[:0]
-	return true
 }
 
 // linkTo returns a link node to parent: link nodes are never changed, so
@@ -1417,11 +1407,7 @@ func (s *Store) recycle(ts *traceState) {
 		return
 	}
 	ts.nodes.release(&s.overflows)
-	x := ts.extra
 	*ts = traceState{}
-	if x != nil && x.reset() {
-		ts.extra = x
-	}
 	s.spare = append(s.spare, ts)
 }
 
