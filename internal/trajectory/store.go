@@ -244,10 +244,12 @@ type node struct {
 	traj *Trajectory
 }
 
-// runNode is a group's or agent's node and its trajectory, allocated as one.
+// runNode is a group's or agent's node, its trajectory and room for the
+// run's first calls and turns (see runRoom), allocated as one.
 type runNode struct {
 	node
-	t Trajectory
+	t    Trajectory
+	room runRoom
 }
 
 // newRunNode returns a node of kind with a trajectory, numbered as the
@@ -710,6 +712,9 @@ func (s *Store) addCalls(n *node, calls []StoredCall, room int) {
 			s.stats.Dropped++
 			continue
 		}
+		if cap(n.traj.Calls) == 0 {
+			n.traj.Calls = n.room().firstCalls(max(room, 1))
+		}
 		n.traj.Calls = appendCall(n.traj.Calls, c, room)
 	}
 }
@@ -864,11 +869,11 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 	if adopt {
 		s.adoptOrphans(ts, span, traj)
 	}
-	runTurns(ts, span, traj, adopt)
+	runTurns(ts, span, traj, n.room(), adopt)
 	if len(traj.Calls) == 0 && traj.Dropped == 0 && !requestsAny(traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
-	return s.withModels(ts, traj)
+	return s.withModels(ts, traj, n.room())
 }
 
 // Agent records an agent span (whose parent is parent) and returns its
@@ -958,8 +963,8 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		}
 		return nil, missing
 	}
-	runTurns(ts, span, n.traj, parent.IsEmpty())
-	return s.withModels(ts, n.traj), MissingNone
+	runTurns(ts, span, n.traj, n.room(), parent.IsEmpty())
+	return s.withModels(ts, n.traj, n.room()), MissingNone
 }
 
 // HoldsIncomplete reports whether any agent is held because its trace
@@ -1068,14 +1073,18 @@ func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract
 // (adopt), those whose parent resolves to no span seen or to an open group
 // (their spans never came). Turns that resolve to another run's span are
 // that run's. The trace keeps only the turns of runs still open (see
-// keepOpenTurns).
-func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, adopt bool) {
+// keepOpenTurns). The run's first turns go in room (its node's, nil when
+// it has none).
+func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, room *runRoom, adopt bool) {
 	if ts.extra == nil || len(ts.extra.turns) == 0 {
 		return
 	}
 	keepOpenTurns(ts, func(t turnRecord) bool {
 		target, n, ok := resolve(ts, t.parent)
 		if ok && (target == span || (adopt && (n == nil || n.kind == nodeGroup))) {
+			if cap(traj.Turns) == 0 {
+				traj.Turns = room.firstTurns()
+			}
 			traj.Turns = append(traj.Turns, t.turn)
 			return true
 		}
@@ -1098,8 +1107,9 @@ func requestsAny(turns []*extract.ModelTurn) bool {
 // and gives it the model calls beside its tool calls: the
 // start times, ascending, of the model calls under each span its calls ran
 // under, in the order the calls name those spans. The run has none yet.
-// Its starts share one array, sized by a count first.
-func (s *Store) withModels(ts *traceState, traj *Trajectory) *Trajectory {
+// Its starts share one array, sized by a count first; those of one span
+// go in room (the run node's, nil when it has none) when they fit.
+func (s *Store) withModels(ts *traceState, traj *Trajectory, room *runRoom) *Trajectory {
 	traj.Calls = mergeRecords(ts, traj.Calls)
 	s.applyCallRecords(ts, traj.Calls)
 	models := ts.modelCalls()
@@ -1126,6 +1136,9 @@ func (s *Store) withModels(ts *traceState, traj *Trajectory) *Trajectory {
 	var starts []uint64
 	if kept == 1 && total <= len(oneParent{}.starts) {
 		one := new(oneParent)
+		if room != nil {
+			one = &room.models
+		}
 		starts, traj.Models = one.starts[:0:total], one.models[:0]
 	} else {
 		starts = make([]uint64, 0, total)
@@ -1197,11 +1210,11 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	s.held--
 	ts.held--
 	s.heldDown(ts)
-	runTurns(ts, span, n.traj, n.root)
+	runTurns(ts, span, n.traj, n.room(), n.root)
 	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
-	return s.withModels(ts, n.traj)
+	return s.withModels(ts, n.traj, n.room())
 }
 
 // markSubAgent counts agent run span (whose parent is parent) at the run it
