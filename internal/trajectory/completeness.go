@@ -117,7 +117,7 @@ func (s *Store) rootMissing(ts *traceState, span pcommon.SpanID, n *node, o *Age
 // openRunTurns returns the turns recorded under the open run at span, in
 // the store's scratch (see scratchTurns): valid until its next call.
 func (s *Store) openRunTurns(ts *traceState, span pcommon.SpanID) []*extract.ModelTurn {
-	if ts.extra == nil {
+	if !ts.hasExtra {
 		return nil
 	}
 	out := s.scratchTurns()
@@ -424,7 +424,7 @@ func strayInside(ts *traceState, span pcommon.SpanID, n *node, start, end uint64
 			return true
 		}
 	}
-	if ts.extra != nil {
+	if ts.hasExtra {
 		for _, t := range ts.extra.turns {
 			target, tn, ok := resolve(ts, t.parent)
 			if ok && target != span && (tn == nil || tn.kind == nodeGroup) && inside(t.turn.Start) {

@@ -281,32 +281,38 @@ type traceState struct {
 	// keyed marks a trace whose calls reach their runs by run key
 	// (run_keys.go): its ordinary spans are not kept as links.
 	keyed bool
-	// lastLink is the link node made last (see linkTo).
+	// hasExtra marks a trace whose extra is in use (see extras).
+	hasExtra bool
+	// lastLink is the link node made last (see linkTo), nil once the trace
+	// has no open run (see settle).
 	lastLink *node
-	// extra is the trace's first link nodes, model calls and turns: nil
-	// until the first of them, then inline (see extras). Nearly every trace
-	// has one (its tool spans' link, its model calls), so it comes in the
-	// trace state's allocation rather than one of its own.
-	extra  *traceExtra
-	inline traceExtra
+	// extra is the trace's first link nodes, model calls and turns, in use
+	// from the first of them (hasExtra). Nearly every trace has one (its
+	// tool spans' link, its model calls), so it comes in the trace state's
+	// allocation rather than one of its own.
+	extra traceExtra
 }
 
 // traceExtra is what a trace with links or model calls keeps beyond its
 // span nodes, inline in its state: under load every run arrives in a fresh
 // trace, and its two or three link nodes, model calls and turns would
-// cost an allocation each.
+// cost an allocation each. A remembered trace's state is scanned by every
+// garbage collection, so what it keeps inline holds no pointer to itself
+// where a count serves (model calls, turns once taken).
 type traceExtra struct {
 	// links are the trace's first link nodes (the steps', the parents of
 	// model calls), made in place.
 	links  [inlineLinks]node
 	nlinks int
-	// models are the trace's model calls (up to maxModelCalls): 16 bytes
-	// each, read once when a run closes; the first are in first.
-	models []modelCall
+	// first are the trace's first model calls (nfirst of them); models are
+	// all of them (up to maxModelCalls) once there are more, nil before
+	// (see modelCalls). 16 bytes each, read once when a run closes.
 	first  [inlineModelCalls]modelCall
+	nfirst int
+	models []modelCall
 	// turns are the trace's model turns (up to maxModelCalls), when turns
 	// are read: each run takes those recorded under it as it closes. The
-	// first are in firstTurns.
+	// first are in firstTurns; nil when there are none.
 	turns      []turnRecord
 	firstTurns [inlineTurns]turnRecord
 }
@@ -325,15 +331,40 @@ const (
 	inlineTurns      = 2
 )
 
-// extras returns the trace's extra, its inline one made ready when it has
-// none.
+// extras returns the trace's extra, marked in use.
 func (ts *traceState) extras() *traceExtra {
-	if ts.extra == nil {
-		x := &ts.inline
-		x.models, x.turns = x.first[:0], x.firstTurns[:0]
-		ts.extra = x
+	ts.hasExtra = true
+	return &ts.extra
+}
+
+// addModelCall records a model call, within maxModelCalls.
+func (x *traceExtra) addModelCall(m modelCall) {
+	switch {
+	case x.models == nil && x.nfirst < inlineModelCalls:
+		x.first[x.nfirst] = m
+		x.nfirst++
+		return
+	case x.models == nil:
+		x.models = append(make([]modelCall, 0, 2*inlineModelCalls), x.first[:]...)
 	}
-	return ts.extra
+	x.models = append(x.models, m)
+}
+
+// addTurn records a model turn, its first in place.
+func (x *traceExtra) addTurn(t turnRecord) {
+	if x.turns == nil {
+		x.turns = x.firstTurns[:0]
+	}
+	x.turns = append(x.turns, t)
+}
+
+// settle drops what only a trace with open runs needs: the link cache,
+// which points into the state, so that a remembered trace's state holds
+// fewer pointers for every garbage collection to follow.
+func (ts *traceState) settle() {
+	if ts.open == 0 {
+		ts.lastLink = nil
+	}
 }
 
 // linkTo returns a link node to parent: link nodes are never changed, so
@@ -365,10 +396,13 @@ func (ts *traceState) linkTo(parent pcommon.SpanID, kind nodeKind) *node {
 
 // modelCalls returns the trace's model calls.
 func (ts *traceState) modelCalls() []modelCall {
-	if ts.extra == nil {
+	switch {
+	case !ts.hasExtra:
 		return nil
+	case ts.extra.models != nil:
+		return ts.extra.models
 	}
-	return ts.extra.models
+	return ts.extra.first[:ts.extra.nfirst]
 }
 
 // modelCall is a model call (inference span): its parent and start time.
@@ -870,6 +904,7 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 		s.adoptOrphans(ts, span, traj)
 	}
 	runTurns(ts, span, traj, n.room(), adopt)
+	ts.settle()
 	if len(traj.Calls) == 0 && traj.Dropped == 0 && !requestsAny(traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
@@ -964,6 +999,7 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		return nil, missing
 	}
 	runTurns(ts, span, n.traj, n.room(), parent.IsEmpty())
+	ts.settle()
 	return s.withModels(ts, n.traj, n.room()), MissingNone
 }
 
@@ -1049,8 +1085,7 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 	if ts == nil || parent.IsEmpty() || len(ts.modelCalls()) >= maxModelCalls {
 		return
 	}
-	x := ts.extras()
-	x.models = append(x.models, modelCall{parent: parent, start: start})
+	ts.extras().addModelCall(modelCall{parent: parent, start: start})
 }
 
 // Turn records a model turn (what a model-call span records of the run's
@@ -1065,7 +1100,7 @@ func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract
 	if len(x.turns) >= maxModelCalls || closedRunAt(ts, parent) {
 		return
 	}
-	x.turns = append(x.turns, turnRecord{parent: parent, turn: turn})
+	x.addTurn(turnRecord{parent: parent, turn: turn})
 }
 
 // runTurns gives a closing run, whose span is span, the turns recorded
@@ -1076,7 +1111,7 @@ func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract
 // keepOpenTurns). The run's first turns go in room (its node's, nil when
 // it has none).
 func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, room *runRoom, adopt bool) {
-	if ts.extra == nil || len(ts.extra.turns) == 0 {
+	if !ts.hasExtra || len(ts.extra.turns) == 0 {
 		return
 	}
 	keepOpenTurns(ts, func(t turnRecord) bool {
@@ -1211,6 +1246,7 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	ts.held--
 	s.heldDown(ts)
 	runTurns(ts, span, n.traj, n.room(), n.root)
+	ts.settle()
 	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
