@@ -300,10 +300,6 @@ type traceState struct {
 // garbage collection, so what it keeps inline holds no pointer to itself
 // where a count serves (model calls, turns once taken).
 type traceExtra struct {
-	// links are the trace's first link nodes (the steps', the parents of
-	// model calls), made in place.
-	links  [inlineLinks]node
-	nlinks int
 	// first are the trace's first model calls (nfirst of them); models are
 	// all of them (up to maxModelCalls) once there are more, nil before
 	// (see modelCalls). 16 bytes each, read once when a run closes.
@@ -375,7 +371,7 @@ func (ts *traceState) linkTo(parent pcommon.SpanID, kind nodeKind) *node {
 	if n := ts.lastLink; n != nil && n.parent == parent && n.kind == kind {
 		return n
 	}
-	x := ts.extras()
+	x := &ts.nodes
 	for i := range x.nlinks {
 		if n := &x.links[i]; n.parent == parent && n.kind == kind {
 			return n
