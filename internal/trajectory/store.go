@@ -464,8 +464,11 @@ type Store struct {
 	early      []RunRef
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
-	// names interns tool names and types, which repeat across calls.
-	names map[string]string
+	// names interns tool names and types, which repeat across calls;
+	// recent are the two interned last, looked at first (a run's calls
+	// repeat a few names).
+	names  map[string]string
+	recent [2]string
 	// spare are dropped traces' states and overflows their span nodes'
 	// overflows (see spanNodes), for reuse by new traces (see recycle).
 	spare     []*traceState
@@ -523,13 +526,21 @@ func (s *Store) TakeStats() Stats {
 }
 
 func (s *Store) intern(name string) string {
-	if v, ok := s.names[name]; ok {
-		return v
+	for _, r := range s.recent {
+		if r == name {
+			return r
+		}
 	}
-	if len(s.names) < maxInterned {
+	v, ok := s.names[name]
+	if !ok {
+		if len(s.names) >= maxInterned {
+			return name
+		}
+		v = name
 		s.names[name] = name
 	}
-	return name
+	s.recent[1], s.recent[0] = s.recent[0], v
+	return v
 }
 
 func (s *Store) unlink(ts *traceState) {
@@ -1166,9 +1177,11 @@ func (s *Store) withModels(ts *traceState, traj *Trajectory, room *runRoom) *Tra
 	}
 	var starts []uint64
 	if kept == 1 && total <= len(oneParent{}.starts) {
-		one := new(oneParent)
+		var one *oneParent
 		if room != nil {
 			one = &room.models
+		} else {
+			one = new(oneParent)
 		}
 		starts, traj.Models = one.starts[:0:total], one.models[:0]
 	} else {
