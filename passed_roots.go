@@ -3,6 +3,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -28,6 +29,9 @@ type passedRoots struct {
 		_ [56]byte // a shard per cache line
 	}
 	slots []passedRoot
+	// any is set once a root was added: until then (a service whose
+	// roots are agent spans, which never pass) get answers without a lock.
+	any atomic.Bool
 }
 
 type passedRoot struct {
@@ -55,10 +59,16 @@ func (r *passedRoots) add(trace pcommon.TraceID, span pcommon.SpanID) {
 	sh.Lock()
 	r.slots[i] = passedRoot{trace: trace, span: span}
 	sh.Unlock()
+	if !r.any.Load() {
+		r.any.Store(true)
+	}
 }
 
 // get returns the root of a trace that passed, if remembered.
 func (r *passedRoots) get(trace pcommon.TraceID) (pcommon.SpanID, bool) {
+	if !r.any.Load() {
+		return pcommon.SpanID{}, false
+	}
 	i := r.slot(trace)
 	sh := &r.shards[i%passedRootShards]
 	sh.Lock()
