@@ -115,13 +115,27 @@ func newStoredCall(c *extract.SpanCall, span, parent pcommon.SpanID, name string
 	sc := StoredCall{
 		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Span: span, Parent: parent, ID: c.ID,
 		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed, Ended: c.Ended,
-		MCP:     c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
+		MCP:     c.MCP || mcpType(c.Type),
 		Records: rec,
 	}
 	if c.Failed {
 		sc.Failures = rec
 	}
 	return sc
+}
+
+// mcpType reports a tool type that names an MCP tool, in any case. The
+// lengths are compared first: no other rune folds to a letter of these
+// names (only k's and s's have other forms), so an equal fold has their
+// length.
+func mcpType(t string) bool {
+	switch len(t) {
+	case len("mcp"):
+		return strings.EqualFold(t, "mcp")
+	case len("McpTool"):
+		return strings.EqualFold(t, "McpTool")
+	}
+	return false
 }
 
 // Trajectory is the calls one agent run made.
@@ -639,13 +653,19 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 // call's id and type are not kept. It reports
 // whether the call arrived late, after its agent run had been scored.
 func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.SpanCall, now int64) (late bool) {
+	return s.ToolOf(trace, span, parent, &c, now)
+}
+
+// ToolOf is [Store.Tool] given the extracted call by reference, which it
+// does not keep: a call is large, and the processor's batch holds it.
+func (s *Store) ToolOf(trace pcommon.TraceID, span, parent pcommon.SpanID, c *extract.SpanCall, now int64) (late bool) {
 	room := s.callRoom()
 	ts := s.trace(trace, now, true)
 	if parent == span {
 		s.stats.Cyclic++ // its own parent: no run to find
 		return false
 	}
-	call := newStoredCall(&c, span, parent, s.intern(c.Name))
+	call := newStoredCall(c, span, parent, s.intern(c.Name))
 	if n := ts.nodes.get(span); n != nil {
 		switch n.kind {
 		case nodeGroup:
