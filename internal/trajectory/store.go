@@ -143,8 +143,8 @@ type Trajectory struct {
 	// Calls are in arrival order; see [Order] for scoring order.
 	Calls []StoredCall
 	// Dropped counts calls not kept because of MaxCallsPerTrajectory.
-	// (32 bits, like SubAgents, so that a run's node and trajectory fit
-	// one 96-byte allocation; a run has far fewer spans.)
+	// (32 bits, like SubAgents, which share its word; a run has far fewer
+	// spans.)
 	Dropped int32
 	// SubAgents counts the agent runs nested directly under this one. A run
 	// with no calls of its own and sub-agents is a wrapper (OpenInference's
