@@ -3,6 +3,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -27,6 +28,9 @@ import (
 type passedRoots struct {
 	mu    sync.Mutex
 	slots []passedRoot
+	// any is set once a root was added: until then (a service whose
+	// roots are agent spans, which never pass) get answers without a lock.
+	any atomic.Bool
 }
 
 type passedRoot struct {
@@ -55,10 +59,16 @@ func (r *passedRoots) addAll(roots []passedRoot) {
 		r.slots[slotOf(root.trace)] = root
 	}
 	r.mu.Unlock()
+	if !r.any.Load() {
+		r.any.Store(true)
+	}
 }
 
 // get returns the root of a trace that passed, if remembered.
 func (r *passedRoots) get(trace pcommon.TraceID) (pcommon.SpanID, bool) {
+	if !r.any.Load() {
+		return pcommon.SpanID{}, false
+	}
 	r.mu.Lock()
 	e := r.slots[slotOf(trace)]
 	r.mu.Unlock()

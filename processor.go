@@ -752,7 +752,7 @@ func (p *tcaProcessor) apply(b *batch, counts *batchCounts) []closedRun {
 				p.store.ExpectCalls(tools)
 			}
 			tools--
-			if p.store.Tool(e.trace, e.span, e.parent, b.calls[e.call], now) {
+			if p.store.ToolOf(e.trace, e.span, e.parent, &b.calls[e.call], now) {
 				p.habits.late(b.serviceOf(e.ref.rs))
 			}
 			if b.toolsSeenRS != e.ref.rs+1 { // once per resource and batch

@@ -63,7 +63,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	if n != nil && n.plain {
 		return s.rootIncomplete(ts, span, n, o)
 	}
-	turns := openRunTurns(ts, span)
+	turns := s.openRunTurns(ts, span)
 	calls := 0
 	if n != nil && n.traj != nil {
 		calls = len(n.traj.Calls)
@@ -71,7 +71,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 	if calls == 0 && len(turns) == 0 && !o.Alone && (n == nil || n.traj == nil || n.traj.SubAgents == 0) && !hasModelCall(ts, span) {
 		return MissingChildren
 	}
-	if m := turnsMissing(ts, span, turns, n, o); m != MissingNone {
+	if m := s.turnsMissing(ts, span, turns, n, o); m != MissingNone {
 		return m
 	}
 	if !o.ParentsDropped && strayInside(ts, span, n, o.Start, o.End) {
@@ -84,7 +84,7 @@ func (s *Store) missing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOp
 // its node, its group or nil) still waits for: rootMissing's evidence, else
 // its run's log records.
 func (s *Store) rootIncomplete(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
-	if m := rootMissing(ts, span, n, o); m != MissingNone {
+	if m := s.rootMissing(ts, span, n, o); m != MissingNone {
 		return m
 	}
 	return s.recordsMissing(ts, span, n, o)
@@ -95,12 +95,12 @@ func (s *Store) rootIncomplete(ts *traceState, span pcommon.SpanID, n *node, o *
 // waiting under spans not seen yet, runs below it still open, or the model
 // turns of its own run (an app instrumented only at its model client)
 // showing turns or calls still on their way, as an agent's would.
-func rootMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
+func (s *Store) rootMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) Missing {
 	if !o.ParentsDropped && strayInside(ts, span, n, 0, 0) {
 		return MissingParent
 	}
-	if turns := openRunTurns(ts, span); len(turns) > 0 {
-		if m := turnsMissing(ts, span, turns, n, o); m != MissingNone {
+	if turns := s.openRunTurns(ts, span); len(turns) > 0 {
+		if m := s.turnsMissing(ts, span, turns, n, o); m != MissingNone {
 			return m
 		}
 	}
@@ -114,19 +114,35 @@ func rootMissing(ts *traceState, span pcommon.SpanID, n *node, o *AgentOptions) 
 	return MissingNone
 }
 
-// openRunTurns returns the turns recorded under the open run at span.
-func openRunTurns(ts *traceState, span pcommon.SpanID) []*extract.ModelTurn {
-	if ts.extra == nil {
+// openRunTurns returns the turns recorded under the open run at span, in
+// the store's scratch (see scratchTurns): valid until its next call.
+func (s *Store) openRunTurns(ts *traceState, span pcommon.SpanID) []*extract.ModelTurn {
+	if !ts.hasExtra {
 		return nil
 	}
-	var out []*extract.ModelTurn
+	out := s.scratchTurns()
 	for _, t := range ts.extra.turns {
 		if target, _, ok := resolve(ts, t.parent); ok && target == span {
 			out = append(out, t.turn)
 		}
 	}
+	s.turns = out
 	return out
 }
+
+// scratchTurns returns the store's turn scratch emptied (its old entries
+// cleared, so it keeps no closed run's turns alive longer than one look),
+// or a fresh one when it grew past maxScratchTurns.
+func (s *Store) scratchTurns() []*extract.ModelTurn {
+	clear(s.turns)
+	if cap(s.turns) > maxScratchTurns {
+		s.turns = nil
+	}
+	return s.turns[:0]
+}
+
+// maxScratchTurns bounds the turns the store's scratch keeps room for.
+const maxScratchTurns = 64
 
 // hasModelCall reports a model call recorded under the run at span.
 func hasModelCall(ts *traceState, span pcommon.SpanID) bool {
@@ -139,7 +155,7 @@ func hasModelCall(ts *traceState, span pcommon.SpanID) bool {
 // call the turns requested (or the last turn's request repeats from
 // earlier turns) has no tool span, when the run's calls leave tool spans
 // (it has one already, or its service does).
-func turnsMissing(ts *traceState, span pcommon.SpanID, turns []*extract.ModelTurn, n *node, o *AgentOptions) Missing {
+func (s *Store) turnsMissing(ts *traceState, span pcommon.SpanID, turns []*extract.ModelTurn, n *node, o *AgentOptions) Missing {
 	if len(turns) == 0 {
 		if o.Requests && n != nil && n.traj != nil && len(n.traj.Calls) > 0 {
 			return MissingTurn // calls, and no turn that requested them
@@ -167,7 +183,7 @@ func turnsMissing(ts *traceState, span pcommon.SpanID, turns []*extract.ModelTur
 	if len(executed) == 0 && !o.ToolSpans {
 		return MissingNone // no tool spans: an app that runs its tools by hand
 	}
-	var t toolTally
+	t := s.scratchTally()
 	t.count(turns, first, executed)
 	if t.short() {
 		return MissingExecution
@@ -299,7 +315,7 @@ func (t *toolTally) count(turns []*extract.ModelTurn, first *extract.ModelTurn, 
 
 // toolTally counts a run's requested and executed calls by tool. Runs have
 // few tools: slices, kept off the stack frame that the store's deepest
-// path sits under.
+// path sits under, in the store's scratch (see scratchTally).
 type toolTally struct {
 	ids   []string
 	tools []toolCount
@@ -351,6 +367,28 @@ func (t *toolTally) unrequested() bool {
 	return false
 }
 
+// scratchTally returns the store's tally emptied, keeping its room (one
+// tally is in use at a time: the store has one owner), so that counting a
+// run's calls allocates nothing once the store has counted a few runs; room
+// past maxScratchTools is not kept.
+func (s *Store) scratchTally() *toolTally {
+	t := &s.tally
+	clear(t.ids)
+	clear(t.tools)
+	if cap(t.ids) > maxScratchTools {
+		t.ids = nil
+	}
+	if cap(t.tools) > maxScratchTools {
+		t.tools = nil
+	}
+	t.ids, t.tools, t.wrapped = t.ids[:0], t.tools[:0], 0
+	return t
+}
+
+// maxScratchTools bounds the tools and call ids the store's tally keeps
+// room for.
+const maxScratchTools = 32
+
 func (t *toolTally) tool(name string) *toolCount {
 	for i := range t.tools {
 		if t.tools[i].name == name {
@@ -386,7 +424,7 @@ func strayInside(ts *traceState, span pcommon.SpanID, n *node, start, end uint64
 			return true
 		}
 	}
-	if ts.extra != nil {
+	if ts.hasExtra {
 		for _, t := range ts.extra.turns {
 			target, tn, ok := resolve(ts, t.parent)
 			if ok && target != span && (tn == nil || tn.kind == nodeGroup) && inside(t.turn.Start) {

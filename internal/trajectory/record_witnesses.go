@@ -230,7 +230,7 @@ func (s *Store) recordsMissing(ts *traceState, span pcommon.SpanID, n *node, o *
 			return MissingRecords
 		}
 	}
-	turns := openRunTurns(ts, span)
+	turns := s.openRunTurns(ts, span)
 	slices.SortStableFunc(turns, func(a, b *extract.ModelTurn) int { return cmp.Compare(a.Start, b.Start) })
 	for i, turn := range turns {
 		if _, ok := t.awaiting[turn]; ok {

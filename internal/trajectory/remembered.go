@@ -21,17 +21,14 @@ import (
 // run's) and any other that resolves to a closed run, so that the trace
 // remembers only the turns of runs still open.
 func keepOpenTurns(ts *traceState, take func(turnRecord) bool) {
-	x := ts.extra
+	x := &ts.extra
 	x.turns = slices.DeleteFunc(x.turns, func(t turnRecord) bool {
 		return take(t) || closedRunAt(ts, t.parent)
 	})
-	if len(x.turns) == 0 && cap(x.turns) > maxReusedTurns {
-		x.turns = nil
+	if len(x.turns) == 0 {
+		x.turns = nil // the inline room serves again, and the state holds no pointer to it
 	}
 }
-
-// maxReusedTurns is the room for turns a trace keeps once it has none.
-const maxReusedTurns = 4
 
 // closedRunAt reports whether span resolves to a run already closed: a
 // turn recorded there belongs to no run that can still take it.

@@ -24,7 +24,7 @@ func parsedTurn(t *testing.T, tool string) *extract.ModelTurn {
 // turnsKept returns the turns the trace keeps.
 func turnsKept(s *Store, trace pcommon.TraceID) int {
 	ts := s.lookup(trace)
-	if ts == nil || ts.extra == nil {
+	if ts == nil || !ts.hasExtra {
 		return 0
 	}
 	return len(ts.extra.turns)

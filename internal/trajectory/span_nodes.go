@@ -20,7 +20,13 @@ const spillNodes = 10
 
 // spanNodes maps a trace's span ids to nodes: in a small inline array up to
 // inlineNodes spans, then also in an overflow's list up to spillNodes more,
-// in the overflow's map past that.
+// in the overflow's map past that. It also holds the trace's first link
+// nodes (see traceState.linkTo).
+//
+// An inline entry whose node is closedNode or one of links is kept as a tag,
+// not a pointer: most of a remembered trace's spans are such (its closed
+// runs, the links its tool spans and model calls share), and every garbage
+// collection scans every remembered trace's state, following its pointers.
 type spanNodes struct {
 	// n counts the entries inline and in the overflow's list (0 once they
 	// are in the map).
@@ -28,11 +34,76 @@ type spanNodes struct {
 	// runs counts the groups and held agents (see isRun), so that a trace
 	// dropped is counted without a walk. Their kinds change in place only
 	// between the two.
-	runs  int32
-	ids   [inlineNodes]pcommon.SpanID
+	runs int32
+	ids  [inlineNodes]pcommon.SpanID
+	// nodes are the inline entries' nodes, nil where tags says which
+	// (see at).
 	nodes [inlineNodes]*node
+	tags  [inlineNodes]nodeTag
+	// links are the trace's first link nodes (the steps', the parents of
+	// model calls), made in place; nlinks of them.
+	links  [inlineLinks]node
+	nlinks int32
 	// more holds the entries past the inline ones (nil until there are).
 	more *overflow
+}
+
+// nodeTag says which node an inline entry without a pointer has.
+type nodeTag uint8
+
+const (
+	// tagPointer: the entry's node is its pointer in nodes.
+	tagPointer nodeTag = iota
+	// tagClosed: closedNode.
+	tagClosed
+	// tagLink (and above): links[tag-tagLink].
+	tagLink
+)
+
+// at returns listed entry i's node.
+func (s *spanNodes) at(i int32) *node {
+	if i >= inlineNodes {
+		return s.more.nodes[i-inlineNodes]
+	}
+	switch t := s.tags[i]; {
+	case t == tagPointer:
+		return s.nodes[i]
+	case t == tagClosed:
+		return closedNode
+	default:
+		return &s.links[t-tagLink]
+	}
+}
+
+// put sets listed entry i's node, as a tag when it is closedNode or one of
+// links.
+func (s *spanNodes) put(i int32, n *node) {
+	if i >= inlineNodes {
+		s.more.nodes[i-inlineNodes] = n
+		return
+	}
+	tag := tagPointer
+	if n == closedNode {
+		tag = tagClosed
+	}
+	for k := range s.links {
+		if n == &s.links[k] {
+			tag = tagLink + nodeTag(k)
+		}
+	}
+	s.tags[i] = tag
+	if tag != tagPointer {
+		n = nil
+	}
+	s.nodes[i] = n
+}
+
+// id returns listed entry i's span id.
+func (s *spanNodes) id(i int32) *pcommon.SpanID {
+	if i < inlineNodes {
+		return &s.ids[i]
+	}
+	return &s.more.ids[i-inlineNodes]
 }
 
 // overflow holds a trace's span nodes past its inline ones: a list, then a
@@ -53,14 +124,6 @@ func (s *spanNodes) index() map[pcommon.SpanID]*node {
 		return nil
 	}
 	return s.more.m
-}
-
-// slot returns listed entry i's id and node.
-func (s *spanNodes) slot(i int32) (*pcommon.SpanID, **node) {
-	if i < inlineNodes {
-		return &s.ids[i], &s.nodes[i]
-	}
-	return &s.more.ids[i-inlineNodes], &s.more.nodes[i-inlineNodes]
 }
 
 // find returns the index of the span's listed entry, or -1.
@@ -84,8 +147,7 @@ func (s *spanNodes) get(id pcommon.SpanID) *node {
 		return m[id]
 	}
 	if i := s.find(id); i >= 0 {
-		_, n := s.slot(i)
-		return *n
+		return s.at(i)
 	}
 	return nil
 }
@@ -94,8 +156,8 @@ func (s *spanNodes) get(id pcommon.SpanID) *node {
 // (always nil once the entries are in a map).
 func (s *spanNodes) inlineLink(parent pcommon.SpanID, kind nodeKind) *node {
 	for i := range s.n {
-		if _, n := s.slot(i); (*n).kind == kind && (*n).parent == parent {
-			return *n
+		if n := s.at(i); n.kind == kind && n.parent == parent {
+			return n
 		}
 	}
 	return nil
@@ -127,17 +189,16 @@ func (s *spanNodes) set(id pcommon.SpanID, n *node, pool *overflows) {
 		return
 	}
 	if i := s.find(id); i >= 0 {
-		_, old := s.slot(i)
-		s.runs -= isRun(*old)
-		*old = n
+		s.runs -= isRun(s.at(i))
+		s.put(i, n)
 		return
 	}
 	if s.n == inlineNodes && s.more == nil {
 		s.more = pool.take()
 	}
 	if s.n < inlineNodes+spillNodes {
-		sid, sn := s.slot(s.n)
-		*sid, *sn = id, n
+		*s.id(s.n) = id
+		s.put(s.n, n)
 		s.n++
 		return
 	}
@@ -151,10 +212,9 @@ func (s *spanNodes) mapAll() map[pcommon.SpanID]*node {
 		o.m = make(map[pcommon.SpanID]*node, 2*(inlineNodes+spillNodes))
 	}
 	for i := range s.n {
-		id, n := s.slot(i)
-		o.m[*id] = *n
+		o.m[*s.id(i)] = s.at(i)
 	}
-	s.ids, s.nodes, s.n = [inlineNodes]pcommon.SpanID{}, [inlineNodes]*node{}, 0
+	s.ids, s.nodes, s.tags, s.n = [inlineNodes]pcommon.SpanID{}, [inlineNodes]*node{}, [inlineNodes]nodeTag{}, 0
 	o.ids, o.nodes = [spillNodes]pcommon.SpanID{}, [spillNodes]*node{}
 	o.mapped = true
 	return o.m
@@ -174,12 +234,12 @@ func (s *spanNodes) remove(id pcommon.SpanID) {
 
 // removeAt removes listed entry i, moving the last entry into its place.
 func (s *spanNodes) removeAt(i int32) {
-	id, n := s.slot(i)
-	s.runs -= isRun(*n)
+	s.runs -= isRun(s.at(i))
 	s.n--
-	lastID, last := s.slot(s.n)
-	*id, *n = *lastID, *last
-	*lastID, *last = pcommon.SpanID{}, nil
+	*s.id(i) = *s.id(s.n)
+	s.put(i, s.at(s.n))
+	*s.id(s.n) = pcommon.SpanID{}
+	s.put(s.n, nil)
 }
 
 // removeIf forgets every span for which drop returns true, calling it once
@@ -196,7 +256,7 @@ func (s *spanNodes) removeIf(drop func(pcommon.SpanID, *node) bool) {
 	}
 	// Backwards, so the entry moved into a removed slot was visited.
 	for i := s.n - 1; i >= 0; i-- {
-		if id, n := s.slot(i); drop(*id, *n) {
+		if drop(*s.id(i), s.at(i)) {
 			s.removeAt(i)
 		}
 	}
@@ -214,7 +274,7 @@ func (s *spanNodes) all() iter.Seq[*node] {
 			return
 		}
 		for i := range s.n {
-			if _, n := s.slot(i); !yield(*n) {
+			if !yield(s.at(i)) {
 				return
 			}
 		}
@@ -233,7 +293,7 @@ func (s *spanNodes) each(f func(pcommon.SpanID, *node) bool) {
 		return
 	}
 	for i := range s.n {
-		if id, n := s.slot(i); !f(*id, *n) {
+		if !f(*s.id(i), s.at(i)) {
 			return
 		}
 	}

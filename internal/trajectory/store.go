@@ -115,7 +115,7 @@ func newStoredCall(c *extract.SpanCall, span, parent pcommon.SpanID, name string
 	sc := StoredCall{
 		Name: name, Args: c.Args, Result: c.Result, Start: c.Start, End: c.End, Span: span, Parent: parent, ID: c.ID,
 		Encoding: c.Encoding, Convention: c.Convention, ResultForm: c.ResultForm, Failed: c.Failed, Ended: c.Ended,
-		MCP:     c.MCP || strings.EqualFold(c.Type, "mcp") || strings.EqualFold(c.Type, "McpTool"),
+		MCP:     c.MCP || mcpType(c.Type),
 		Records: rec,
 	}
 	if c.Failed {
@@ -124,13 +124,27 @@ func newStoredCall(c *extract.SpanCall, span, parent pcommon.SpanID, name string
 	return sc
 }
 
+// mcpType reports a tool type that names an MCP tool, in any case. The
+// lengths are compared first: no other rune folds to a letter of these
+// names (only k's and s's have other forms), so an equal fold has their
+// length.
+func mcpType(t string) bool {
+	switch len(t) {
+	case len("mcp"):
+		return strings.EqualFold(t, "mcp")
+	case len("McpTool"):
+		return strings.EqualFold(t, "McpTool")
+	}
+	return false
+}
+
 // Trajectory is the calls one agent run made.
 type Trajectory struct {
 	// Calls are in arrival order; see [Order] for scoring order.
 	Calls []StoredCall
 	// Dropped counts calls not kept because of MaxCallsPerTrajectory.
-	// (32 bits, like SubAgents, so that a run's node and trajectory fit
-	// one 96-byte allocation; a run has far fewer spans.)
+	// (32 bits, like SubAgents, which share its word; a run has far fewer
+	// spans.)
 	Dropped int32
 	// SubAgents counts the agent runs nested directly under this one. A run
 	// with no calls of its own and sub-agents is a wrapper (OpenInference's
@@ -244,10 +258,12 @@ type node struct {
 	traj *Trajectory
 }
 
-// runNode is a group's or agent's node and its trajectory, allocated as one.
+// runNode is a group's or agent's node, its trajectory and room for the
+// run's first calls and turns (see runRoom), allocated as one.
 type runNode struct {
 	node
-	t Trajectory
+	t    Trajectory
+	room runRoom
 }
 
 // newRunNode returns a node of kind with a trajectory, numbered as the
@@ -279,31 +295,36 @@ type traceState struct {
 	// keyed marks a trace whose calls reach their runs by run key
 	// (run_keys.go): its ordinary spans are not kept as links.
 	keyed bool
-	// lastLink is the link node made last (see linkTo).
+	// hasExtra marks a trace whose extra is in use (see extras).
+	hasExtra bool
+	// lastLink is the link node made last (see linkTo), nil once the trace
+	// has no open run (see settle).
 	lastLink *node
-	// extra holds the trace's first link nodes and its model calls, made
-	// with the first of them. Behind a pointer, since many traces the store
-	// holds have neither (runs of tool spans waiting for their agent) and
-	// each trace's state counts.
-	extra *traceExtra
+	// extra is the trace's first link nodes, model calls and turns, in use
+	// from the first of them (hasExtra). Nearly every trace has one (its
+	// tool spans' link, its model calls), so it comes in the trace state's
+	// allocation rather than one of its own.
+	extra traceExtra
 }
 
 // traceExtra is what a trace with links or model calls keeps beyond its
-// span nodes, in one allocation that a recycled trace state brings along:
-// under load every run arrives in a fresh trace, and its two or three link
-// nodes and model calls cost an allocation each.
+// span nodes, inline in its state: under load every run arrives in a fresh
+// trace, and its two or three link nodes, model calls and turns would
+// cost an allocation each. A remembered trace's state is scanned by every
+// garbage collection, so what it keeps inline holds no pointer to itself
+// where a count serves (model calls, turns once taken).
 type traceExtra struct {
-	// links are the trace's first link nodes (the steps', the parents of
-	// model calls), made in place.
-	links  [inlineLinks]node
-	nlinks int
-	// models are the trace's model calls (up to maxModelCalls): 16 bytes
-	// each, read once when a run closes; the first are in first.
-	models []modelCall
+	// first are the trace's first model calls (nfirst of them); models are
+	// all of them (up to maxModelCalls) once there are more, nil before
+	// (see modelCalls). 16 bytes each, read once when a run closes.
 	first  [inlineModelCalls]modelCall
+	nfirst int
+	models []modelCall
 	// turns are the trace's model turns (up to maxModelCalls), when turns
-	// are read: each run takes those recorded under it as it closes.
-	turns []turnRecord
+	// are read: each run takes those recorded under it as it closes. The
+	// first are in firstTurns; nil when there are none.
+	turns      []turnRecord
+	firstTurns [inlineTurns]turnRecord
 }
 
 // turnRecord is a model turn and the span it is a child of.
@@ -312,36 +333,48 @@ type turnRecord struct {
 	turn   *extract.ModelTurn
 }
 
-// Bounds on a trace's extra: the link nodes and model calls held in place
-// (demo runs make two model calls under one to three parents), and the
-// room for model calls an extra recycled with its trace state may have (a
-// larger one is dropped).
+// Bounds on a trace's extra: the link nodes, model calls and turns held in
+// place (demo runs make two model calls under one to three parents).
 const (
 	inlineLinks      = 2
 	inlineModelCalls = 2
-	maxReusedModels  = 16
+	inlineTurns      = 2
 )
 
-// extras returns the trace's extra, made when it has none.
+// extras returns the trace's extra, marked in use.
 func (ts *traceState) extras() *traceExtra {
-	if ts.extra == nil {
-		ts.extra = new(traceExtra)
-		ts.extra.models = ts.extra.first[:0]
-	}
-	return ts.extra
+	ts.hasExtra = true
+	return &ts.extra
 }
 
-// reset empties x for a new trace, keeping its memory; it reports false
-// when x holds too much to be kept.
-func (x *traceExtra) reset() bool {
-	if cap(x.models) > maxReusedModels {
-		return false
+// addModelCall records a model call, within maxModelCalls.
+func (x *traceExtra) addModelCall(m modelCall) {
+	switch {
+	case x.models == nil && x.nfirst < inlineModelCalls:
+		x.first[x.nfirst] = m
+		x.nfirst++
+		return
+	case x.models == nil:
+		x.models = append(make([]modelCall, 0, 2*inlineModelCalls), x.first[:]...)
 	}
-	x.links, x.nlinks = [inlineLinks]node{}, 0
-	x.models = x.models[:0]
-	clear(x.turns)
-	x.turns = x.turns[:0]
-	return true
+	x.models = append(x.models, m)
+}
+
+// addTurn records a model turn, its first in place.
+func (x *traceExtra) addTurn(t turnRecord) {
+	if x.turns == nil {
+		x.turns = x.firstTurns[:0]
+	}
+	x.turns = append(x.turns, t)
+}
+
+// settle drops what only a trace with open runs needs: the link cache,
+// which points into the state, so that a remembered trace's state holds
+// fewer pointers for every garbage collection to follow.
+func (ts *traceState) settle() {
+	if ts.open == 0 {
+		ts.lastLink = nil
+	}
 }
 
 // linkTo returns a link node to parent: link nodes are never changed, so
@@ -352,7 +385,7 @@ func (ts *traceState) linkTo(parent pcommon.SpanID, kind nodeKind) *node {
 	if n := ts.lastLink; n != nil && n.parent == parent && n.kind == kind {
 		return n
 	}
-	x := ts.extras()
+	x := &ts.nodes
 	for i := range x.nlinks {
 		if n := &x.links[i]; n.parent == parent && n.kind == kind {
 			return n
@@ -373,10 +406,13 @@ func (ts *traceState) linkTo(parent pcommon.SpanID, kind nodeKind) *node {
 
 // modelCalls returns the trace's model calls.
 func (ts *traceState) modelCalls() []modelCall {
-	if ts.extra == nil {
+	switch {
+	case !ts.hasExtra:
 		return nil
+	case ts.extra.models != nil:
+		return ts.extra.models
 	}
-	return ts.extra.models
+	return ts.extra.first[:ts.extra.nfirst]
 }
 
 // modelCall is a model call (inference span): its parent and start time.
@@ -442,8 +478,11 @@ type Store struct {
 	early      []RunRef
 	// last is the trace looked up last (see lookup), nil once dropped.
 	last *traceState
-	// names interns tool names and types, which repeat across calls.
-	names map[string]string
+	// names interns tool names and types, which repeat across calls;
+	// recent are the two interned last, looked at first (a run's calls
+	// repeat a few names).
+	names  map[string]string
+	recent [2]string
 	// spare are dropped traces' states and overflows their span nodes'
 	// overflows (see spanNodes), for reuse by new traces (see recycle).
 	spare     []*traceState
@@ -460,6 +499,11 @@ type Store struct {
 	// for their run (see call_records.go).
 	records recordTable
 	calls   callRecordTable
+	// turns and tally are scratch for reading an open run's turns (see
+	// openRunTurns, turnsMissing): one look at a time, the store having
+	// one owner.
+	turns []*extract.ModelTurn
+	tally toolTally
 }
 
 // maxInterned bounds the interned names; past it names are kept as they
@@ -496,13 +540,21 @@ func (s *Store) TakeStats() Stats {
 }
 
 func (s *Store) intern(name string) string {
-	if v, ok := s.names[name]; ok {
-		return v
+	for _, r := range s.recent {
+		if r == name {
+			return r
+		}
 	}
-	if len(s.names) < maxInterned {
+	v, ok := s.names[name]
+	if !ok {
+		if len(s.names) >= maxInterned {
+			return name
+		}
+		v = name
 		s.names[name] = name
 	}
-	return name
+	s.recent[1], s.recent[0] = s.recent[0], v
+	return v
 }
 
 func (s *Store) unlink(ts *traceState) {
@@ -536,6 +588,9 @@ func (s *Store) lookup(id pcommon.TraceID) *traceState {
 	if s.last != nil && s.last.id == id {
 		return s.last
 	}
+	if s.filter != nil && !s.filter.mayHave(id) {
+		return nil // a new trace, passed over without the map
+	}
 	ts := s.traces[id]
 	if ts != nil {
 		s.last = ts
@@ -557,6 +612,7 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 		s.traces[id] = ts
 		s.track(id)
 		s.pushNewest(ts)
+		s.last = ts // the trace's next spans follow
 	} else if s.newest != ts {
 		s.unlink(ts)
 		s.pushNewest(ts)
@@ -597,13 +653,19 @@ func (s *Store) remember(ts *traceState, span pcommon.SpanID, n *node) {
 // call's id and type are not kept. It reports
 // whether the call arrived late, after its agent run had been scored.
 func (s *Store) Tool(trace pcommon.TraceID, span, parent pcommon.SpanID, c extract.SpanCall, now int64) (late bool) {
+	return s.ToolOf(trace, span, parent, &c, now)
+}
+
+// ToolOf is [Store.Tool] given the extracted call by reference, which it
+// does not keep: a call is large, and the processor's batch holds it.
+func (s *Store) ToolOf(trace pcommon.TraceID, span, parent pcommon.SpanID, c *extract.SpanCall, now int64) (late bool) {
 	room := s.callRoom()
 	ts := s.trace(trace, now, true)
 	if parent == span {
 		s.stats.Cyclic++ // its own parent: no run to find
 		return false
 	}
-	call := newStoredCall(&c, span, parent, s.intern(c.Name))
+	call := newStoredCall(c, span, parent, s.intern(c.Name))
 	if n := ts.nodes.get(span); n != nil {
 		switch n.kind {
 		case nodeGroup:
@@ -710,6 +772,9 @@ func (s *Store) addCalls(n *node, calls []StoredCall, room int) {
 			n.traj.Dropped++
 			s.stats.Dropped++
 			continue
+		}
+		if cap(n.traj.Calls) == 0 {
+			n.traj.Calls = n.room().firstCalls(max(room, 1))
 		}
 		n.traj.Calls = appendCall(n.traj.Calls, c, room)
 	}
@@ -865,11 +930,12 @@ func (s *Store) closeRoot(ts *traceState, span pcommon.SpanID, n *node, adopt bo
 	if adopt {
 		s.adoptOrphans(ts, span, traj)
 	}
-	runTurns(ts, span, traj, adopt)
+	runTurns(ts, span, traj, n.room(), adopt)
+	ts.settle()
 	if len(traj.Calls) == 0 && traj.Dropped == 0 && !requestsAny(traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
-	return s.withModels(ts, traj)
+	return s.withModels(ts, traj, n.room())
 }
 
 // Agent records an agent span (whose parent is parent) and returns its
@@ -959,8 +1025,9 @@ func (s *Store) AgentOrHold(trace pcommon.TraceID, span, parent pcommon.SpanID, 
 		}
 		return nil, missing
 	}
-	runTurns(ts, span, n.traj, parent.IsEmpty())
-	return s.withModels(ts, n.traj), MissingNone
+	runTurns(ts, span, n.traj, n.room(), parent.IsEmpty())
+	ts.settle()
+	return s.withModels(ts, n.traj, n.room()), MissingNone
 }
 
 // HoldsIncomplete reports whether any agent is held because its trace
@@ -1045,8 +1112,7 @@ func (s *Store) ModelCall(trace pcommon.TraceID, parent pcommon.SpanID, start ui
 	if ts == nil || parent.IsEmpty() || len(ts.modelCalls()) >= maxModelCalls {
 		return
 	}
-	x := ts.extras()
-	x.models = append(x.models, modelCall{parent: parent, start: start})
+	ts.extras().addModelCall(modelCall{parent: parent, start: start})
 }
 
 // Turn records a model turn (what a model-call span records of the run's
@@ -1061,7 +1127,7 @@ func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract
 	if len(x.turns) >= maxModelCalls || closedRunAt(ts, parent) {
 		return
 	}
-	x.turns = append(x.turns, turnRecord{parent: parent, turn: turn})
+	x.addTurn(turnRecord{parent: parent, turn: turn})
 }
 
 // runTurns gives a closing run, whose span is span, the turns recorded
@@ -1069,14 +1135,18 @@ func (s *Store) Turn(trace pcommon.TraceID, parent pcommon.SpanID, turn *extract
 // (adopt), those whose parent resolves to no span seen or to an open group
 // (their spans never came). Turns that resolve to another run's span are
 // that run's. The trace keeps only the turns of runs still open (see
-// keepOpenTurns).
-func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, adopt bool) {
-	if ts.extra == nil || len(ts.extra.turns) == 0 {
+// keepOpenTurns). The run's first turns go in room (its node's, nil when
+// it has none).
+func runTurns(ts *traceState, span pcommon.SpanID, traj *Trajectory, room *runRoom, adopt bool) {
+	if !ts.hasExtra || len(ts.extra.turns) == 0 {
 		return
 	}
 	keepOpenTurns(ts, func(t turnRecord) bool {
 		target, n, ok := resolve(ts, t.parent)
 		if ok && (target == span || (adopt && (n == nil || n.kind == nodeGroup))) {
+			if cap(traj.Turns) == 0 {
+				traj.Turns = room.firstTurns()
+			}
 			traj.Turns = append(traj.Turns, t.turn)
 			return true
 		}
@@ -1099,8 +1169,9 @@ func requestsAny(turns []*extract.ModelTurn) bool {
 // and gives it the model calls beside its tool calls: the
 // start times, ascending, of the model calls under each span its calls ran
 // under, in the order the calls name those spans. The run has none yet.
-// Its starts share one array, sized by a count first.
-func (s *Store) withModels(ts *traceState, traj *Trajectory) *Trajectory {
+// Its starts share one array, sized by a count first; those of one span
+// go in room (the run node's, nil when it has none) when they fit.
+func (s *Store) withModels(ts *traceState, traj *Trajectory, room *runRoom) *Trajectory {
 	traj.Calls = mergeRecords(ts, traj.Calls)
 	s.applyCallRecords(ts, traj.Calls)
 	models := ts.modelCalls()
@@ -1126,7 +1197,12 @@ func (s *Store) withModels(ts *traceState, traj *Trajectory) *Trajectory {
 	}
 	var starts []uint64
 	if kept == 1 && total <= len(oneParent{}.starts) {
-		one := new(oneParent)
+		var one *oneParent
+		if room != nil {
+			one = &room.models
+		} else {
+			one = new(oneParent)
+		}
 		starts, traj.Models = one.starts[:0:total], one.models[:0]
 	} else {
 		starts = make([]uint64, 0, total)
@@ -1198,11 +1274,12 @@ func (s *Store) Release(trace pcommon.TraceID, span pcommon.SpanID) *Trajectory 
 	s.held--
 	ts.held--
 	s.heldDown(ts)
-	runTurns(ts, span, n.traj, n.root)
+	runTurns(ts, span, n.traj, n.room(), n.root)
+	ts.settle()
 	if n.plain && len(n.traj.Calls) == 0 && n.traj.Dropped == 0 && !requestsAny(n.traj.Turns) {
 		return nil // a root without calls under it: nothing to score
 	}
-	return s.withModels(ts, n.traj)
+	return s.withModels(ts, n.traj, n.room())
 }
 
 // markSubAgent counts agent run span (whose parent is parent) at the run it
@@ -1408,11 +1485,7 @@ func (s *Store) recycle(ts *traceState) {
 		return
 	}
 	ts.nodes.release(&s.overflows)
-	x := ts.extra
 	*ts = traceState{}
-	if x != nil && x.reset() {
-		ts.extra = x
-	}
 	s.spare = append(s.spare, ts)
 }
 

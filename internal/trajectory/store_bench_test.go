@@ -2,6 +2,7 @@ package trajectory
 
 import (
 	"encoding/binary"
+	"runtime"
 	"testing"
 	"time"
 
@@ -61,4 +62,33 @@ func flatRun(s *Store, id pcommon.TraceID, now int64) *Trajectory {
 	s.Link(id, sid(3), sid(1), true, now)
 	s.ModelCall(id, sid(1), 20)
 	return s.Agent(id, sid(1), pcommon.SpanID{}, false, now)
+}
+
+// BenchmarkMarkRememberedTraces measures the garbage collector's work on a
+// store holding rememberedTraces closed five-span runs (two tool spans and
+// two model calls under a root agent span, as the end-to-end benchmark's),
+// as under sustained load at the default max_tracked_traces: one op is one
+// full collection, whose marking scans every remembered trace's state.
+func BenchmarkMarkRememberedTraces(b *testing.B) {
+	const rememberedTraces = 50_000
+	lim := Limits{MaxOpenTrajectories: 10_000, MaxCallsPerTrajectory: 256, MaxAge: time.Hour,
+		MaxTrackedTraces: rememberedTraces, MaxSpansPerTrace: 10_000}
+	s := NewStore(lim)
+	for i := range rememberedTraces {
+		var id pcommon.TraceID
+		binary.LittleEndian.PutUint64(id[8:], uint64(i+1))
+		s.ExpectCalls(2)
+		s.Tool(id, sid(4), sid(1), tool("get_weather"), 0)
+		s.Tool(id, sid(5), sid(1), tool("lookup_stock"), 0)
+		s.Link(id, sid(2), sid(1), true, 0)
+		s.ModelCall(id, sid(1), 10)
+		s.Link(id, sid(3), sid(1), true, 0)
+		s.ModelCall(id, sid(1), 20)
+		s.Agent(id, sid(1), pcommon.SpanID{}, false, 0)
+	}
+	runtime.GC()
+	for b.Loop() {
+		runtime.GC()
+	}
+	runtime.KeepAlive(s)
 }

@@ -626,7 +626,7 @@ func TestLinksPastTheInlineOnes(t *testing.T) {
 		require.Equal(t, rounds*parents > inlineNodes+spillNodes, ts.nodes.index() != nil, "the trace's spans are in a map")
 		for p := byte(0); p < inlineLinks; p++ {
 			assert.Same(t, ts.nodes.get(sid(20+p)), ts.nodes.get(sid(20+parents+p)), "parent %d", 2+p)
-			assert.Same(t, &ts.extra.links[p], ts.nodes.get(sid(20+p)))
+			assert.Same(t, &ts.nodes.links[p], ts.nodes.get(sid(20+p)))
 		}
 		for p := byte(0); p < parents; p++ {
 			s.Tool(trace1, sid(100+p), sid(20+2*parents+p), tool(string(rune('a'+p))), 0)
