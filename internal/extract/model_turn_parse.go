@@ -23,12 +23,20 @@ func (t *ModelTurn) parse(p *TurnParser) {
 	}
 	if t.output != "" {
 		if root, ok := p.doc(0, t.output); ok {
-			t.requested = appendCalls(t.requested, t.form, root, false)
+			if t.form == formGenAI && root.d != nil {
+				t.requested = appendIndexedGenAICalls(t.requested, root)
+			} else {
+				t.requested = appendCalls(t.requested, t.form, root, false)
+			}
 		}
 	}
 	if t.input != "" {
 		if root, ok := p.doc(1, t.input); ok {
-			if t.form == formGenAI {
+			switch {
+			case t.form == formGenAI && root.d != nil:
+				t.readIndexedGenAIRequest(root)
+				return
+			case t.form == formGenAI:
 				t.readGenAIRequest(root)
 				return
 			}

@@ -1,0 +1,76 @@
+package extract
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
+)
+
+// genaiSeeds are GenAI messages texts of the forms the index readers take
+// apart: tool calls and results with ids and call ids, Gemini's
+// functionCall, Anthropic blocks as parts and as a text part's JSON,
+// escapes, numbers where strings belong, an object holding the list.
+var genaiSeeds = []string{
+	`[{"role":"user","parts":[{"type":"text","content":"What is the weather in Paris?"}]},` +
+		`{"role":"assistant","parts":[{"type":"text","content":"Let me look."},{"type":"tool_call","id":"call_w1","name":"get_weather","arguments":{"city":"Paris"}}],"finish_reason":"tool_call"},` +
+		`{"role":"tool","parts":[{"type":"tool_call_response","id":"call_w1","response":{"temperature_c":18}}]}]`,
+	`[{"role":"assistant","parts":[{"type":"tool_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"}]},` +
+		`{"role":"tool","parts":[{"type":"tool_call_response","call_id":"call_1","response":"Error: no such city"}]}]`,
+	`{"messages":[{"role":"model","parts":[{"functionCall":{"name":"read_file","args":{"path":"a.go"}}},{"type":"tool_call","name":7,"id":12}]}]}`,
+	`[{"role":"assistant","parts":[{"type":"tool_use","id":"toolu_1","name":"search","input":{"q":"x"}}]},` +
+		`{"role":"user","parts":[{"type":"tool_result","tool_use_id":"toolu_1","content":"boom","is_error":true}]}]`,
+	`[{"role":"assistant","parts":[{"type":"text","content":"[{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"ls\",\"input\":{}}]"}]},` +
+		`{"role":"user","parts":[{"type":"text","content":"[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":\"ok\"}]"}]}]`,
+	`[{"role":"tool","parts":[{"type":"tool_call_response","id":"c\u0031","response":{"error":null}}]},{"role":"tool","parts":[]}]`,
+	`[{"role":"assistant","parts":[{"type":"tool_call","id":"a","name":"n","arguments":{"x":1}}]},"x",{"parts":{}},{"role":"tool"}]`,
+	`[{"role":"assistant","parts":[{"type":"tool_call","id":"a","name":"n","arguments":{"x":1,"x":2}}]}]`,
+	`[{"ro\u006ce":"tool","parts":[{"type":"tool_call_response","id":"a","response":{"ok": true}}]}]`,
+	`[]`, `{}`, `"text"`, `[{"role":"assistant","parts":[{"type":"text","content":"[1,2]"}]}]`,
+}
+
+// TestIndexedGenAIReadersAgree holds the index readers of a GenAI turn to
+// the jnode readers they stand for, on the seeds.
+func TestIndexedGenAIReadersAgree(t *testing.T) {
+	for _, s := range genaiSeeds {
+		requireGenAIReadersAgree(t, s)
+	}
+}
+
+// FuzzIndexedGenAIReaders holds the index readers of a GenAI turn to the
+// jnode readers they stand for, on any text.
+func FuzzIndexedGenAIReaders(f *testing.F) {
+	for _, s := range genaiSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(requireGenAIReadersAgree)
+}
+
+// requireGenAIReadersAgree reads s as a GenAI response and as a request
+// with the index readers and with the jnode readers, and requires the same
+// calls, history (but its arguments, which no turn keeps and the index
+// reader does not read), outcomes and followsTools.
+func requireGenAIReadersAgree(t *testing.T, s string) {
+	var dp jsonv.DocumentParser
+	d, err := dp.Parse(s)
+	if err != nil {
+		return
+	}
+	root := rootNode(&d)
+	if root.d == nil {
+		return // a tree: read by the jnode readers only
+	}
+	require.Equal(t, appendCalls(nil, formGenAI, root, false), appendIndexedGenAICalls(nil, root), "response %s", s)
+	var want, got ModelTurn
+	want.readGenAIRequest(root)
+	got.readIndexedGenAIRequest(root)
+	for _, h := range [][]RequestedCall{want.history, got.history} {
+		for i := range h {
+			h[i].Args = ""
+		}
+	}
+	require.Equal(t, want.history, got.history, "history %s", s)
+	require.Equal(t, want.outcomes, got.outcomes, "outcomes %s", s)
+	require.Equal(t, want.followsTools, got.followsTools, "followsTools %s", s)
+}
