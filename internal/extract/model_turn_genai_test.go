@@ -27,6 +27,7 @@ var genaiSeeds = []string{
 	`[{"role":"assistant","parts":[{"type":"tool_call","id":"a","name":"n","arguments":{"x":1}}]},"x",{"parts":{}},{"role":"tool"}]`,
 	`[{"role":"assistant","parts":[{"type":"tool_call","id":"a","name":"n","arguments":{"x":1,"x":2}}]}]`,
 	`[{"ro\u006ce":"tool","parts":[{"type":"tool_call_response","id":"a","response":{"ok": true}}]}]`,
+	`[{"role":"to\u006fl","parts":[]}]`, `[{"role":"tool"}]`, `[{"role":"user","parts":[{"type":"text","content":"Use the tools: \"tool\" tools_call"}]}]`,
 	`[]`, `{}`, `"text"`, `[{"role":"assistant","parts":[{"type":"text","content":"[1,2]"}]}]`,
 }
 
@@ -50,7 +51,8 @@ func FuzzIndexedGenAIReaders(f *testing.F) {
 // requireGenAIReadersAgree reads s as a GenAI response and as a request
 // with the index readers and with the jnode readers, and requires the same
 // calls, history (but its arguments, which no turn keeps and the index
-// reader does not read), outcomes and followsTools.
+// reader does not read), outcomes and followsTools; and that the jnode
+// readers read nothing of a text genaiNamesTools does not take.
 func requireGenAIReadersAgree(t *testing.T, s string) {
 	var dp jsonv.DocumentParser
 	d, err := dp.Parse(s)
@@ -58,12 +60,20 @@ func requireGenAIReadersAgree(t *testing.T, s string) {
 		return
 	}
 	root := rootNode(&d)
+	calls := appendCalls(nil, formGenAI, root, false)
+	var want ModelTurn
+	want.readGenAIRequest(root)
+	if !genaiNamesTools(s) {
+		require.Empty(t, calls, "response %s", s)
+		require.Empty(t, want.history, "history %s", s)
+		require.Empty(t, want.outcomes, "outcomes %s", s)
+		require.False(t, want.followsTools, "followsTools %s", s)
+	}
 	if root.d == nil {
 		return // a tree: read by the jnode readers only
 	}
-	require.Equal(t, appendCalls(nil, formGenAI, root, false), appendIndexedGenAICalls(nil, root), "response %s", s)
-	var want, got ModelTurn
-	want.readGenAIRequest(root)
+	require.Equal(t, calls, appendIndexedGenAICalls(nil, root), "response %s", s)
+	var got ModelTurn
 	got.readIndexedGenAIRequest(root)
 	for _, h := range [][]RequestedCall{want.history, got.history} {
 		for i := range h {
