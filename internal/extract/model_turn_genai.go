@@ -62,8 +62,7 @@ func tokStr(d *jsonv.Document, i int32) string {
 	}
 	switch d.Toks()[i].Kind {
 	case jsonv.KindString:
-		v := d.ScalarAt(i)
-		return v.Literal()
+		return d.StringAt(i)
 	case jsonv.KindNumber:
 		t := &d.Toks()[i]
 		return d.Text()[t.Start:t.End]
