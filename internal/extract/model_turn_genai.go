@@ -228,17 +228,28 @@ func (t *ModelTurn) mayName(s string) bool {
 // (the answer) are such texts.
 func genaiNamesTools(s string) bool {
 	// The names are looked for by their rarer bytes, each by a search of
-	// many bytes at a time: '_' (prose has few), the quote of "tool", '\\'.
+	// many bytes at a time: '_', 'C' (prose has few), the quote of "tool"
+	// and '\\' (prose has none).
+	return holdsAround(s, '_', "tool", "_call", "_use", "_result") || holdsAround(s, 'C', "function", "Call") ||
+		strings.Contains(s, `"tool"`) || strings.Contains(s, `\u`)
+}
+
+// holdsAround reports whether s holds before+after, after starting with
+// the byte b, for any of afters.
+func holdsAround(s string, b byte, before string, afters ...string) bool {
 	for i := 0; ; i++ {
-		j := strings.IndexByte(s[i:], '_')
+		j := strings.IndexByte(s[i:], b)
 		if j < 0 {
-			break
+			return false
 		}
 		i += j
-		if rest := s[i:]; i >= len("tool") && s[i-len("tool"):i] == "tool" &&
-			(strings.HasPrefix(rest, "_call") || strings.HasPrefix(rest, "_use") || strings.HasPrefix(rest, "_result")) {
-			return true
+		if i < len(before) || s[i-len(before):i] != before {
+			continue
+		}
+		for _, a := range afters {
+			if strings.HasPrefix(s[i:], a) {
+				return true
+			}
 		}
 	}
-	return strings.Contains(s, `"tool"`) || strings.Contains(s, `\u`) || strings.Contains(s, "functionCall")
 }
