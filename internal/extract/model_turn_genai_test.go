@@ -1,9 +1,11 @@
 package extract
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
@@ -83,4 +85,29 @@ func requireGenAIReadersAgree(t *testing.T, s string) {
 	require.Equal(t, want.history, got.history, "history %s", s)
 	require.Equal(t, want.outcomes, got.outcomes, "outcomes %s", s)
 	require.Equal(t, want.followsTools, got.followsTools, "followsTools %s", s)
+}
+
+// TestTurnNamingNoToolsIsNotParsed checks that a GenAI turn whose texts
+// name no tool (a run's first request, its answer) is not indexed: parsing
+// it with a fresh parser allocates nothing, where a turn that requests a
+// call indexes its response.
+func TestTurnNamingNoToolsIsNotParsed(t *testing.T) {
+	user := `[{"role":"user","parts":[{"type":"text","content":"` + strings.Repeat("Use the tools to answer; say when a tool failed. ", 100) + `"}]}]`
+	answer := `[{"role":"assistant","parts":[{"type":"text","content":"It is 18 °C in Paris."}],"finish_reason":"stop"}]`
+	call := `[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"get_weather","arguments":{"city":"Paris"}}]}]`
+	allocs := func(output string) float64 {
+		span := ptrace.NewSpan()
+		span.Attributes().PutStr("gen_ai.operation.name", "chat")
+		span.Attributes().PutStr("gen_ai.input.messages", user)
+		span.Attributes().PutStr("gen_ai.output.messages", output)
+		var turn ModelTurn
+		var p TurnParser
+		return testing.AllocsPerRun(20, func() {
+			ReadTurn(span, &turn)
+			p = TurnParser{} // no memory of an earlier parse
+			turn.Parse(&p)
+		})
+	}
+	require.Zero(t, allocs(answer))
+	require.NotZero(t, allocs(call))
 }
