@@ -129,35 +129,22 @@ func IsTurn(res *Result) bool {
 func ReadTurn(span ptrace.Span, t *ModelTurn) bool {
 	*t = ModelTurn{Start: uint64(span.StartTimestamp()), End: uint64(span.EndTimestamp())}
 	for k, v := range span.Attributes().All() {
-		switch k {
-		case "gen_ai.output.messages":
-			t.setOutput(formGenAI, valueText(v))
-		case "gen_ai.input.messages":
-			t.setInput(formGenAI, valueText(v))
-		case "ai.response.toolCalls":
-			t.setOutput(formAISDK, valueText(v))
-		case "ai.prompt.messages":
-			t.setInput(formAISDK, valueText(v))
-		case "gcp.vertex.agent.llm_response":
-			t.setOutput(formADK, valueText(v))
-		case "gcp.vertex.agent.llm_request":
-			t.setInput(formADK, valueText(v))
-		case "genkit:output":
-			t.setOutput(formGenkit, valueText(v))
-		case "genkit:input":
-			t.setInput(formGenkit, valueText(v))
-		case "mastra.model_step.output":
-			t.setOutput(formMastra, valueText(v))
-		case "mastra.model_step.input":
-			t.setInput(formMastra, valueText(v))
-		case "input.value":
-			t.rawInput = valueText(v)
-		case "gen_ai.response.finish_reasons", "ai.response.finishReason", "llm.finish_reason":
-			t.finishTools = t.finishTools || finishAsksTools(v)
-		default:
+		tk, ok := turnKeyTab.lookup(k)
+		if !ok {
 			if mayBeIndexed(k) {
 				t.readFlat(k, v)
 			}
+			continue
+		}
+		switch tk.side {
+		case sideOutput:
+			t.setOutput(tk.form, valueText(v))
+		case sideInput:
+			t.setInput(tk.form, valueText(v))
+		case sideRawInput:
+			t.rawInput = valueText(v)
+		case sideFinish:
+			t.finishTools = t.finishTools || finishAsksTools(v)
 		}
 	}
 	if t.form == formNone && span.Events().Len() > 0 {
@@ -165,6 +152,42 @@ func ReadTurn(span ptrace.Span, t *ModelTurn) bool {
 	}
 	return t.form != formNone || t.finishTools
 }
+
+// turnKey is what an attribute key of a model turn records: a side of the
+// turn (its response or request in form, the raw request, a finish
+// reason).
+type turnKey struct {
+	side turnSide
+	form turnForm
+}
+
+type turnSide uint8
+
+const (
+	sideOutput turnSide = iota
+	sideInput
+	sideRawInput
+	sideFinish
+)
+
+// turnKeyTab finds what an attribute key records of a model turn, one
+// slot lookup and one comparison per key (see keyTable).
+var turnKeyTab = newKeyTable(map[string]turnKey{
+	"gen_ai.output.messages":         {sideOutput, formGenAI},
+	"gen_ai.input.messages":          {sideInput, formGenAI},
+	"ai.response.toolCalls":          {sideOutput, formAISDK},
+	"ai.prompt.messages":             {sideInput, formAISDK},
+	"gcp.vertex.agent.llm_response":  {sideOutput, formADK},
+	"gcp.vertex.agent.llm_request":   {sideInput, formADK},
+	"genkit:output":                  {sideOutput, formGenkit},
+	"genkit:input":                   {sideInput, formGenkit},
+	"mastra.model_step.output":       {sideOutput, formMastra},
+	"mastra.model_step.input":        {sideInput, formMastra},
+	"input.value":                    {sideRawInput, formNone},
+	"gen_ai.response.finish_reasons": {sideFinish, formNone},
+	"ai.response.finishReason":       {sideFinish, formNone},
+	"llm.finish_reason":              {sideFinish, formNone},
+})
 
 func (t *ModelTurn) setOutput(form turnForm, text string) {
 	if text == "" {

@@ -9,7 +9,8 @@ import (
 // parse reads the recorded texts once, with p. They are indexed as
 // documents (one loop over the text, whatever its depth: a model's request
 // may nest its history many levels deep, and this runs on the receiver's
-// goroutine) and read through jnode.
+// goroutine) and read through jnode; a GenAI text that names nothing a turn
+// reads is not read (see genaiNamesTools).
 func (t *ModelTurn) parse(p *TurnParser) {
 	switch t.form {
 	case formFlat:
@@ -21,14 +22,22 @@ func (t *ModelTurn) parse(p *TurnParser) {
 	case formRecords:
 		return // read as the records arrived (AddWitness)
 	}
-	if t.output != "" {
+	if t.output != "" && t.mayName(t.output) {
 		if root, ok := p.doc(0, t.output); ok {
-			t.requested = appendCalls(t.requested, t.form, root, false)
+			if t.form == formGenAI && root.d != nil {
+				t.requested = appendIndexedGenAICalls(t.requested, root)
+			} else {
+				t.requested = appendCalls(t.requested, t.form, root, false)
+			}
 		}
 	}
-	if t.input != "" {
+	if t.input != "" && t.mayName(t.input) {
 		if root, ok := p.doc(1, t.input); ok {
-			if t.form == formGenAI {
+			switch {
+			case t.form == formGenAI && root.d != nil:
+				t.readIndexedGenAIRequest(root)
+				return
+			case t.form == formGenAI:
 				t.readGenAIRequest(root)
 				return
 			}

@@ -408,6 +408,18 @@ func (d *Document) ScalarAt(i int32) Value {
 	return Value{}
 }
 
+// StringAt returns the string at token i (a string's token) as [Parse]
+// decodes it: the text between its quotes, without a copy, when it is
+// written without escapes.
+func (d *Document) StringAt(i int32) string {
+	t := &d.toks[i]
+	if t.flags&tokEscaped == 0 {
+		return t.Inner(d.text)
+	}
+	v := d.ScalarAt(i)
+	return v.str
+}
+
 // Member returns the token of the value of the object at token obj's member
 // named key, or -1. *cursor is the key token to try first (arguments
 // usually come in the order they are expected in); it is moved past the

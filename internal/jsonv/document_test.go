@@ -50,6 +50,12 @@ func checkDocumentAgrees(t *testing.T, s string) {
 	require.Equal(t, want.JSON(), got.JSON(), "%q", s)
 	require.Equal(t, want.Kind(), doc.Kind())
 	require.Equal(t, want.Len(), doc.Len())
+	for i, tok := range doc.Toks() {
+		if tok.Kind == KindString {
+			v := doc.ScalarAt(int32(i))
+			require.Equal(t, v.Literal(), doc.StringAt(int32(i)), "%q", s)
+		}
+	}
 }
 
 // checkScanAgrees checks that, when the one-pass scan covers s, it indexes
