@@ -12,23 +12,34 @@ import (
 // call order. These are the calls the tool_calls metric counts (see count),
 // named, so that the evaluations connector can count them per tool. Statuses
 // no call has are left out, and the attribute when no call has any.
-func putCallStatuses(attrs pcommon.Map, key string, ev *evaluation, expected []toolcall.ExpectedCall) {
+// Each status's list is written whole (it is one run of the packed form):
+// the calls are walked once to count them, then once per status they have.
+func putCallStatuses(w *annotationWriter, attrs pcommon.Map, key string, ev *evaluation, expected []toolcall.ExpectedCall) {
 	var counts [numCallStatuses]int
-	total := eachCallStatus(ev, expected, func(st callStatus, _ string) { counts[st]++ })
-	if total == 0 {
-		return
-	}
-	m := attrs.PutEmptyMap(key)
-	var lists [numCallStatuses]pcommon.Slice
-	for st, n := range counts {
+	eachCallStatus(ev, expected, func(st callStatus, _ string) { counts[st]++ })
+	statuses := 0
+	for _, n := range counts {
 		if n > 0 {
-			lists[st] = m.PutEmptySlice(callStatusNames[st])
-			lists[st].EnsureCapacity(n)
+			statuses++
 		}
 	}
-	eachCallStatus(ev, expected, func(st callStatus, name string) {
-		lists[st].AppendEmpty().SetStr(validText(name))
-	})
+	if statuses == 0 {
+		return
+	}
+	m, at := w.putEmptyMap(attrs, key, statuses)
+	for st, n := range counts {
+		if n == 0 {
+			continue
+		}
+		list, listAt := w.putEmptySlice(m, callStatusNames[st], n)
+		eachCallStatus(ev, expected, func(got callStatus, name string) {
+			if got == callStatus(st) {
+				w.appendStr(list, validText(name))
+			}
+		})
+		w.end(listAt, list.Len())
+	}
+	w.end(at, m.Len())
 }
 
 // eachCallStatus calls visit with the status and tool name of every call the

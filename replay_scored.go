@@ -23,24 +23,55 @@ import (
 // keepScored keeps the annotations of the runs of td scored in this batch,
 // before take moves the held ones out. Runs set aside (held, replays,
 // copies) and runs with deferred scorers (in held; send keeps theirs once
-// complete) are skipped.
+// complete) are skipped. A run's annotations are those packed as they were
+// written (closedRun.annotations), else read back from its span. The
+// batch's kept annotations share one allocation: they enter the cache
+// together, and leave it together, first in first out.
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (h *holder) keepScored(td ptrace.Traces, runs []closedRun, held []heldRun) {
-	var room [8]replayEntry // a batch's few runs, without an allocation
-	kept := room[:0]
+	n, size := 0, 0
 	for i := range runs {
 		run := &runs[i]
 		if run.replay != nil || run.copyOfHeld || run.hold || isHeld(held, run.ref) {
+			run.annotations = nil
 			continue
 		}
-		_, _, span := run.ref.in(td)
-		if a := copyAnnotations(span); a != nil {
-			kept = append(kept, replayEntry{key: runKey{span.TraceID(), span.SpanID()}, a: a})
+		if len(run.annotations) == 0 {
+			_, _, span := run.ref.in(td)
+			if a := copyAnnotations(span); a != nil {
+				run.annotations = a.packed
+			}
+		}
+		if len(run.annotations) > 0 {
+			n++
+			size += len(run.annotations)
 		}
 	}
-	h.putAll(h.scored, kept)
+	if n == 0 {
+		return
+	}
+	packed := make([]byte, 0, size)
+	kept := make([]annotations, n)
+	var room [8]replayEntry // a batch's few runs, without an allocation
+	entries := room[:0]
+	if n > len(room) {
+		entries = make([]replayEntry, 0, n)
+	}
+	for i := range runs {
+		run := &runs[i]
+		if len(run.annotations) == 0 {
+			continue
+		}
+		from := len(packed)
+		packed = append(packed, run.annotations...)
+		a := &kept[len(entries)]
+		a.packed = packed[from:len(packed):len(packed)]
+		_, _, span := run.ref.in(td)
+		entries = append(entries, replayEntry{key: runKey{span.TraceID(), span.SpanID()}, a: a})
+	}
+	h.putAll(h.scored, entries)
 }
 
 // isHeld reports whether the span at ref is one of held.
