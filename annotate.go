@@ -35,6 +35,20 @@ const (
 	rootPassedNote   = " (the trace root passed before the spans of its run: the run's verdict is written on this span of it)"
 )
 
+// The keys written whatever the rules, as the writer takes them.
+var (
+	keyRules, keyScore, keyPassed, keyFailedRules, keyToolCalls = fixedKey(attrRules), fixedKey(attrScore), fixedKey(attrPassed), fixedKey(attrFailedRules), fixedKey(attrToolCalls)
+	keyEvalName, keyEventRule, keyEventScorer                   = fixedKey(attrEvalName), fixedKey(attrEventRule), fixedKey(attrEventScorer)
+	keyEvalScore, keyEvalLabel, keyErrorType, keyEvalExplain    = fixedKey(attrEvalScore), fixedKey(attrEvalLabel), fixedKey(attrErrorType), fixedKey(attrEvalExplain)
+	// callStatusKeys are the keys of call_statuses, by status.
+	callStatusKeys = func() (keys [numCallStatuses]annotationKey) {
+		for st, name := range callStatusNames {
+			keys[st] = fixedKey(name)
+		}
+		return keys
+	}()
+)
+
 // runGaps is what a run's explanations say it lacks: calls dropped over
 // max_calls_per_trajectory, or spans its trace still showed missing when
 // wait_for_missing ran out.
@@ -80,9 +94,9 @@ func (g runGaps) note() string {
 // results, built once when the processor starts rather than per span.
 type ruleOutput struct {
 	name                                  string
-	scorer, outcome, passed, score        string
-	missingTools, unexpectedTools, reason string
-	callStatuses                          string
+	scorer, outcome, passed, score        annotationKey
+	missingTools, unexpectedTools, reason annotationKey
+	callStatuses                          annotationKey
 	// labels and evalNames ("<rule>/<label>") are per configured scorer.
 	labels, evalNames []string
 }
@@ -93,17 +107,16 @@ const eventAttrs = 6
 func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 	out := make([]ruleOutput, len(rs))
 	for i, r := range rs {
-		prefix := attrPrefix + r.Name + "."
 		o := ruleOutput{
 			name:            r.Name,
-			scorer:          prefix + "scorer",
-			outcome:         prefix + "outcome",
-			passed:          prefix + "passed",
-			score:           prefix + "score",
-			missingTools:    prefix + "missing_tools",
-			unexpectedTools: prefix + "unexpected_tools",
-			reason:          prefix + "explanation",
-			callStatuses:    prefix + "call_statuses",
+			scorer:          ruleKey(r.Name, 0),
+			outcome:         ruleKey(r.Name, 1),
+			passed:          ruleKey(r.Name, 2),
+			score:           ruleKey(r.Name, 3),
+			missingTools:    ruleKey(r.Name, 4),
+			unexpectedTools: ruleKey(r.Name, 5),
+			reason:          ruleKey(r.Name, 6),
+			callStatuses:    ruleKey(r.Name, 7),
 		}
 		for _, sc := range r.Scorers {
 			o.labels = append(o.labels, sc.Label)
@@ -156,7 +169,7 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 	attrs.EnsureCapacity(before + attributeCount(run, cfg))
 	at := w.begin()
 	rules, failing := primaryCount(run)
-	names, namesAt := w.putEmptySlice(attrs, attrRules, rules)
+	names, namesAt := w.putEmptySlice(attrs, keyRules, rules)
 	for i := range run.evals {
 		if run.evals[i].scorer == 0 {
 			w.appendStr(names, outs[run.evals[i].rule].name)
@@ -192,11 +205,11 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 		w.putStr(attrs, o.reason, ev.explanation(run.gaps, cfg.MaxExplanationLength))
 	}
 	if scored {
-		w.putDouble(attrs, attrScore, minScore)
+		w.putDouble(attrs, keyScore, minScore)
 	}
-	w.putBool(attrs, attrPassed, allPassed)
+	w.putBool(attrs, keyPassed, allPassed)
 	if cfg.listsToolCalls(allPassed) {
-		calls, callsAt := w.putEmptySlice(attrs, attrToolCalls, len(run.calls))
+		calls, callsAt := w.putEmptySlice(attrs, keyToolCalls, len(run.calls))
 		for i := range run.calls {
 			w.appendStr(calls, validText(run.calls[i].Name))
 		}
@@ -210,7 +223,7 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 // fails: evals starts at the first failing primary evaluation, failing
 // counts them.
 func putFailedRules(w *annotationWriter, attrs pcommon.Map, evals []evaluation, outs []ruleOutput, failing int) {
-	failed, at := w.putEmptySlice(attrs, attrFailedRules, failing)
+	failed, at := w.putEmptySlice(attrs, keyFailedRules, failing)
 	for i := range evals {
 		if evals[i].scorer == 0 && failsRun(evals[i].result.Outcome) {
 			w.appendStr(failed, outs[evals[i].rule].name)
@@ -297,7 +310,7 @@ func primaryCount(run *scoredRun) (rules, failing int) {
 // indexes of each list in turn; indexes out of range are skipped, and an
 // empty list is left out. The names go straight into the attribute, with
 // no list of strings in between.
-func putNames[T any](w *annotationWriter, attrs pcommon.Map, key string, items []T, name func(*T) string, lists ...[]int) {
+func putNames[T any](w *annotationWriter, attrs pcommon.Map, key annotationKey, items []T, name func(*T) string, lists ...[]int) {
 	n := 0
 	for _, idx := range lists {
 		for _, i := range idx {
@@ -342,19 +355,19 @@ func annotateEvent(w *annotationWriter, events ptrace.SpanEventSlice, ts pcommon
 	o := &outs[ev.rule]
 	res := &ev.result
 	attrs, at := w.appendEvent(events, ts, eventAttrs)
-	w.putStr(attrs, attrEvalName, o.evalNames[ev.scorer])
-	w.putStr(attrs, attrEventRule, o.name)
-	w.putStr(attrs, attrEventScorer, o.labels[ev.scorer])
+	w.putStr(attrs, keyEvalName, o.evalNames[ev.scorer])
+	w.putStr(attrs, keyEventRule, o.name)
+	w.putStr(attrs, keyEventScorer, o.labels[ev.scorer])
 	switch res.Outcome {
 	case toolcall.OutcomePass, toolcall.OutcomeFail:
-		w.putDouble(attrs, attrEvalScore, res.Score)
-		w.putStr(attrs, attrEvalLabel, res.Outcome.String())
+		w.putDouble(attrs, keyEvalScore, res.Score)
+		w.putStr(attrs, keyEvalLabel, res.Outcome.String())
 	case toolcall.OutcomeError:
-		w.putStr(attrs, attrErrorType, errorTypeScoring)
+		w.putStr(attrs, keyErrorType, errorTypeScoring)
 	case toolcall.OutcomeNotEvaluated:
-		w.putStr(attrs, attrEvalLabel, res.Outcome.String())
+		w.putStr(attrs, keyEvalLabel, res.Outcome.String())
 	}
-	w.putStr(attrs, attrEvalExplain, ev.explanation(run.gaps, maxLen))
+	w.putStr(attrs, keyEvalExplain, ev.explanation(run.gaps, maxLen))
 	w.end(at, attrs.Len())
 }
 

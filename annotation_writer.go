@@ -59,22 +59,22 @@ func (w *annotationWriter) end(at, n int) {
 }
 
 // key packs a map key and the type of its value.
-func (w *annotationWriter) key(k string, t pcommon.ValueType) {
+func (w *annotationWriter) key(k annotationKey, t pcommon.ValueType) {
 	if w.pack {
-		w.buf = append(packString(w.buf, k), byte(t))
+		w.buf = append(packKeyOf(w.buf, k), byte(t))
 	}
 }
 
-func (w *annotationWriter) putStr(m pcommon.Map, k, v string) {
-	m.PutStr(k, v)
+func (w *annotationWriter) putStr(m pcommon.Map, k annotationKey, v string) {
+	m.PutStr(k.name, v)
 	if w.pack {
 		w.key(k, pcommon.ValueTypeStr)
 		w.buf = packString(w.buf, v)
 	}
 }
 
-func (w *annotationWriter) putBool(m pcommon.Map, k string, v bool) {
-	m.PutBool(k, v)
+func (w *annotationWriter) putBool(m pcommon.Map, k annotationKey, v bool) {
+	m.PutBool(k.name, v)
 	if w.pack {
 		w.key(k, pcommon.ValueTypeBool)
 		b := byte(0)
@@ -85,8 +85,8 @@ func (w *annotationWriter) putBool(m pcommon.Map, k string, v bool) {
 	}
 }
 
-func (w *annotationWriter) putDouble(m pcommon.Map, k string, v float64) {
-	m.PutDouble(k, v)
+func (w *annotationWriter) putDouble(m pcommon.Map, k annotationKey, v float64) {
+	m.PutDouble(k.name, v)
 	if w.pack {
 		w.key(k, pcommon.ValueTypeDouble)
 		w.buf = binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(v))
@@ -95,8 +95,8 @@ func (w *annotationWriter) putDouble(m pcommon.Map, k string, v float64) {
 
 // putEmptySlice puts an empty list of room n under k; the caller appends
 // its strings with appendStr, then calls end(at, s.Len()).
-func (w *annotationWriter) putEmptySlice(m pcommon.Map, k string, n int) (s pcommon.Slice, at int) {
-	s = m.PutEmptySlice(k)
+func (w *annotationWriter) putEmptySlice(m pcommon.Map, k annotationKey, n int) (s pcommon.Slice, at int) {
+	s = m.PutEmptySlice(k.name)
 	s.EnsureCapacity(n)
 	w.key(k, pcommon.ValueTypeSlice)
 	return s, w.begin()
@@ -104,8 +104,8 @@ func (w *annotationWriter) putEmptySlice(m pcommon.Map, k string, n int) (s pcom
 
 // putEmptyMap puts an empty map of room n under k; the caller fills it
 // with the put methods, then calls end(at, m.Len()).
-func (w *annotationWriter) putEmptyMap(m pcommon.Map, k string, n int) (inner pcommon.Map, at int) {
-	inner = m.PutEmptyMap(k)
+func (w *annotationWriter) putEmptyMap(m pcommon.Map, k annotationKey, n int) (inner pcommon.Map, at int) {
+	inner = m.PutEmptyMap(k.name)
 	inner.EnsureCapacity(n)
 	w.key(k, pcommon.ValueTypeMap)
 	return inner, w.begin()
@@ -128,7 +128,6 @@ func (w *annotationWriter) appendEvent(events ptrace.SpanEventSlice, ts pcommon.
 	attrs = e.Attributes()
 	attrs.EnsureCapacity(n)
 	if w.pack {
-		w.buf = packString(w.buf, eventEvaluation)
 		w.buf = binary.AppendUvarint(w.buf, uint64(ts))
 		w.buf = append(w.buf, 0) // dropped attributes
 	}

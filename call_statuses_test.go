@@ -116,14 +116,14 @@ func TestPutCallStatuses(t *testing.T) {
 		Findings: []toolcall.Finding{{Call: 1, Check: toolcall.CheckRepeated}, {Call: 0, Check: toolcall.CheckUndefinedTool},
 			{Call: 3, Check: toolcall.CheckInvalidArguments}, {Call: 0, Check: toolcall.CheckRepeated}},
 	}}}
-	key := attrPrefix + "r.call_statuses"
+	key := ruleKey("r", 7)
 	span := ptrace.NewSpan()
 	w := annotationWriter{pack: true}
 	at := w.begin()
 	putCallStatuses(&w, span.Attributes(), key, ev, expected)
 	w.end(at, span.Attributes().Len())
 	w.end(w.begin(), 0) // no events
-	v, ok := span.Attributes().Get(key)
+	v, ok := span.Attributes().Get(key.name)
 	require.True(t, ok)
 	assert.Equal(t, map[string]any{
 		"matched":           []any{"b", "a"},

@@ -16,9 +16,10 @@ import (
 // (max_open_trajectories entries, each for at most max_age), so that a
 // steady stream of scored runs never evicts a held run's annotations, which
 // a retry is certain to need. An entry costs its packed attributes and
-// events (annotations_packed.go): about 1 KiB for the quick start's rule on a
-// passing run (BenchmarkScoredReplayEntry), so the cache holds at most about
-// 10 MiB at the default limit, and scoring a run costs 2 more allocations.
+// events (annotations_packed.go): about 0.5 KiB for the quick start's rule
+// on a passing run (BenchmarkScoredReplayEntry), so the cache holds at most
+// about 5 MiB at the default limit. The annotations are packed as they are
+// written (annotationWriter), and a batch's kept runs share two allocations.
 
 // keepScored keeps the annotations of the runs of td scored in this batch,
 // before take moves the held ones out. Runs set aside (held, replays,
