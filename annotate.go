@@ -169,7 +169,7 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 	attrs.EnsureCapacity(before + attributeCount(run, cfg))
 	at := w.begin()
 	rules, failing := primaryCount(run)
-	names, namesAt := w.putEmptySlice(attrs, keyRules, rules)
+	names, namesAt := w.putEmptySlice(attrs, &keyRules, rules)
 	for i := range run.evals {
 		if run.evals[i].scorer == 0 {
 			w.appendStr(names, outs[run.evals[i].rule].name)
@@ -184,11 +184,11 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 		}
 		o := &outs[ev.rule]
 		res := &ev.result
-		w.putStr(attrs, o.scorer, o.labels[0])
-		w.putStr(attrs, o.outcome, res.Outcome.String())
-		w.putBool(attrs, o.passed, res.Outcome == toolcall.OutcomePass)
+		w.putStr(attrs, &o.scorer, o.labels[0])
+		w.putStr(attrs, &o.outcome, res.Outcome.String())
+		w.putBool(attrs, &o.passed, res.Outcome == toolcall.OutcomePass)
 		if hasScore(res.Outcome) {
-			w.putDouble(attrs, o.score, res.Score)
+			w.putDouble(attrs, &o.score, res.Score)
 			minScore = min(minScore, res.Score)
 			scored = true
 		}
@@ -199,17 +199,17 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 			allPassed = false
 		}
 		b := &res.Breakdown
-		putNames(w, attrs, o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
-		putNames(w, attrs, o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
-		putCallStatuses(w, attrs, o.callStatuses, ev, rs[ev.rule].Expectation.Calls)
-		w.putStr(attrs, o.reason, ev.explanation(run.gaps, cfg.MaxExplanationLength))
+		putNames(w, attrs, &o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
+		putNames(w, attrs, &o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
+		putCallStatuses(w, attrs, &o.callStatuses, ev, rs[ev.rule].Expectation.Calls)
+		w.putStr(attrs, &o.reason, ev.explanation(run.gaps, cfg.MaxExplanationLength))
 	}
 	if scored {
-		w.putDouble(attrs, keyScore, minScore)
+		w.putDouble(attrs, &keyScore, minScore)
 	}
-	w.putBool(attrs, keyPassed, allPassed)
+	w.putBool(attrs, &keyPassed, allPassed)
 	if cfg.listsToolCalls(allPassed) {
-		calls, callsAt := w.putEmptySlice(attrs, keyToolCalls, len(run.calls))
+		calls, callsAt := w.putEmptySlice(attrs, &keyToolCalls, len(run.calls))
 		for i := range run.calls {
 			w.appendStr(calls, validText(run.calls[i].Name))
 		}
@@ -223,7 +223,7 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 // fails: evals starts at the first failing primary evaluation, failing
 // counts them.
 func putFailedRules(w *annotationWriter, attrs pcommon.Map, evals []evaluation, outs []ruleOutput, failing int) {
-	failed, at := w.putEmptySlice(attrs, keyFailedRules, failing)
+	failed, at := w.putEmptySlice(attrs, &keyFailedRules, failing)
 	for i := range evals {
 		if evals[i].scorer == 0 && failsRun(evals[i].result.Outcome) {
 			w.appendStr(failed, outs[evals[i].rule].name)
@@ -310,7 +310,7 @@ func primaryCount(run *scoredRun) (rules, failing int) {
 // indexes of each list in turn; indexes out of range are skipped, and an
 // empty list is left out. The names go straight into the attribute, with
 // no list of strings in between.
-func putNames[T any](w *annotationWriter, attrs pcommon.Map, key annotationKey, items []T, name func(*T) string, lists ...[]int) {
+func putNames[T any](w *annotationWriter, attrs pcommon.Map, key *annotationKey, items []T, name func(*T) string, lists ...[]int) {
 	n := 0
 	for _, idx := range lists {
 		for _, i := range idx {
@@ -355,19 +355,19 @@ func annotateEvent(w *annotationWriter, events ptrace.SpanEventSlice, ts pcommon
 	o := &outs[ev.rule]
 	res := &ev.result
 	attrs, at := w.appendEvent(events, ts, eventAttrs)
-	w.putStr(attrs, keyEvalName, o.evalNames[ev.scorer])
-	w.putStr(attrs, keyEventRule, o.name)
-	w.putStr(attrs, keyEventScorer, o.labels[ev.scorer])
+	w.putStr(attrs, &keyEvalName, o.evalNames[ev.scorer])
+	w.putStr(attrs, &keyEventRule, o.name)
+	w.putStr(attrs, &keyEventScorer, o.labels[ev.scorer])
 	switch res.Outcome {
 	case toolcall.OutcomePass, toolcall.OutcomeFail:
-		w.putDouble(attrs, keyEvalScore, res.Score)
-		w.putStr(attrs, keyEvalLabel, res.Outcome.String())
+		w.putDouble(attrs, &keyEvalScore, res.Score)
+		w.putStr(attrs, &keyEvalLabel, res.Outcome.String())
 	case toolcall.OutcomeError:
-		w.putStr(attrs, keyErrorType, errorTypeScoring)
+		w.putStr(attrs, &keyErrorType, errorTypeScoring)
 	case toolcall.OutcomeNotEvaluated:
-		w.putStr(attrs, keyEvalLabel, res.Outcome.String())
+		w.putStr(attrs, &keyEvalLabel, res.Outcome.String())
 	}
-	w.putStr(attrs, keyEvalExplain, ev.explanation(run.gaps, maxLen))
+	w.putStr(attrs, &keyEvalExplain, ev.explanation(run.gaps, maxLen))
 	w.end(at, attrs.Len())
 }
 

@@ -188,7 +188,8 @@ func TestPutNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			attrs := pcommon.NewMap()
-			putNames(&annotationWriter{}, attrs, annotationKey{name: "k", code: literalKey}, calls, callName, tt.lists...)
+			k := withPacked(annotationKey{name: "k", code: literalKey})
+			putNames(&annotationWriter{}, attrs, &k, calls, callName, tt.lists...)
 			_, ok := attrs.Get("k")
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, stringSlice(attrs, "k"))

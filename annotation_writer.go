@@ -59,13 +59,13 @@ func (w *annotationWriter) end(at, n int) {
 }
 
 // key packs a map key and the type of its value.
-func (w *annotationWriter) key(k annotationKey, t pcommon.ValueType) {
+func (w *annotationWriter) key(k *annotationKey, t pcommon.ValueType) {
 	if w.pack {
-		w.buf = append(packKeyOf(w.buf, k), byte(t))
+		w.buf = append(append(w.buf, k.packed...), byte(t))
 	}
 }
 
-func (w *annotationWriter) putStr(m pcommon.Map, k annotationKey, v string) {
+func (w *annotationWriter) putStr(m pcommon.Map, k *annotationKey, v string) {
 	m.PutStr(k.name, v)
 	if w.pack {
 		w.key(k, pcommon.ValueTypeStr)
@@ -73,7 +73,7 @@ func (w *annotationWriter) putStr(m pcommon.Map, k annotationKey, v string) {
 	}
 }
 
-func (w *annotationWriter) putBool(m pcommon.Map, k annotationKey, v bool) {
+func (w *annotationWriter) putBool(m pcommon.Map, k *annotationKey, v bool) {
 	m.PutBool(k.name, v)
 	if w.pack {
 		w.key(k, pcommon.ValueTypeBool)
@@ -85,7 +85,7 @@ func (w *annotationWriter) putBool(m pcommon.Map, k annotationKey, v bool) {
 	}
 }
 
-func (w *annotationWriter) putDouble(m pcommon.Map, k annotationKey, v float64) {
+func (w *annotationWriter) putDouble(m pcommon.Map, k *annotationKey, v float64) {
 	m.PutDouble(k.name, v)
 	if w.pack {
 		w.key(k, pcommon.ValueTypeDouble)
@@ -95,7 +95,7 @@ func (w *annotationWriter) putDouble(m pcommon.Map, k annotationKey, v float64) 
 
 // putEmptySlice puts an empty list of room n under k; the caller appends
 // its strings with appendStr, then calls end(at, s.Len()).
-func (w *annotationWriter) putEmptySlice(m pcommon.Map, k annotationKey, n int) (s pcommon.Slice, at int) {
+func (w *annotationWriter) putEmptySlice(m pcommon.Map, k *annotationKey, n int) (s pcommon.Slice, at int) {
 	s = m.PutEmptySlice(k.name)
 	s.EnsureCapacity(n)
 	w.key(k, pcommon.ValueTypeSlice)
@@ -104,7 +104,7 @@ func (w *annotationWriter) putEmptySlice(m pcommon.Map, k annotationKey, n int) 
 
 // putEmptyMap puts an empty map of room n under k; the caller fills it
 // with the put methods, then calls end(at, m.Len()).
-func (w *annotationWriter) putEmptyMap(m pcommon.Map, k annotationKey, n int) (inner pcommon.Map, at int) {
+func (w *annotationWriter) putEmptyMap(m pcommon.Map, k *annotationKey, n int) (inner pcommon.Map, at int) {
 	inner = m.PutEmptyMap(k.name)
 	inner.EnsureCapacity(n)
 	w.key(k, pcommon.ValueTypeMap)

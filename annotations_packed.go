@@ -64,6 +64,8 @@ type annotationKey struct {
 	code byte
 	// rule is the rule's name, for a rule's key.
 	rule string
+	// packed is the key as packed (packKeyOf), made once.
+	packed string
 }
 
 // fixedKey is the annotationKey of one of packedKeys.
@@ -72,13 +74,19 @@ func fixedKey(name string) annotationKey {
 	if !ok {
 		panic("tool_call_accuracy: " + name + " is not one of packedKeys")
 	}
-	return annotationKey{name: name, code: code}
+	return withPacked(annotationKey{name: name, code: code})
 }
 
 // ruleKey is the annotationKey of a rule's key with field f of
 // ruleKeyFields.
 func ruleKey(rule string, f int) annotationKey {
-	return annotationKey{name: attrPrefix + rule + "." + ruleKeyFields[f], code: ruleKeyCode(f), rule: rule}
+	return withPacked(annotationKey{name: attrPrefix + rule + "." + ruleKeyFields[f], code: ruleKeyCode(f), rule: rule})
+}
+
+// withPacked returns k with its packed form.
+func withPacked(k annotationKey) annotationKey {
+	k.packed = string(packKeyOf(nil, k))
+	return k
 }
 
 // packKeyOf appends how the packed form names k.

@@ -14,7 +14,7 @@ import (
 // is matched when it scored 1 and mismatched otherwise; missing calls are
 // named as expected, the others as called. Statuses no call has are left
 // out, and the attribute when no call has any.
-func putCallStatuses(w *annotationWriter, attrs pcommon.Map, key annotationKey, ev *evaluation, expected []toolcall.ExpectedCall) {
+func putCallStatuses(w *annotationWriter, attrs pcommon.Map, key *annotationKey, ev *evaluation, expected []toolcall.ExpectedCall) {
 	b := &ev.result.Breakdown
 	var counts [numCallStatuses]int
 	for _, pr := range b.Pairs {
@@ -45,7 +45,7 @@ func putCallStatuses(w *annotationWriter, attrs pcommon.Map, key annotationKey, 
 			continue
 		}
 		st := callStatus(status)
-		list, listAt := w.putEmptySlice(m, callStatusKeys[st], n)
+		list, listAt := w.putEmptySlice(m, &callStatusKeys[st], n)
 		switch st {
 		case statusMatched, statusMismatched:
 			for _, pr := range b.Pairs {

@@ -120,7 +120,7 @@ func TestPutCallStatuses(t *testing.T) {
 	span := ptrace.NewSpan()
 	w := annotationWriter{pack: true}
 	at := w.begin()
-	putCallStatuses(&w, span.Attributes(), key, ev, expected)
+	putCallStatuses(&w, span.Attributes(), &key, ev, expected)
 	w.end(at, span.Attributes().Len())
 	w.end(w.begin(), 0) // no events
 	v, ok := span.Attributes().Get(key.name)
@@ -144,7 +144,7 @@ func TestPutCallStatuses(t *testing.T) {
 	assert.Equal(t, packAnnotations(nil, span), w.buf)
 
 	empty := ptrace.NewSpan()
-	putCallStatuses(&annotationWriter{}, empty.Attributes(), key, &evaluation{result: toolcall.Result{Breakdown: toolcall.Breakdown{
+	putCallStatuses(&annotationWriter{}, empty.Attributes(), &key, &evaluation{result: toolcall.Result{Breakdown: toolcall.Breakdown{
 		Findings: []toolcall.Finding{{Check: toolcall.CheckUndefinedTool}}}}}, expected)
 	assert.Zero(t, empty.Attributes().Len(), "no status, no attribute")
 }

@@ -49,7 +49,14 @@ func (s *runScratch) clear() {
 	s.opts = trajectory.ScoringOptions{}
 	s.run = scoredRun{}
 	s.annotations = s.annotations[:0]
+	if cap(s.annotations) > maxKeptScratch {
+		s.annotations = nil // a huge batch's, not kept in the pool
+	}
 }
+
+// maxKeptScratch bounds the packed annotations a pooled scratch keeps room
+// for between batches (about a hundred runs').
+const maxKeptScratch = 64 << 10
 
 // evaluation is one scorer's result for one rule on one run, with the calls
 // it was scored on (the rule's view: see rules.Rule.Calls), which the
