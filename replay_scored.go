@@ -26,8 +26,9 @@ import (
 // copies) and runs with deferred scorers (in held; send keeps theirs once
 // complete) are skipped. A run's annotations are those packed as they were
 // written (closedRun.annotations), else read back from its span. The
-// batch's kept annotations share one allocation: they enter the cache
-// together, and leave it together, first in first out.
+// batch's kept annotations share two allocations (their bytes, their
+// headers): they enter the cache together, under one lock, and leave it
+// together, first in first out.
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
@@ -54,25 +55,25 @@ func (h *holder) keepScored(td ptrace.Traces, runs []closedRun, held []heldRun) 
 		return
 	}
 	packed := make([]byte, 0, size)
-	kept := make([]annotations, n)
-	var room [8]replayEntry // a batch's few runs, without an allocation
-	entries := room[:0]
-	if n > len(room) {
-		entries = make([]replayEntry, 0, n)
-	}
+	kept := make([]annotations, 0, n)
 	for i := range runs {
-		run := &runs[i]
-		if len(run.annotations) == 0 {
-			continue
+		if a := runs[i].annotations; len(a) > 0 {
+			from := len(packed)
+			packed = append(packed, a...)
+			kept = append(kept, annotations{packed: packed[from:len(packed):len(packed)]})
 		}
-		from := len(packed)
-		packed = append(packed, run.annotations...)
-		a := &kept[len(entries)]
-		a.packed = packed[from:len(packed):len(packed)]
-		_, _, span := run.ref.in(td)
-		entries = append(entries, replayEntry{key: runKey{span.TraceID(), span.SpanID()}, a: a})
 	}
-	h.putAll(h.scored, entries)
+	now := h.now().UnixNano()
+	h.mu.Lock()
+	k := 0
+	for i := range runs {
+		if len(runs[i].annotations) > 0 {
+			_, _, span := runs[i].ref.in(td)
+			h.scored.put(runKey{span.TraceID(), span.SpanID()}, &kept[k], now)
+			k++
+		}
+	}
+	h.mu.Unlock()
 }
 
 // isHeld reports whether the span at ref is one of held.
