@@ -114,3 +114,29 @@ func eachSpan(td ptrace.Traces, f func(ptrace.Span)) {
 		}
 	}
 }
+
+// TestPackedKeys: every key the processor writes packs to a code of its
+// own, below literalKey, and reads back as itself; other keys pack as text.
+func TestPackedKeys(t *testing.T) {
+	require.Less(t, int(ruleKeyCode(len(ruleKeyFields)-1)), literalKey)
+	require.Len(t, packedKeyCodes, len(packedKeys), "packedKeys are distinct")
+	var keys []annotationKey
+	for _, name := range packedKeys {
+		keys = append(keys, fixedKey(name))
+	}
+	for f := range ruleKeyFields {
+		keys = append(keys, ruleKey("paris_trip", f))
+	}
+	for _, k := range keys {
+		assert.Equal(t, k.packed, string(packKey(nil, k.name)), "%s packs alike written and read back", k.name)
+		u := unpacker{b: []byte(k.packed)}
+		assert.Equal(t, k.name, u.key())
+		assert.Empty(t, u.b)
+	}
+	for _, name := range []string{"http.route", attrPrefix + "x.unknown_field", attrPrefix + "no_rule", attrPrefix + ".passed"} {
+		packed := packKey(nil, name)
+		assert.Equal(t, byte(literalKey), packed[0], name)
+		u := unpacker{b: packed}
+		assert.Equal(t, name, u.key())
+	}
+}
