@@ -109,14 +109,14 @@ func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 	for i, r := range rs {
 		o := ruleOutput{
 			name:            r.Name,
-			scorer:          ruleKey(r.Name, 0),
-			outcome:         ruleKey(r.Name, 1),
-			passed:          ruleKey(r.Name, 2),
-			score:           ruleKey(r.Name, 3),
-			missingTools:    ruleKey(r.Name, 4),
-			unexpectedTools: ruleKey(r.Name, 5),
-			reason:          ruleKey(r.Name, 6),
-			callStatuses:    ruleKey(r.Name, 7),
+			scorer:          ruleKey(r.Name, fieldScorer),
+			outcome:         ruleKey(r.Name, fieldOutcome),
+			passed:          ruleKey(r.Name, fieldPassed),
+			score:           ruleKey(r.Name, fieldScore),
+			missingTools:    ruleKey(r.Name, fieldMissingTools),
+			unexpectedTools: ruleKey(r.Name, fieldUnexpectedTools),
+			reason:          ruleKey(r.Name, fieldExplanation),
+			callStatuses:    ruleKey(r.Name, fieldCallStatuses),
 		}
 		for _, sc := range r.Scorers {
 			o.labels = append(o.labels, sc.Label)

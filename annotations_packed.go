@@ -47,9 +47,22 @@ var packedKeyCodes = func() map[string]byte {
 	return m
 }()
 
+// The fields of a rule's keys, by their index in ruleKeyFields.
+const (
+	fieldScorer = iota
+	fieldOutcome
+	fieldPassed
+	fieldScore
+	fieldMissingTools
+	fieldUnexpectedTools
+	fieldExplanation
+	fieldCallStatuses
+)
+
 // ruleKeyFields are the fields of a rule's keys, in the order of their
 // codes (ruleKeyCode).
-var ruleKeyFields = [...]string{"scorer", "outcome", "passed", "score", "missing_tools", "unexpected_tools", "explanation", "call_statuses"}
+var ruleKeyFields = [...]string{fieldScorer: "scorer", fieldOutcome: "outcome", fieldPassed: "passed", fieldScore: "score",
+	fieldMissingTools: "missing_tools", fieldUnexpectedTools: "unexpected_tools", fieldExplanation: "explanation", fieldCallStatuses: "call_statuses"}
 
 // literalKey is the code of a key packed as its text.
 const literalKey = 255

@@ -116,7 +116,7 @@ func TestPutCallStatuses(t *testing.T) {
 		Findings: []toolcall.Finding{{Call: 1, Check: toolcall.CheckRepeated}, {Call: 0, Check: toolcall.CheckUndefinedTool},
 			{Call: 3, Check: toolcall.CheckInvalidArguments}, {Call: 0, Check: toolcall.CheckRepeated}},
 	}}}
-	key := ruleKey("r", 7)
+	key := ruleKey("r", fieldCallStatuses)
 	span := ptrace.NewSpan()
 	w := annotationWriter{pack: true}
 	at := w.begin()
