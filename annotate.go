@@ -35,6 +35,20 @@ const (
 	rootPassedNote   = " (the trace root passed before the spans of its run: the run's verdict is written on this span of it)"
 )
 
+// The keys written whatever the rules, as the writer takes them.
+var (
+	keyRules, keyScore, keyPassed, keyFailedRules, keyToolCalls = fixedKey(attrRules), fixedKey(attrScore), fixedKey(attrPassed), fixedKey(attrFailedRules), fixedKey(attrToolCalls)
+	keyEvalName, keyEventRule, keyEventScorer                   = fixedKey(attrEvalName), fixedKey(attrEventRule), fixedKey(attrEventScorer)
+	keyEvalScore, keyEvalLabel, keyErrorType, keyEvalExplain    = fixedKey(attrEvalScore), fixedKey(attrEvalLabel), fixedKey(attrErrorType), fixedKey(attrEvalExplain)
+	// callStatusKeys are the keys of call_statuses, by status.
+	callStatusKeys = func() (keys [numCallStatuses]annotationKey) {
+		for st, name := range callStatusNames {
+			keys[st] = fixedKey(name)
+		}
+		return keys
+	}()
+)
+
 // runGaps is what a run's explanations say it lacks: calls dropped over
 // max_calls_per_trajectory, or spans its trace still showed missing when
 // wait_for_missing ran out.
@@ -80,9 +94,9 @@ func (g runGaps) note() string {
 // results, built once when the processor starts rather than per span.
 type ruleOutput struct {
 	name                                  string
-	scorer, outcome, passed, score        string
-	missingTools, unexpectedTools, reason string
-	callStatuses                          string
+	scorer, outcome, passed, score        annotationKey
+	missingTools, unexpectedTools, reason annotationKey
+	callStatuses                          annotationKey
 	// labels and evalNames ("<rule>/<label>") are per configured scorer.
 	labels, evalNames []string
 }
@@ -93,17 +107,16 @@ const eventAttrs = 6
 func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 	out := make([]ruleOutput, len(rs))
 	for i, r := range rs {
-		prefix := attrPrefix + r.Name + "."
 		o := ruleOutput{
 			name:            r.Name,
-			scorer:          prefix + "scorer",
-			outcome:         prefix + "outcome",
-			passed:          prefix + "passed",
-			score:           prefix + "score",
-			missingTools:    prefix + "missing_tools",
-			unexpectedTools: prefix + "unexpected_tools",
-			reason:          prefix + "explanation",
-			callStatuses:    prefix + "call_statuses",
+			scorer:          ruleKey(r.Name, fieldScorer),
+			outcome:         ruleKey(r.Name, fieldOutcome),
+			passed:          ruleKey(r.Name, fieldPassed),
+			score:           ruleKey(r.Name, fieldScore),
+			missingTools:    ruleKey(r.Name, fieldMissingTools),
+			unexpectedTools: ruleKey(r.Name, fieldUnexpectedTools),
+			reason:          ruleKey(r.Name, fieldExplanation),
+			callStatuses:    ruleKey(r.Name, fieldCallStatuses),
 		}
 		for _, sc := range r.Scorers {
 			o.labels = append(o.labels, sc.Label)
@@ -120,25 +133,49 @@ func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 // The run's tool names are listed as cfg.ToolCalls says.
 // Lists that would be empty (failed rules, missing and unexpected tools) are
 // left out. Attributes other than ours are never touched.
+//
+// When run.keep is set and the span carries the attributes, the
+// annotations are also appended to *run.keep, packed as written (see
+// annotationWriter), unless the span carried annotations before: then
+// nothing is appended, and whoever keeps them reads the span back.
 func annotate(span ptrace.Span, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
-	if cfg.Attributes {
-		annotateAttributes(span.Attributes(), run, rs, outs, cfg)
+	w := annotationWriter{pack: run.keep != nil && cfg.Attributes && packs(span)}
+	if w.pack {
+		w.buf = *run.keep
 	}
+	if cfg.Attributes {
+		annotateAttributes(&w, span.Attributes(), run, rs, outs, cfg)
+	}
+	events := span.Events()
+	before := events.Len()
+	at := w.begin()
 	if cfg.Events {
-		events := span.Events()
-		events.EnsureCapacity(events.Len() + len(run.evals))
+		events.EnsureCapacity(before + len(run.evals))
 		for i := range run.evals {
-			annotateEvent(span, &run.evals[i], run, outs, cfg.MaxExplanationLength)
+			annotateEvent(&w, events, span.EndTimestamp(), &run.evals[i], run, outs, cfg.MaxExplanationLength)
 		}
+	}
+	w.end(at, events.Len()-before)
+	if w.pack {
+		*run.keep = w.buf
 	}
 }
 
-func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
-	attrs.EnsureCapacity(attrs.Len() + attributeCount(run, cfg))
-	names := attrs.PutEmptySlice(attrRules)
+// annotateAttributes writes the run's attributes. Each key is written once
+// (rule names are unique and have no dot), so the attributes grow by one
+// per key written unless the span had the key before.
+func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, outs []ruleOutput, cfg *OutputConfig) {
+	before := attrs.Len()
+	attrs.EnsureCapacity(before + attributeCount(run, cfg))
+	at := w.begin()
 	rules, failing := primaryCount(run)
-	names.EnsureCapacity(rules)
-	var failed pcommon.Slice
+	names, namesAt := w.putEmptySlice(attrs, &keyRules, rules)
+	for i := range run.evals {
+		if run.evals[i].scorer == 0 {
+			w.appendStr(names, outs[run.evals[i].rule].name)
+		}
+	}
+	w.end(namesAt, names.Len())
 	minScore, allPassed, scored := 1.0, true, false
 	for i := range run.evals {
 		ev := &run.evals[i]
@@ -147,44 +184,57 @@ func annotateAttributes(attrs pcommon.Map, run *scoredRun, rs []*rules.Rule, out
 		}
 		o := &outs[ev.rule]
 		res := &ev.result
-		names.AppendEmpty().SetStr(o.name)
-		attrs.PutStr(o.scorer, o.labels[0])
-		attrs.PutStr(o.outcome, res.Outcome.String())
-		attrs.PutBool(o.passed, res.Outcome == toolcall.OutcomePass)
+		w.putStr(attrs, &o.scorer, o.labels[0])
+		w.putStr(attrs, &o.outcome, res.Outcome.String())
+		w.putBool(attrs, &o.passed, res.Outcome == toolcall.OutcomePass)
 		if hasScore(res.Outcome) {
-			attrs.PutDouble(o.score, res.Score)
+			w.putDouble(attrs, &o.score, res.Score)
 			minScore = min(minScore, res.Score)
 			scored = true
 		}
 		if failsRun(res.Outcome) {
 			if allPassed {
-				failed = attrs.PutEmptySlice(attrFailedRules)
-				failed.EnsureCapacity(failing)
+				putFailedRules(w, attrs, run.evals[i:], outs, failing)
 			}
 			allPassed = false
-			failed.AppendEmpty().SetStr(o.name)
 		}
 		b := &res.Breakdown
-		putNames(attrs, o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
-		putNames(attrs, o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
-		putCallStatuses(attrs, o.callStatuses, ev, rs[ev.rule].Expectation.Calls)
-		attrs.PutStr(o.reason, ev.explanation(run.gaps, cfg.MaxExplanationLength))
+		putNames(w, attrs, &o.missingTools, rs[ev.rule].Expectation.Calls, expectedName, b.Missing)
+		putNames(w, attrs, &o.unexpectedTools, ev.calls, callName, b.Unexpected, b.Forbidden, b.Hallucinated)
+		putCallStatuses(w, attrs, &o.callStatuses, ev, rs[ev.rule].Expectation.Calls)
+		w.putStr(attrs, &o.reason, ev.explanation(run.gaps, cfg.MaxExplanationLength))
 	}
 	if scored {
-		attrs.PutDouble(attrScore, minScore)
+		w.putDouble(attrs, &keyScore, minScore)
 	}
-	attrs.PutBool(attrPassed, allPassed)
+	w.putBool(attrs, &keyPassed, allPassed)
 	if cfg.listsToolCalls(allPassed) {
-		calls := attrs.PutEmptySlice(attrToolCalls)
-		calls.EnsureCapacity(len(run.calls))
+		calls, callsAt := w.putEmptySlice(attrs, &keyToolCalls, len(run.calls))
 		for i := range run.calls {
-			calls.AppendEmpty().SetStr(validText(run.calls[i].Name))
+			w.appendStr(calls, validText(run.calls[i].Name))
+		}
+		w.end(callsAt, calls.Len())
+	}
+	w.end(at, attrs.Len()-before)
+}
+
+// putFailedRules writes tool_call_accuracy.failed_rules, where the first
+// failing rule's attributes are, listing that rule and every later one that
+// fails: evals starts at the first failing primary evaluation, failing
+// counts them.
+func putFailedRules(w *annotationWriter, attrs pcommon.Map, evals []evaluation, outs []ruleOutput, failing int) {
+	failed, at := w.putEmptySlice(attrs, &keyFailedRules, failing)
+	for i := range evals {
+		if evals[i].scorer == 0 && failsRun(evals[i].result.Outcome) {
+			w.appendStr(failed, outs[evals[i].rule].name)
 		}
 	}
+	w.end(at, failed.Len())
 }
 
 // attributeCount returns how many attributes annotateAttributes writes for
-// run, so that the span's attributes grow once, to the size they need.
+// run at most, so that the span's attributes grow once, to the size they
+// need.
 func attributeCount(run *scoredRun, cfg *OutputConfig) int {
 	n := 2 // rules, passed
 	scored, failed := false, false
@@ -260,28 +310,27 @@ func primaryCount(run *scoredRun) (rules, failing int) {
 // indexes of each list in turn; indexes out of range are skipped, and an
 // empty list is left out. The names go straight into the attribute, with
 // no list of strings in between.
-func putNames[T any](attrs pcommon.Map, key string, items []T, name func(*T) string, lists ...[]int) {
+func putNames[T any](w *annotationWriter, attrs pcommon.Map, key *annotationKey, items []T, name func(*T) string, lists ...[]int) {
 	n := 0
 	for _, idx := range lists {
-		n += len(idx)
+		for _, i := range idx {
+			if i >= 0 && i < len(items) {
+				n++
+			}
+		}
 	}
 	if n == 0 {
 		return
 	}
-	var s pcommon.Slice
-	made := false
+	s, at := w.putEmptySlice(attrs, key, n)
 	for _, idx := range lists {
 		for _, i := range idx {
-			if i < 0 || i >= len(items) {
-				continue
+			if i >= 0 && i < len(items) {
+				w.appendStr(s, validText(name(&items[i])))
 			}
-			if !made {
-				s, made = attrs.PutEmptySlice(key), true
-				s.EnsureCapacity(n)
-			}
-			s.AppendEmpty().SetStr(validText(name(&items[i])))
 		}
 	}
+	w.end(at, s.Len())
 }
 
 func expectedName(c *toolcall.ExpectedCall) string { return c.Name }
@@ -301,27 +350,25 @@ func validText(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-func annotateEvent(span ptrace.Span, ev *evaluation, run *scoredRun, outs []ruleOutput, maxLen int) {
+// annotateEvent appends the evaluation's event to events, at ts.
+func annotateEvent(w *annotationWriter, events ptrace.SpanEventSlice, ts pcommon.Timestamp, ev *evaluation, run *scoredRun, outs []ruleOutput, maxLen int) {
 	o := &outs[ev.rule]
 	res := &ev.result
-	e := span.Events().AppendEmpty()
-	e.SetName(eventEvaluation)
-	e.SetTimestamp(span.EndTimestamp())
-	attrs := e.Attributes()
-	attrs.EnsureCapacity(eventAttrs)
-	attrs.PutStr(attrEvalName, o.evalNames[ev.scorer])
-	attrs.PutStr(attrEventRule, o.name)
-	attrs.PutStr(attrEventScorer, o.labels[ev.scorer])
+	attrs, at := w.appendEvent(events, ts, eventAttrs)
+	w.putStr(attrs, &keyEvalName, o.evalNames[ev.scorer])
+	w.putStr(attrs, &keyEventRule, o.name)
+	w.putStr(attrs, &keyEventScorer, o.labels[ev.scorer])
 	switch res.Outcome {
 	case toolcall.OutcomePass, toolcall.OutcomeFail:
-		attrs.PutDouble(attrEvalScore, res.Score)
-		attrs.PutStr(attrEvalLabel, res.Outcome.String())
+		w.putDouble(attrs, &keyEvalScore, res.Score)
+		w.putStr(attrs, &keyEvalLabel, res.Outcome.String())
 	case toolcall.OutcomeError:
-		attrs.PutStr(attrErrorType, errorTypeScoring)
+		w.putStr(attrs, &keyErrorType, errorTypeScoring)
 	case toolcall.OutcomeNotEvaluated:
-		attrs.PutStr(attrEvalLabel, res.Outcome.String())
+		w.putStr(attrs, &keyEvalLabel, res.Outcome.String())
 	}
-	attrs.PutStr(attrEvalExplain, ev.explanation(run.gaps, maxLen))
+	w.putStr(attrs, &keyEvalExplain, ev.explanation(run.gaps, maxLen))
+	w.end(at, attrs.Len())
 }
 
 // explanation returns the evaluation's explanation as written: made once,

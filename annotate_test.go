@@ -104,9 +104,13 @@ func TestAttributeCount(t *testing.T) {
 					outs[0].evalNames = append(outs[0].evalNames, "paris_trip/mongodb")
 				}
 				run := &scoredRun{calls: calls, evals: tt.evals}
-				attrs := pcommon.NewMap()
-				annotateAttributes(attrs, run, p.rules, outs, &out)
+				span := ptrace.NewSpan()
+				attrs := span.Attributes()
+				w := annotationWriter{pack: true}
+				annotateAttributes(&w, attrs, run, p.rules, outs, &out)
 				assert.Equal(t, attrs.Len(), attributeCount(run, &out), "written: %v", attrs.AsRaw())
+				w.end(w.begin(), 0) // no events
+				assert.Equal(t, packAnnotations(nil, span), w.buf, "packed as written, packed from the span")
 				passed, _ := attrs.Get(attrPassed)
 				assert.Equal(t, tt.passed, passed.Bool())
 				_, hasFailed := attrs.Get(attrFailedRules)
@@ -184,7 +188,8 @@ func TestPutNames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			attrs := pcommon.NewMap()
-			putNames(attrs, "k", calls, callName, tt.lists...)
+			k := withPacked(annotationKey{name: "k", code: literalKey})
+			putNames(&annotationWriter{}, attrs, &k, calls, callName, tt.lists...)
 			_, ok := attrs.Get("k")
 			assert.Equal(t, tt.want != nil, ok)
 			assert.Equal(t, tt.want, stringSlice(attrs, "k"))

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -13,18 +14,136 @@ import (
 // Kept annotations are packed into one byte slice: a pdata copy of a run's
 // attributes and events costs about 40 allocations and 1.7 KiB, paid for
 // every scored run since every run's span may come again; the packed form is
-// one allocation of about the text's size (about 1 KiB in all per kept run,
-// BenchmarkScoredReplayEntry). Unpacking is paid only when a
-// span does come again.
+// its values' text and a byte for each key the processor writes (about
+// 0.5 KiB in all per kept run, BenchmarkScoredReplayEntry). Unpacking is
+// paid only when a span does come again.
 //
 // The format (values as pdata types them, so the copy is exact):
 //
 //	annotations := attrs:uvarint (key value)* events:uvarint event*
-//	event       := name time:uvarint dropped:uvarint attrs:uvarint (key value)*
+//	event       := time:uvarint dropped:uvarint attrs:uvarint (key value)*
+//	key         := code:byte [rule:str | key:str]
 //	value       := type:byte payload
 //	payload     := str | int:varint | double:8 bytes | bool:byte | bytes
 //	             | n:uvarint value*  (slice) | n:uvarint (key value)*  (map)
-//	str, key    := len:uvarint bytes
+//	str         := len:uvarint bytes
+//
+// Every event is a gen_ai.evaluation.result event. A key's code is its index
+// in packedKeys, or a rule's key tool_call_accuracy.<rule>.<field> followed
+// by the rule's name (ruleKeyCode), or literalKey followed by the key.
+
+// packedKeys are the keys the processor writes whatever its rules, each
+// packed as its index.
+var packedKeys = append([]string{attrRules, attrScore, attrPassed, attrFailedRules, attrToolCalls,
+	attrEvalName, attrEvalScore, attrEvalLabel, attrEvalExplain, attrErrorType, attrEventRule, attrEventScorer},
+	callStatusNames[:]...)
+
+// packedKeyCodes indexes packedKeys.
+var packedKeyCodes = func() map[string]byte {
+	m := make(map[string]byte, len(packedKeys))
+	for i, k := range packedKeys {
+		m[k] = byte(i)
+	}
+	return m
+}()
+
+// The fields of a rule's keys, by their index in ruleKeyFields.
+const (
+	fieldScorer = iota
+	fieldOutcome
+	fieldPassed
+	fieldScore
+	fieldMissingTools
+	fieldUnexpectedTools
+	fieldExplanation
+	fieldCallStatuses
+)
+
+// ruleKeyFields are the fields of a rule's keys, in the order of their
+// codes (ruleKeyCode).
+var ruleKeyFields = [...]string{fieldScorer: "scorer", fieldOutcome: "outcome", fieldPassed: "passed", fieldScore: "score",
+	fieldMissingTools: "missing_tools", fieldUnexpectedTools: "unexpected_tools", fieldExplanation: "explanation", fieldCallStatuses: "call_statuses"}
+
+// literalKey is the code of a key packed as its text.
+const literalKey = 255
+
+// ruleKeyCode is the code of a rule's key with field f of ruleKeyFields.
+func ruleKeyCode(f int) byte { return byte(len(packedKeys) + f) }
+
+// annotationKey is a key the processor writes: its name, and how the packed
+// form names it (a code of literalKey: by its name).
+type annotationKey struct {
+	name string
+	code byte
+	// rule is the rule's name, for a rule's key.
+	rule string
+	// packed is the key as packed (packKeyOf), made once.
+	packed string
+}
+
+// fixedKey is the annotationKey of one of packedKeys.
+func fixedKey(name string) annotationKey {
+	code, ok := packedKeyCodes[name]
+	if !ok {
+		panic("tool_call_accuracy: " + name + " is not one of packedKeys")
+	}
+	return withPacked(annotationKey{name: name, code: code})
+}
+
+// ruleKey is the annotationKey of a rule's key with field f of
+// ruleKeyFields.
+func ruleKey(rule string, f int) annotationKey {
+	return withPacked(annotationKey{name: attrPrefix + rule + "." + ruleKeyFields[f], code: ruleKeyCode(f), rule: rule})
+}
+
+// withPacked returns k with its packed form.
+func withPacked(k annotationKey) annotationKey {
+	k.packed = string(packKeyOf(nil, k))
+	return k
+}
+
+// packKeyOf appends how the packed form names k.
+func packKeyOf(buf []byte, k annotationKey) []byte {
+	buf = append(buf, k.code)
+	switch {
+	case k.code == literalKey:
+		buf = packString(buf, k.name)
+	case k.code >= ruleKeyCode(0):
+		buf = packString(buf, k.rule)
+	}
+	return buf
+}
+
+// packKey appends how the packed form names the key k read from a span:
+// as annotationKey names it when it is one (so that a span read back packs
+// as it was written), else as its text.
+func packKey(buf []byte, k string) []byte {
+	if code, ok := packedKeyCodes[k]; ok {
+		return append(buf, code)
+	}
+	if rule, f, ok := ruleKeyOf(k); ok {
+		return packString(append(buf, ruleKeyCode(f)), rule)
+	}
+	return packString(append(buf, literalKey), k)
+}
+
+// ruleKeyOf splits tool_call_accuracy.<rule>.<field> into rule and field.
+func ruleKeyOf(k string) (rule string, field int, ok bool) {
+	if !hasAttrPrefix(k) {
+		return "", 0, false
+	}
+	rest := k[len(attrPrefix):]
+	dot := strings.LastIndexByte(rest, '.')
+	if dot <= 0 {
+		return "", 0, false
+	}
+	for f, name := range ruleKeyFields {
+		if rest[dot+1:] == name {
+			return rest[:dot], f, true
+		}
+	}
+	return "", 0, false
+}
 
 // packScratch holds buffers packAnnotations writes into before the packed
 // annotations are copied out at their size.
@@ -37,7 +156,7 @@ func packAnnotations(buf []byte, span ptrace.Span) []byte {
 	buf = append(buf, 0) // the count, written when known
 	for k, v := range span.Attributes().All() {
 		if hasAttrPrefix(k) {
-			buf = packValue(packString(buf, k), v)
+			buf = packValue(packKey(buf, k), v)
 			n++
 		}
 	}
@@ -48,7 +167,6 @@ func packAnnotations(buf []byte, span ptrace.Span) []byte {
 		if e.Name() != eventEvaluation {
 			continue
 		}
-		buf = packString(buf, eventEvaluation)
 		buf = binary.AppendUvarint(buf, uint64(e.Timestamp()))
 		buf = binary.AppendUvarint(buf, uint64(e.DroppedAttributesCount()))
 		buf = packMap(buf, e.Attributes())
@@ -82,7 +200,7 @@ func packString(buf []byte, s string) []byte {
 func packMap(buf []byte, m pcommon.Map) []byte {
 	buf = binary.AppendUvarint(buf, uint64(m.Len()))
 	for k, v := range m.All() {
-		buf = packValue(packString(buf, k), v)
+		buf = packValue(packKey(buf, k), v)
 	}
 	return buf
 }
@@ -130,6 +248,19 @@ func (u *unpacker) uvarint() uint64 {
 	return v
 }
 
+// key reads a key as packKey wrote it.
+func (u *unpacker) key() string {
+	code := u.b[0]
+	u.b = u.b[1:]
+	switch {
+	case code == literalKey:
+		return u.str()
+	case code >= ruleKeyCode(0):
+		return attrPrefix + u.str() + "." + ruleKeyFields[code-ruleKeyCode(0)]
+	}
+	return packedKeys[code]
+}
+
 func (u *unpacker) str() string {
 	n := u.uvarint()
 	s := string(u.b[:n])
@@ -144,7 +275,7 @@ func unpackTo(packed []byte, span ptrace.Span) {
 	n := int(u.uvarint())
 	attrs.EnsureCapacity(attrs.Len() + n)
 	for range n {
-		k := u.str()
+		k := u.key()
 		u.value(attrs.PutEmpty(k))
 	}
 	n = int(u.uvarint())
@@ -152,7 +283,7 @@ func unpackTo(packed []byte, span ptrace.Span) {
 	events.EnsureCapacity(events.Len() + n)
 	for range n {
 		e := events.AppendEmpty()
-		e.SetName(u.str())
+		e.SetName(eventEvaluation)
 		e.SetTimestamp(pcommon.Timestamp(u.uvarint()))
 		e.SetDroppedAttributesCount(uint32(u.uvarint()))
 		u.mapInto(e.Attributes())
@@ -163,7 +294,7 @@ func (u *unpacker) mapInto(m pcommon.Map) {
 	n := int(u.uvarint())
 	m.EnsureCapacity(n)
 	for range n {
-		k := u.str()
+		k := u.key()
 		u.value(m.PutEmpty(k))
 	}
 }

@@ -10,80 +10,115 @@ import (
 // primary evaluation judged: a map from status (the tool_calls metric's
 // status names) to the names of the tools whose calls ended with it, in
 // call order. These are the calls the tool_calls metric counts (see count),
-// named, so that the evaluations connector can count them per tool. Statuses
-// no call has are left out, and the attribute when no call has any.
-func putCallStatuses(attrs pcommon.Map, key string, ev *evaluation, expected []toolcall.ExpectedCall) {
-	var counts [numCallStatuses]int
-	total := eachCallStatus(ev, expected, func(st callStatus, _ string) { counts[st]++ })
-	if total == 0 {
-		return
-	}
-	m := attrs.PutEmptyMap(key)
-	var lists [numCallStatuses]pcommon.Slice
-	for st, n := range counts {
-		if n > 0 {
-			lists[st] = m.PutEmptySlice(callStatusNames[st])
-			lists[st].EnsureCapacity(n)
-		}
-	}
-	eachCallStatus(ev, expected, func(st callStatus, name string) {
-		lists[st].AppendEmpty().SetStr(validText(name))
-	})
-}
-
-// eachCallStatus calls visit with the status and tool name of every call the
-// evaluation's breakdown places, as count classifies them: a pair is matched
-// when it scored 1 and mismatched otherwise; missing calls are named as
-// expected, the others as called. It returns how many it visited.
-func eachCallStatus(ev *evaluation, expected []toolcall.ExpectedCall, visit func(callStatus, string)) int {
+// named, so that the evaluations connector can count them per tool: a pair
+// is matched when it scored 1 and mismatched otherwise; missing calls are
+// named as expected, the others as called. Statuses no call has are left
+// out, and the attribute when no call has any.
+func putCallStatuses(w *annotationWriter, attrs pcommon.Map, key *annotationKey, ev *evaluation, expected []toolcall.ExpectedCall) {
 	b := &ev.result.Breakdown
-	n := 0
-	actual := func(i int) string {
-		if i >= 0 && i < len(ev.calls) {
-			return ev.calls[i].Name
-		}
-		return ""
-	}
+	var counts [numCallStatuses]int
 	for _, pr := range b.Pairs {
-		st := statusMismatched
-		if pr.Score >= 1 {
-			st = statusMatched
-		}
-		name := actual(int(pr.Actual))
-		if name == "" && int(pr.Expected) < len(expected) && pr.Expected >= 0 {
-			name = expected[pr.Expected].Name
-		}
-		visit(st, name)
-		n++
+		counts[pairStatus(pr)]++
 	}
-	for _, i := range b.Missing {
-		name := ""
-		if i >= 0 && i < len(expected) {
-			name = expected[i].Name
-		}
-		visit(statusMissing, name)
-		n++
-	}
-	for _, pr := range b.OutOfOrder {
-		visit(statusOutOfOrder, actual(int(pr.Actual)))
-		n++
-	}
-	for _, l := range [...]struct {
-		st  callStatus
-		idx []int
-	}{{statusUnexpected, b.Unexpected}, {statusForbidden, b.Forbidden}, {statusHallucinated, b.Hallucinated}} {
-		for _, i := range l.idx {
-			visit(l.st, actual(i))
-			n++
-		}
-	}
+	counts[statusMissing] = len(b.Missing)
+	counts[statusOutOfOrder] = len(b.OutOfOrder)
+	counts[statusUnexpected] = len(b.Unexpected)
+	counts[statusForbidden] = len(b.Forbidden)
+	counts[statusHallucinated] = len(b.Hallucinated)
 	for _, f := range b.Findings {
 		if st, ok := findingStatus(f.Check); ok {
-			visit(st, actual(f.Call))
-			n++
+			counts[st]++
 		}
 	}
-	return n
+	statuses := 0
+	for _, n := range counts {
+		if n > 0 {
+			statuses++
+		}
+	}
+	if statuses == 0 {
+		return
+	}
+	m, at := w.putEmptyMap(attrs, key, statuses)
+	for status, n := range counts {
+		if n == 0 {
+			continue
+		}
+		st := callStatus(status)
+		list, listAt := w.putEmptySlice(m, &callStatusKeys[st], n)
+		switch st {
+		case statusMatched, statusMismatched:
+			for _, pr := range b.Pairs {
+				if pairStatus(pr) == st {
+					w.appendStr(list, validText(pairName(pr, ev.calls, expected)))
+				}
+			}
+		case statusMissing:
+			for _, i := range b.Missing {
+				w.appendStr(list, validText(expectedNameAt(expected, i)))
+			}
+		case statusOutOfOrder:
+			for _, pr := range b.OutOfOrder {
+				w.appendStr(list, validText(callNameAt(ev.calls, int(pr.Actual))))
+			}
+		case statusUnexpected, statusForbidden, statusHallucinated:
+			for _, i := range breakdownList(b, st) {
+				w.appendStr(list, validText(callNameAt(ev.calls, i)))
+			}
+		default:
+			for _, f := range b.Findings {
+				if got, ok := findingStatus(f.Check); ok && got == st {
+					w.appendStr(list, validText(callNameAt(ev.calls, f.Call)))
+				}
+			}
+		}
+		w.end(listAt, list.Len())
+	}
+	w.end(at, m.Len())
+}
+
+// pairStatus is matched for a pair that scored 1, else mismatched.
+func pairStatus(pr toolcall.Pair) callStatus {
+	if pr.Score >= 1 {
+		return statusMatched
+	}
+	return statusMismatched
+}
+
+// pairName names a pair's call as called, else as expected.
+func pairName(pr toolcall.Pair, calls []toolcall.Call, expected []toolcall.ExpectedCall) string {
+	if name := callNameAt(calls, int(pr.Actual)); name != "" {
+		return name
+	}
+	return expectedNameAt(expected, int(pr.Expected))
+}
+
+// breakdownList is the breakdown's list of the calls with status st, one
+// of unexpected, forbidden and hallucinated.
+func breakdownList(b *toolcall.Breakdown, st callStatus) []int {
+	switch st {
+	case statusUnexpected:
+		return b.Unexpected
+	case statusForbidden:
+		return b.Forbidden
+	}
+	return b.Hallucinated
+}
+
+// callNameAt is the name of calls[i], or "" when i is out of range.
+func callNameAt(calls []toolcall.Call, i int) string {
+	if i >= 0 && i < len(calls) {
+		return calls[i].Name
+	}
+	return ""
+}
+
+// expectedNameAt is the name of expected[i], or "" when i is out of range.
+func expectedNameAt(expected []toolcall.ExpectedCall, i int) string {
+	if i >= 0 && i < len(expected) {
+		return expected[i].Name
+	}
+	return ""
 }
 
 // hasCallStatuses reports whether putCallStatuses writes anything for a

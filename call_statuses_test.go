@@ -9,8 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 )
 
 // TestCallStatusesMatchToolCallsMetric: the call_statuses attributes of every
@@ -94,4 +97,54 @@ rules:
 	require.NoError(t, confmap.NewFromStringMap(raw).Unmarshal(cfg))
 	require.NoError(t, cfg.Validate())
 	return cfg
+}
+
+// TestPutCallStatuses: each status lists its calls in breakdown order, a
+// pair named as called else as expected, missing calls as expected, an
+// index out of range as "", findings by their check's status (undefined
+// tools are not a status of their own); the packed form is the map's.
+func TestPutCallStatuses(t *testing.T) {
+	calls := []toolcall.Call{{Name: "a"}, {Name: "b"}, {Name: "c\xff"}, {Name: "d"}}
+	expected := []toolcall.ExpectedCall{{Name: "x"}, {Name: "y"}}
+	ev := &evaluation{calls: calls, result: toolcall.Result{Breakdown: toolcall.Breakdown{
+		Pairs:        []toolcall.Pair{{Expected: 0, Actual: 1, Score: 1}, {Expected: 1, Actual: -1, Score: 0.5}, {Expected: 0, Actual: 0, Score: 1}},
+		Missing:      []int{1, 7},
+		OutOfOrder:   []toolcall.Pair{{Actual: 3}},
+		Unexpected:   []int{2, 0},
+		Forbidden:    []int{3},
+		Hallucinated: []int{9},
+		Findings: []toolcall.Finding{{Call: 1, Check: toolcall.CheckRepeated}, {Call: 0, Check: toolcall.CheckUndefinedTool},
+			{Call: 3, Check: toolcall.CheckInvalidArguments}, {Call: 0, Check: toolcall.CheckRepeated}},
+	}}}
+	key := ruleKey("r", fieldCallStatuses)
+	span := ptrace.NewSpan()
+	w := annotationWriter{pack: true}
+	at := w.begin()
+	putCallStatuses(&w, span.Attributes(), &key, ev, expected)
+	w.end(at, span.Attributes().Len())
+	w.end(w.begin(), 0) // no events
+	v, ok := span.Attributes().Get(key.name)
+	require.True(t, ok)
+	assert.Equal(t, map[string]any{
+		"matched":           []any{"b", "a"},
+		"mismatched":        []any{"y"},
+		"missing":           []any{"y", ""},
+		"out_of_order":      []any{"d"},
+		"unexpected":        []any{"c\uFFFD", "a"},
+		"forbidden":         []any{"d"},
+		"hallucinated":      []any{""},
+		"invalid_arguments": []any{"d"},
+		"repeated":          []any{"b", "a"},
+	}, v.Map().AsRaw())
+	var order []string
+	for k := range v.Map().All() {
+		order = append(order, k)
+	}
+	assert.Equal(t, []string{"matched", "mismatched", "missing", "unexpected", "out_of_order", "forbidden", "hallucinated", "invalid_arguments", "repeated"}, order, "in status order")
+	assert.Equal(t, packAnnotations(nil, span), w.buf)
+
+	empty := ptrace.NewSpan()
+	putCallStatuses(&annotationWriter{}, empty.Attributes(), &key, &evaluation{result: toolcall.Result{Breakdown: toolcall.Breakdown{
+		Findings: []toolcall.Finding{{Check: toolcall.CheckUndefinedTool}}}}}, expected)
+	assert.Zero(t, empty.Attributes().Len(), "no status, no attribute")
 }

@@ -544,12 +544,15 @@ type runKey struct {
 
 // replayCache keeps the annotations of recent runs whose span may come
 // again, first in first out: at most limit entries, each for at most ttl.
+// A run put again (rare) leaves its older entry stale; stale counts those,
+// so that dropping an entry while none is stale is one map operation.
 type replayCache struct {
 	limit   int
 	ttl     int64
 	byRun   map[runKey]*annotations
 	entries []replayEntry
 	head    int
+	stale   int
 }
 
 type replayEntry struct {
@@ -570,7 +573,11 @@ func (c *replayCache) put(key runKey, a *annotations, now int64) {
 	if a == nil || c.limit <= 0 {
 		return
 	}
+	n := len(c.byRun)
 	c.byRun[key] = a
+	if len(c.byRun) == n {
+		c.stale++ // the run's older entry
+	}
 	c.entries = append(c.entries, replayEntry{key: key, added: now, a: a})
 	for len(c.byRun) > c.limit {
 		c.dropOldest()
@@ -591,8 +598,13 @@ func (c *replayCache) dropOldest() {
 	e := c.entries[c.head]
 	c.entries[c.head] = replayEntry{}
 	c.head++
-	if c.byRun[e.key] == e.a {
+	switch {
+	case c.stale == 0:
 		delete(c.byRun, e.key)
+	case c.byRun[e.key] == e.a:
+		delete(c.byRun, e.key)
+	default:
+		c.stale--
 	}
 	if c.head > 1024 && c.head > len(c.entries)/2 {
 		c.entries = append(c.entries[:0], c.entries[c.head:]...)

@@ -412,6 +412,9 @@ type closedRun struct {
 	// spans: agent is the root, ref the span of the run that carries its
 	// verdict (see adoptPassedRoots).
 	passedRoot bool
+	// annotations are the run's annotations as scored in its batch, packed
+	// (see annotationWriter), when they could be packed as written.
+	annotations []byte
 }
 
 // processTraces is the processorhelper callback: classify every span, update
@@ -539,9 +542,11 @@ func (r *closedRun) setAside() bool { return r.replay != nil || r.copyOfHeld || 
 // that budget).
 func (p *tcaProcessor) scoreClosed(ctx context.Context, td ptrace.Traces, run *closedRun, counts *batchCounts, scratch *runScratch, held []heldRun) []heldRun {
 	rs, ss, span := run.ref.in(td)
+	from := scratch.keepAnnotations()
 	if deferred := p.score(ctx, rs, ss, span, run.agent, run.traj, counts, scratch); deferred != nil {
 		held = p.holdDeferred(run.ref, rs, ss, span, deferred, held)
 	}
+	run.annotations = scratch.annotations[from:]
 	return held
 }
 

@@ -177,3 +177,33 @@ func TestPackedAnnotationsManyAttributes(t *testing.T) {
 		assert.Equal(t, int64(i), v.Int())
 	}
 }
+
+// TestReplayCacheBounds: the cache keeps the newest limit runs, each for at
+// most its ttl, first in first out; a run put again answers with its newest
+// annotations until that entry leaves, however its older entry leaves.
+func TestReplayCacheBounds(t *testing.T) {
+	key := func(i uint64) runKey { return runKey{traceID(i), spanID(i)} }
+	ann := func() *annotations { return &annotations{packed: []byte{0, 0}} }
+	c := newReplayCache(3, 100)
+	a1, a2, a3, a1again, a4 := ann(), ann(), ann(), ann(), ann()
+	c.put(key(1), a1, 0)
+	c.put(key(2), a2, 10)
+	c.put(key(1), a1again, 20) // the run's older entry is left stale
+	c.put(key(3), a3, 30)
+	assert.Equal(t, 3, c.len())
+	assert.Same(t, a1again, c.get(key(1)))
+	c.put(key(4), a4, 40) // drops the stale entry, then run 2
+	assert.Equal(t, 3, c.len())
+	assert.Nil(t, c.get(key(2)))
+	assert.Same(t, a1again, c.get(key(1)))
+	assert.Same(t, a3, c.get(key(3)))
+	assert.Same(t, a4, c.get(key(4)))
+	c.sweep(125) // older than 100: run 1's newest entry (20)
+	assert.Nil(t, c.get(key(1)))
+	assert.Same(t, a3, c.get(key(3)))
+	c.sweep(1000)
+	assert.Zero(t, c.len())
+	c.put(key(5), a1, 1000) // nothing stale is left: one map operation a drop
+	assert.Zero(t, c.stale)
+	assert.Same(t, a1, c.get(key(5)))
+}

@@ -27,6 +27,16 @@ type runScratch struct {
 	// finish, kept here rather than in score's frame (see scoreSelected).
 	opts trajectory.ScoringOptions
 	run  scoredRun
+	// annotations are the packed annotations of the batch's runs that
+	// keepAnnotations asked for, back to back (see closedRun.annotations).
+	annotations []byte
+}
+
+// keepAnnotations has the next run finished with s pack its annotations
+// into s.annotations as they are written; it returns where they start.
+func (s *runScratch) keepAnnotations() int {
+	s.run.keep = &s.annotations
+	return len(s.annotations)
 }
 
 // clear drops the references the scratch holds (span strings in the calls,
@@ -37,7 +47,16 @@ func (s *runScratch) clear() {
 	s.evals = s.evals[:0]
 	s.context = toolcall.RunContext{}
 	s.opts = trajectory.ScoringOptions{}
+	s.run = scoredRun{}
+	s.annotations = s.annotations[:0]
+	if cap(s.annotations) > maxKeptScratch {
+		s.annotations = nil // a huge batch's, not kept in the pool
+	}
 }
+
+// maxKeptScratch bounds the packed annotations a pooled scratch keeps room
+// for between batches (about a hundred runs').
+const maxKeptScratch = 64 << 10
 
 // evaluation is one scorer's result for one rule on one run, with the calls
 // it was scored on (the rule's view: see rules.Rule.Calls), which the
@@ -65,6 +84,9 @@ type scoredRun struct {
 	traj  *trajectory.Trajectory
 	agent pcommon.SpanID
 	opts  trajectory.ScoringOptions
+	// keep, when set, is where annotate appends the run's packed
+	// annotations.
+	keep *[]byte
 }
 
 // restoreCalls decodes a waiting run's calls again and gives its
@@ -192,7 +214,7 @@ func (p *tcaProcessor) scoreSelected(ctx context.Context, span ptrace.Span, agen
 	if len(pending) > 0 {
 		return p.waitForDeferred(traj, agent, opts, rc, scratch.evals, pending)
 	}
-	run := &scratch.run
+	run := &scratch.run // run.keep as keepAnnotations left it
 	run.calls, run.gaps, run.context, run.evals = calls, gapsOf(traj), rc, scratch.evals
 	p.finish(span, run, counts)
 	*run = scoredRun{}
