@@ -373,6 +373,12 @@ func (h *holder) replayed(trace pcommon.TraceID, span pcommon.SpanID) *annotatio
 	return h.scored.get(runKey{trace, span})
 }
 
+// mayReplay reports whether annotations may be kept for a run of trace;
+// false is certain (see traceCounts). Called with h.mu held.
+func (h *holder) mayReplay(trace pcommon.TraceID) bool {
+	return h.replays.traces.mayHave(trace) || h.scored.traces.mayHave(trace)
+}
+
 // replaying reports whether any annotations are kept. Called with h.mu held.
 func (h *holder) replaying() bool { return h.replays.len() > 0 }
 
@@ -553,6 +559,8 @@ type replayCache struct {
 	entries []replayEntry
 	head    int
 	stale   int
+	// traces counts byRun's keys per trace bucket (see traceCounts).
+	traces *traceCounts
 }
 
 type replayEntry struct {
@@ -562,7 +570,7 @@ type replayEntry struct {
 }
 
 func newReplayCache(limit int, ttl int64) *replayCache {
-	return &replayCache{limit: limit, ttl: ttl, byRun: make(map[runKey]*annotations)}
+	return &replayCache{limit: limit, ttl: ttl, byRun: make(map[runKey]*annotations), traces: new(traceCounts)}
 }
 
 // len returns how many runs the cache holds.
@@ -577,6 +585,8 @@ func (c *replayCache) put(key runKey, a *annotations, now int64) {
 	c.byRun[key] = a
 	if len(c.byRun) == n {
 		c.stale++ // the run's older entry
+	} else {
+		c.traces.add(key.trace)
 	}
 	c.entries = append(c.entries, replayEntry{key: key, added: now, a: a})
 	for len(c.byRun) > c.limit {
@@ -585,7 +595,12 @@ func (c *replayCache) put(key runKey, a *annotations, now int64) {
 }
 
 // get returns a run's annotations, or nil.
-func (c *replayCache) get(key runKey) *annotations { return c.byRun[key] }
+func (c *replayCache) get(key runKey) *annotations {
+	if !c.traces.mayHave(key.trace) {
+		return nil
+	}
+	return c.byRun[key]
+}
 
 // sweep drops entries older than the ttl.
 func (c *replayCache) sweep(now int64) {
@@ -599,10 +614,9 @@ func (c *replayCache) dropOldest() {
 	c.entries[c.head] = replayEntry{}
 	c.head++
 	switch {
-	case c.stale == 0:
+	case c.stale == 0, c.byRun[e.key] == e.a:
 		delete(c.byRun, e.key)
-	case c.byRun[e.key] == e.a:
-		delete(c.byRun, e.key)
+		c.traces.remove(e.key.trace)
 	default:
 		c.stale--
 	}

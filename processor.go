@@ -952,7 +952,7 @@ func (p *tcaProcessor) keepLinks(b *batch) {
 		}
 		if links {
 			b.entries = append(b.entries, p.linkEntry(b.td, o.ref))
-		} else if replays {
+		} else if replays && p.holder.mayReplay(o.trace) {
 			// A root of a trace not tracked can only be a retried root run:
 			// it is applied only when annotations are kept for it, so the
 			// many other roots of a busy collector are not ordered and
