@@ -318,7 +318,10 @@ func (c *checks) checkSchemas(calls []Call, defs *offered, findings []Finding, n
 		if !ok {
 			continue
 		}
-		sch := c.configSchemas[call.Name]
+		var sch *ArgumentSchema
+		if len(c.configSchemas) > 0 {
+			sch = c.configSchemas[call.Name]
+		}
 		if sch == nil {
 			sch = offer.compiled
 		}

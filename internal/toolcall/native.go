@@ -984,13 +984,14 @@ func OrderScore(pairs []Pair) float64 {
 // explain returns the short explanation of a native result. A run that
 // matched every expected call and did nothing else, the common case, gets
 // a string built when the scorer was; others are written by explanation
-// into sc's text buffer, so the string is the only allocation.
+// into sc's text buffer and interned (see textTable): a run explained like
+// an earlier one gets that one's string.
 func (n *native) explain(res *Result, calls []Call, ne int, sc *scoreScratch) string {
 	if k := len(res.Breakdown.Pairs); ne > 0 && k < len(n.allMatched) && cleanMatch(res) {
 		return n.allMatched[k]
 	}
 	sc.text = n.appendExplanation(sc.text[:0], res, calls, ne)
-	s := string(sc.text)
+	s := texts.intern(sc.text)
 	if cap(sc.text) > maxPooledText {
 		sc.text = nil
 	}
