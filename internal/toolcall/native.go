@@ -108,8 +108,11 @@ type native struct {
 	available map[string]struct{}
 	threshold float64
 	// allMatched[k] explains a run that matched all of its k expected
-	// calls and did nothing else (see explain).
-	allMatched []string
+	// calls and did nothing else (see explain); unavailable[k][u-1] one
+	// that did so with the arguments of u of those calls unavailable
+	// (nil past maxUnavailableTable expected calls).
+	allMatched  []string
+	unavailable [][]string
 }
 
 var _ Scorer = (*native)(nil)
@@ -134,7 +137,7 @@ func newNative(s Settings) (Scorer, error) {
 			callGroup[i] = g
 		}
 	}
-	return &native{
+	n := &native{
 		exp:        s.Expectation.Resolved(),
 		calls:      calls,
 		groups:     NewNameTable(groupNames),
@@ -144,7 +147,9 @@ func newNative(s Settings) (Scorer, error) {
 		available:  toSet(s.Expectation.AvailableTools),
 		threshold:  s.Threshold,
 		allMatched: allMatchedExplanations(len(calls)),
-	}, nil
+	}
+	n.unavailable = n.unavailableExplanations()
+	return n, nil
 }
 
 // groupCallsByTool groups the expected calls by tool: groupRows[g] lists
@@ -990,6 +995,9 @@ func (n *native) explain(res *Result, calls []Call, ne int, sc *scoreScratch) st
 	if k := len(res.Breakdown.Pairs); ne > 0 && k < len(n.allMatched) && cleanMatch(res) {
 		return n.allMatched[k]
 	}
+	if s, ok := n.unavailableExplanation(res, calls, ne); ok {
+		return s
+	}
 	sc.text = n.appendExplanation(sc.text[:0], res, calls, ne)
 	s := texts.intern(sc.text)
 	if cap(sc.text) > maxPooledText {
@@ -1041,6 +1049,56 @@ func allMatchedExplanations(calls int) []string {
 		start = end
 	}
 	return out
+}
+
+// maxUnavailableTable is the number of expected calls up to which a
+// native scorer builds the explanations of unavailableExplanation in
+// advance: k*(k+1)/2 of them for k expected calls.
+const maxUnavailableTable = 8
+
+// unavailableExplanations returns, for k from 0 to the expected calls and
+// u from 1 to k, the explanation of a run that matched all of its k
+// expected calls, did nothing else, and had u of those calls' arguments
+// unavailable: in [k][u-1], each written by appendExplanation from such a
+// result. It returns nil past maxUnavailableTable expected calls.
+func (n *native) unavailableExplanations() [][]string {
+	ne := len(n.calls)
+	if ne == 0 || ne > maxUnavailableTable {
+		return nil
+	}
+	out := make([][]string, ne+1)
+	pairs := make([]Pair, ne)
+	for k := range out {
+		out[k] = make([]string, k)
+		for u := 1; u <= k; u++ {
+			res := Result{Score: 1, Breakdown: Breakdown{Pairs: pairs[:k], ArgumentsUnavailable: u}}
+			for i := range res.Breakdown.Pairs {
+				res.Breakdown.Pairs[i].Score = 1
+			}
+			out[k][u-1] = string(n.appendExplanation(nil, &res, nil, ne))
+		}
+	}
+	return out
+}
+
+// unavailableExplanation returns the explanation built in advance for res
+// (see unavailableExplanations) when res is such a run's: a score of 1
+// (see cleanMatch) with no call out of order, unexpected or with a
+// mismatch, some pairs' arguments unavailable, and no call whose unknown
+// arguments carry a note. ok is false otherwise.
+func (n *native) unavailableExplanation(res *Result, calls []Call, ne int) (s string, ok bool) {
+	b := &res.Breakdown
+	k, u := len(b.Pairs), b.ArgumentsUnavailable
+	if k >= len(n.unavailable) || u == 0 || u > k || ne == 0 || res.Score != 1 ||
+		len(b.OutOfOrder) != 0 || len(b.Unexpected) != 0 || len(b.Mismatches) != 0 {
+		return "", false
+	}
+	for i := range calls {
+		if calls[i].ArgsUnknown && calls[i].ArgsNote != "" {
+			return "", false
+		}
+	}
+	return n.unavailable[k][u-1], true
 }
 
 // explanation returns the short explanation of a native result, written

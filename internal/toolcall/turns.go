@@ -31,6 +31,9 @@ func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
 		// With no expected calls, no call takes one: nothing moves.
 		return calls
 	}
+	if a.inPlace(calls) {
+		return calls
+	}
 	sc := scratchPool.Get().(*scoreScratch)
 	defer scratchPool.Put(sc)
 	if !a.orderUncontested(calls, sc) {
@@ -108,6 +111,52 @@ func (a *TurnAligner) orderUncontested(calls []Call, sc *scoreScratch) bool {
 		end := turnEnd(calls, start)
 		if end-start > 1 {
 			slices.SortStableFunc(perm[start:end], func(x, y int) int { return took[x] - took[y] })
+		}
+		start = end
+	}
+	return true
+}
+
+// maxInPlaceTurn is the number of calls of a model turn up to which
+// inPlace compares each with those before it rather than taking memory.
+const maxInPlaceTurn = 8
+
+// inPlace reports, without memory, that orderUncontested would find every
+// model turn with several calls uncontested and leave its calls where they
+// are: the expected calls they take (one that takes none counts as after
+// every one) never decrease along a turn. A stable sort of the turn then
+// moves nothing. It reports false, having decided nothing, otherwise or
+// for a turn of more than maxInPlaceTurn calls.
+func (a *TurnAligner) inPlace(calls []Call) bool {
+	n := a.n
+	ne := len(n.calls)
+	for start := 0; start < len(calls); {
+		end := turnEnd(calls, start)
+		if end-start > maxInPlaceTurn {
+			return false
+		}
+		last := 0 // the expected call the turn's last call took
+		for j := start; j < end && end-start > 1; j++ {
+			took := ne
+			if g := n.groups.Lookup(calls[j].Name); g >= 0 {
+				if len(n.groupRows[g]) != 1 {
+					return false
+				}
+				// Calls to the same tool are of the same group: two of
+				// them in a turn contest its expected call.
+				for k := start; k < j; k++ {
+					if calls[k].Name == calls[j].Name {
+						return false
+					}
+				}
+				if i := n.groupRows[g][0]; n.calls[i].typeFits(&calls[j]) {
+					took = i
+				}
+			}
+			if took < last {
+				return false
+			}
+			last = took
 		}
 		start = end
 	}

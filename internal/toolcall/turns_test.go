@@ -268,3 +268,36 @@ func FuzzOrderUncontested(f *testing.F) {
 		checkUncontested(t, data)
 	})
 }
+
+// TestInPlaceMatchesOrderTurns checks that a run inPlace leaves where it
+// is is one the scored ordering leaves in place too, on random runs, and
+// that it finds some.
+func TestInPlaceMatchesOrderTurns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	inPlace, cases := 0, 20000
+	for range cases {
+		data := make([]byte, 2+rng.IntN(14))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		exp, calls := alignCase(data)
+		if exp.Validate() != nil || len(exp.Calls) == 0 {
+			continue
+		}
+		a, err := NewTurnAligner(exp)
+		require.NoError(t, err)
+		if !a.inPlace(calls) {
+			continue
+		}
+		inPlace++
+		sc := new(scoreScratch)
+		a.n.prepare(calls, sc)
+		a.n.orderTurns(calls, sc)
+		sc.releaseMismatches()
+		for k, j := range sc.perm[:len(calls)] {
+			require.Equal(t, k, j, "%x: the scored order moves call %d", data, j)
+		}
+	}
+	t.Logf("in place %d of %d", inPlace, cases)
+	assert.Greater(t, inPlace, cases/20)
+}
