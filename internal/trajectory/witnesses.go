@@ -61,6 +61,9 @@ func pairWitnesses(turns []*extract.ModelTurn, calls []toolcall.Call, stored []S
 	ws.taken = pair(reqs, calls, ws.taken)
 	outcomes := &ws.outcomes
 	outcomes.collect(turns)
+	if len(reqs) == 0 && outcomes.empty() {
+		return calls // turns that recorded no call and no outcome (no content)
+	}
 	for k := range reqs {
 		if r := &reqs[k]; r.exec >= 0 {
 			var raw *StoredCall
@@ -403,6 +406,11 @@ func (s *outcomeSet) reset() {
 	clear(s.byID[:cap(s.byID)])
 	clear(s.byName[:cap(s.byName)])
 	s.byID, s.byName, s.index = s.byID[:0], s.byName[:0], nil
+}
+
+// empty reports whether the set holds no outcome.
+func (s *outcomeSet) empty() bool {
+	return len(s.byID) == 0 && len(s.index) == 0 && len(s.byName) == 0
 }
 
 // collect fills the set, emptied first, with the outcomes the run's turns
