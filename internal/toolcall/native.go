@@ -530,44 +530,97 @@ func (n *native) orderTurns(calls []Call, sc *scoreScratch) bool {
 	sc.took = took
 	for turn, start := 0, 0; start < na; turn++ {
 		end := turnEnd(calls, start)
-		pairs := sc.turnPairs[:0]
-		for j := start; j < end; j++ {
-			took[j] = ne
-			if g := sc.actGroup[j]; g >= 0 {
-				for _, i := range n.groupRows[g] {
-					if sc.weights[i*na+j] != weightInfeasible {
-						pairs = append(pairs, turnPair{w: n.pair(calls, sc, i, j), i: i, j: j})
-					}
-				}
-			}
+		if n.uncontestedTurn(sc, start, end) {
+			n.takeUncontested(calls, sc, start, end, turn)
+		} else {
+			n.rankTurn(calls, sc, start, end, turn)
 		}
-		slices.SortFunc(pairs, func(a, b turnPair) int {
-			if a.w != b.w {
-				return cmp.Compare(b.w, a.w)
-			}
-			if ta, tb := owner[a.i] >= 0, owner[b.i] >= 0; ta != tb {
-				if ta {
-					return 1
-				}
-				return -1
-			}
-			if a.i != b.i {
-				return a.i - b.i
-			}
-			return a.j - b.j
-		})
-		for _, p := range pairs {
-			if took[p.j] == ne && owner[p.i] != turn {
-				took[p.j], owner[p.i] = p.i, turn
-			}
-		}
-		sc.turnPairs = pairs
 		if end-start > 1 {
 			slices.SortStableFunc(perm[start:end], func(x, y int) int { return took[x] - took[y] })
 		}
 		start = end
 	}
 	return true
+}
+
+// rankTurn is orderTurns' pairing for the model turn calls[start:end]: each
+// call takes an expected call of its tool, best pair first (see
+// orderTurns), setting sc.took and sc.owner.
+func (n *native) rankTurn(calls []Call, sc *scoreScratch, start, end, turn int) {
+	ne, na := len(n.calls), len(calls)
+	took, owner := sc.took, sc.owner
+	pairs := sc.turnPairs[:0]
+	for j := start; j < end; j++ {
+		took[j] = ne
+		if g := sc.actGroup[j]; g >= 0 {
+			for _, i := range n.groupRows[g] {
+				if sc.weights[i*na+j] != weightInfeasible {
+					pairs = append(pairs, turnPair{w: n.pair(calls, sc, i, j), i: i, j: j})
+				}
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(a, b turnPair) int {
+		if a.w != b.w {
+			return cmp.Compare(b.w, a.w)
+		}
+		if ta, tb := owner[a.i] >= 0, owner[b.i] >= 0; ta != tb {
+			if ta {
+				return 1
+			}
+			return -1
+		}
+		if a.i != b.i {
+			return a.i - b.i
+		}
+		return a.j - b.j
+	})
+	for _, p := range pairs {
+		if took[p.j] == ne && owner[p.i] != turn {
+			took[p.j], owner[p.i] = p.i, turn
+		}
+	}
+	sc.turnPairs = pairs
+}
+
+// uncontestedTurn reports whether no call of the model turn calls[start:end]
+// competes with another for an expected call: each is to a tool expected
+// once, and no other call of the turn is to the same tool (see
+// TurnAligner.orderUncontested). It reports false for a turn of more than
+// maxInPlaceTurn calls, whose check would cost more than ranking its pairs.
+func (n *native) uncontestedTurn(sc *scoreScratch, start, end int) bool {
+	if end-start > maxInPlaceTurn {
+		return false
+	}
+	for j := start; j < end; j++ {
+		g := sc.actGroup[j]
+		if g < 0 {
+			continue
+		}
+		if len(n.groupRows[g]) != 1 || slices.Contains(sc.actGroup[start:j], g) {
+			return false
+		}
+	}
+	return true
+}
+
+// takeUncontested is orderTurns' pairing for an uncontested model turn
+// (uncontestedTurn): every feasible pair of the turn is taken whatever its
+// weight, as rankTurn would take them all, each evaluated as rankTurn
+// evaluates it, in call order.
+func (n *native) takeUncontested(calls []Call, sc *scoreScratch, start, end, turn int) {
+	ne, na := len(n.calls), len(calls)
+	for j := start; j < end; j++ {
+		sc.took[j] = ne
+		g := sc.actGroup[j]
+		if g < 0 {
+			continue
+		}
+		if i := n.groupRows[g][0]; sc.weights[i*na+j] != weightInfeasible {
+			n.pair(calls, sc, i, j)
+			sc.took[j], sc.owner[i] = i, turn
+		}
+	}
 }
 
 // turnEnd returns the end of the model turn whose first call is

@@ -301,3 +301,61 @@ func TestInPlaceMatchesOrderTurns(t *testing.T) {
 	t.Logf("in place %d of %d", inPlace, cases)
 	assert.Greater(t, inPlace, cases/20)
 }
+
+// TestTakeUncontestedMatchesRankTurn checks, on random runs, that
+// orderTurns (which takes the pairs of uncontested turns without ranking
+// them) leaves the order, the pairs taken and the pairs evaluated exactly
+// as ranking every turn does.
+func TestTakeUncontestedMatchesRankTurn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		data := make([]byte, 2+rng.IntN(14))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		exp, calls := alignCase(data)
+		if exp.Validate() != nil || len(exp.Calls) == 0 {
+			continue
+		}
+		a, err := NewTurnAligner(exp)
+		require.NoError(t, err)
+		n := a.n
+		got, want := new(scoreScratch), new(scoreScratch)
+		n.prepare(calls, got)
+		n.orderTurns(calls, got)
+		n.prepare(calls, want)
+		rankEveryTurn(n, calls, want)
+		ne, na := len(n.calls), len(calls)
+		require.Equal(t, want.perm[:na], got.perm[:na], "%x: order", data)
+		if hasParallelTurn(calls) {
+			require.Equal(t, want.took[:na], got.took[:na], "%x: pairs taken", data)
+			require.Equal(t, want.owner[:ne], got.owner[:ne], "%x: owners", data)
+		}
+		require.Equal(t, want.weights[:ne*na], got.weights[:ne*na], "%x: pairs evaluated", data)
+		require.Equal(t, want.tally.mismatches, got.tally.mismatches, "%x: mismatches", data)
+	}
+}
+
+// rankEveryTurn is orderTurns ranking the pairs of every turn (rankTurn).
+func rankEveryTurn(n *native, calls []Call, sc *scoreScratch) {
+	na, ne := len(calls), len(n.calls)
+	sc.perm = GrowInts(sc.perm, na)
+	for j := range sc.perm {
+		sc.perm[j] = j
+	}
+	if !hasParallelTurn(calls) {
+		return
+	}
+	sc.owner = GrowInts(sc.owner, ne)
+	for i := range sc.owner {
+		sc.owner[i] = -1
+	}
+	sc.took = GrowInts(sc.took, na)
+	for turn, start := 0, 0; start < na; turn++ {
+		end := turnEnd(calls, start)
+		n.rankTurn(calls, sc, start, end, turn)
+		took := sc.took
+		slices.SortStableFunc(sc.perm[start:end], func(x, y int) int { return took[x] - took[y] })
+		start = end
+	}
+}
