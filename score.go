@@ -268,8 +268,8 @@ func (p *tcaProcessor) runScorers(ctx context.Context, trace pcommon.TraceID, ca
 			}
 			evals = growEvals(evals)
 			ev := &evals[len(evals)-1]
-			ev.rule, ev.scorer, ev.calls = ri, si, ruleCalls
-			toolcall.ScoreInto(ctx, s.Scorer, ruleCalls, rc, &ev.result)
+			ev.rule, ev.scorer, ev.calls, ev.text, ev.explained = ri, si, ruleCalls, "", false
+			toolcall.ScoreInto(ctx, s.Scorer, ruleCalls, rc, &ev.result) // overwrites all of the result
 		}
 	}
 	scratch.evals = evals
@@ -285,12 +285,13 @@ func recordedTools(rc *toolcall.RunContext) *toolcall.ToolDefinitions {
 	return &rc.Tools
 }
 
-// growEvals returns evals one longer, the new evaluation zero.
+// growEvals returns evals one longer. The new evaluation is not cleared:
+// it may hold an earlier run's, every field of which runScorers sets
+// (toolcall.ScoreInto overwrites all of the result), which spares clearing
+// a Result per evaluation.
 func growEvals(evals []evaluation) []evaluation {
 	evals = slices.Grow(evals, 1)
-	evals = evals[:len(evals)+1]
-	clear(evals[len(evals)-1:])
-	return evals
+	return evals[:len(evals)+1]
 }
 
 // readsContext reports whether a rule's scorer reads the run context, so

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 )
@@ -88,7 +89,22 @@ type checks struct {
 	available     []string
 	availableSet  map[string]bool
 	configSchemas map[string]*ArgumentSchema
+	// passed holds the explanations of runs that passed every check with
+	// no note, once written (see passedExplanation).
+	passed passedTexts
 }
+
+// maxPassedTable is the number of calls up to which a checks scorer keeps
+// the explanations of runs that passed every check.
+const maxPassedTable = 8
+
+// passedTexts are the explanations of runs of up to maxPassedTable calls
+// that passed every check with no note, by whether definitions were known,
+// the number of calls and the number of those whose arguments were
+// unknown: all that explainChecks writes of such a run. Each is written by
+// explainChecks for the first such run; the slots are read and written
+// without locks.
+type passedTexts [2][maxPassedTable + 1][maxPassedTable + 1]atomic.Pointer[string]
 
 func init() { Register(ChecksName, newChecks) }
 
@@ -180,7 +196,33 @@ func (c *checks) ScoreInto(calls []Call, run *RunContext, res *Result) {
 	if run != nil {
 		notes = append(notes, run.Notes...)
 	}
+	if failed == 0 && len(notes) == 0 && len(calls) <= maxPassedTable {
+		res.Explanation = c.passedExplanation(calls, &defs)
+		return
+	}
 	res.Explanation = explainChecks(calls, findings, failed, &defs, notes)
+}
+
+// passedExplanation is explainChecks for a run of up to maxPassedTable
+// calls that passed every check with no note, kept in c.passed.
+func (c *checks) passedExplanation(calls []Call, defs *offered) string {
+	unknown := 0
+	for i := range calls {
+		if calls[i].ArgsUnknown {
+			unknown++
+		}
+	}
+	known := 0
+	if defs.known {
+		known = 1
+	}
+	slot := &c.passed[known][len(calls)][unknown]
+	if p := slot.Load(); p != nil {
+		return *p
+	}
+	s := explainChecks(calls, nil, 0, defs, nil)
+	slot.Store(&s)
+	return s
 }
 
 // checkUndefined finds the calls of tools that were not offered, which
@@ -318,7 +360,10 @@ func (c *checks) checkSchemas(calls []Call, defs *offered, findings []Finding, n
 		if !ok {
 			continue
 		}
-		sch := c.configSchemas[call.Name]
+		var sch *ArgumentSchema
+		if len(c.configSchemas) > 0 {
+			sch = c.configSchemas[call.Name]
+		}
 		if sch == nil {
 			sch = offer.compiled
 		}

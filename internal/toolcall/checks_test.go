@@ -3,6 +3,7 @@ package toolcall
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,5 +294,38 @@ func BenchmarkCheckUnrecovered(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		findings = checkUnrecovered(calls, findings[:0])
+	}
+}
+
+// TestChecksPassedExplanation checks that a run that passed every check is
+// explained as explainChecks writes it, whether definitions were known and
+// however many of its calls had unknown arguments, and that a run like an
+// earlier one is explained without allocating.
+func TestChecksPassedExplanation(t *testing.T) {
+	defs := []ToolDefinition{{Name: "a"}, {Name: "b"}}
+	for _, configured := range [][]ToolDefinition{nil, defs} {
+		s, err := New(ChecksName, Settings{Threshold: 1, Tools: configured})
+		require.NoError(t, err)
+		c := s.(*checks)
+		for n := 1; n <= maxPassedTable+1; n++ {
+			for unknown := 0; unknown <= n; unknown++ {
+				calls := make([]Call, n)
+				for i := range calls {
+					calls[i] = callOf([]string{"a", "b"}[i%2], `{"x":1}`, StatusOK)
+					calls[i].Args = MustParse(fmt.Sprintf(`{"x":%d}`, i))
+					calls[i].ArgsUnknown = i < unknown
+				}
+				calls = NumberCalls(calls)
+				var res Result
+				c.ScoreInto(calls, nil, &res)
+				require.Equal(t, 1.0, res.Score)
+				d := c.definitions(nil)
+				require.Equal(t, explainChecks(calls, nil, 0, &d, nil), res.Explanation)
+				if n <= maxPassedTable {
+					again := testing.AllocsPerRun(10, func() { _ = c.passedExplanation(calls, &d) })
+					assert.Zero(t, again)
+				}
+			}
+		}
 	}
 }

@@ -108,8 +108,11 @@ type native struct {
 	available map[string]struct{}
 	threshold float64
 	// allMatched[k] explains a run that matched all of its k expected
-	// calls and did nothing else (see explain).
-	allMatched []string
+	// calls and did nothing else (see explain); unavailable[k][u-1] one
+	// that did so with the arguments of u of those calls unavailable
+	// (nil past maxUnavailableTable expected calls).
+	allMatched  []string
+	unavailable [][]string
 }
 
 var _ Scorer = (*native)(nil)
@@ -134,7 +137,7 @@ func newNative(s Settings) (Scorer, error) {
 			callGroup[i] = g
 		}
 	}
-	return &native{
+	n := &native{
 		exp:        s.Expectation.Resolved(),
 		calls:      calls,
 		groups:     NewNameTable(groupNames),
@@ -144,7 +147,9 @@ func newNative(s Settings) (Scorer, error) {
 		available:  toSet(s.Expectation.AvailableTools),
 		threshold:  s.Threshold,
 		allMatched: allMatchedExplanations(len(calls)),
-	}, nil
+	}
+	n.unavailable = n.unavailableExplanations()
+	return n, nil
 }
 
 // groupCallsByTool groups the expected calls by tool: groupRows[g] lists
@@ -525,44 +530,97 @@ func (n *native) orderTurns(calls []Call, sc *scoreScratch) bool {
 	sc.took = took
 	for turn, start := 0, 0; start < na; turn++ {
 		end := turnEnd(calls, start)
-		pairs := sc.turnPairs[:0]
-		for j := start; j < end; j++ {
-			took[j] = ne
-			if g := sc.actGroup[j]; g >= 0 {
-				for _, i := range n.groupRows[g] {
-					if sc.weights[i*na+j] != weightInfeasible {
-						pairs = append(pairs, turnPair{w: n.pair(calls, sc, i, j), i: i, j: j})
-					}
-				}
-			}
+		if n.uncontestedTurn(sc, start, end) {
+			n.takeUncontested(calls, sc, start, end, turn)
+		} else {
+			n.rankTurn(calls, sc, start, end, turn)
 		}
-		slices.SortFunc(pairs, func(a, b turnPair) int {
-			if a.w != b.w {
-				return cmp.Compare(b.w, a.w)
-			}
-			if ta, tb := owner[a.i] >= 0, owner[b.i] >= 0; ta != tb {
-				if ta {
-					return 1
-				}
-				return -1
-			}
-			if a.i != b.i {
-				return a.i - b.i
-			}
-			return a.j - b.j
-		})
-		for _, p := range pairs {
-			if took[p.j] == ne && owner[p.i] != turn {
-				took[p.j], owner[p.i] = p.i, turn
-			}
-		}
-		sc.turnPairs = pairs
 		if end-start > 1 {
 			slices.SortStableFunc(perm[start:end], func(x, y int) int { return took[x] - took[y] })
 		}
 		start = end
 	}
 	return true
+}
+
+// rankTurn is orderTurns' pairing for the model turn calls[start:end]: each
+// call takes an expected call of its tool, best pair first (see
+// orderTurns), setting sc.took and sc.owner.
+func (n *native) rankTurn(calls []Call, sc *scoreScratch, start, end, turn int) {
+	ne, na := len(n.calls), len(calls)
+	took, owner := sc.took, sc.owner
+	pairs := sc.turnPairs[:0]
+	for j := start; j < end; j++ {
+		took[j] = ne
+		if g := sc.actGroup[j]; g >= 0 {
+			for _, i := range n.groupRows[g] {
+				if sc.weights[i*na+j] != weightInfeasible {
+					pairs = append(pairs, turnPair{w: n.pair(calls, sc, i, j), i: i, j: j})
+				}
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(a, b turnPair) int {
+		if a.w != b.w {
+			return cmp.Compare(b.w, a.w)
+		}
+		if ta, tb := owner[a.i] >= 0, owner[b.i] >= 0; ta != tb {
+			if ta {
+				return 1
+			}
+			return -1
+		}
+		if a.i != b.i {
+			return a.i - b.i
+		}
+		return a.j - b.j
+	})
+	for _, p := range pairs {
+		if took[p.j] == ne && owner[p.i] != turn {
+			took[p.j], owner[p.i] = p.i, turn
+		}
+	}
+	sc.turnPairs = pairs
+}
+
+// uncontestedTurn reports whether no call of the model turn calls[start:end]
+// competes with another for an expected call: each is to a tool expected
+// once, and no other call of the turn is to the same tool (see
+// TurnAligner.orderUncontested). It reports false for a turn of more than
+// maxInPlaceTurn calls, whose check would cost more than ranking its pairs.
+func (n *native) uncontestedTurn(sc *scoreScratch, start, end int) bool {
+	if end-start > maxInPlaceTurn {
+		return false
+	}
+	for j := start; j < end; j++ {
+		g := sc.actGroup[j]
+		if g < 0 {
+			continue
+		}
+		if len(n.groupRows[g]) != 1 || slices.Contains(sc.actGroup[start:j], g) {
+			return false
+		}
+	}
+	return true
+}
+
+// takeUncontested is orderTurns' pairing for an uncontested model turn
+// (uncontestedTurn): every feasible pair of the turn is taken whatever its
+// weight, as rankTurn would take them all, each evaluated as rankTurn
+// evaluates it, in call order.
+func (n *native) takeUncontested(calls []Call, sc *scoreScratch, start, end, turn int) {
+	ne, na := len(n.calls), len(calls)
+	for j := start; j < end; j++ {
+		sc.took[j] = ne
+		g := sc.actGroup[j]
+		if g < 0 {
+			continue
+		}
+		if i := n.groupRows[g][0]; sc.weights[i*na+j] != weightInfeasible {
+			n.pair(calls, sc, i, j)
+			sc.took[j], sc.owner[i] = i, turn
+		}
+	}
 }
 
 // turnEnd returns the end of the model turn whose first call is
@@ -984,13 +1042,17 @@ func OrderScore(pairs []Pair) float64 {
 // explain returns the short explanation of a native result. A run that
 // matched every expected call and did nothing else, the common case, gets
 // a string built when the scorer was; others are written by explanation
-// into sc's text buffer, so the string is the only allocation.
+// into sc's text buffer and interned (see textTable): a run explained like
+// an earlier one gets that one's string.
 func (n *native) explain(res *Result, calls []Call, ne int, sc *scoreScratch) string {
 	if k := len(res.Breakdown.Pairs); ne > 0 && k < len(n.allMatched) && cleanMatch(res) {
 		return n.allMatched[k]
 	}
+	if s, ok := n.unavailableExplanation(res, calls, ne); ok {
+		return s
+	}
 	sc.text = n.appendExplanation(sc.text[:0], res, calls, ne)
-	s := string(sc.text)
+	s := texts.intern(sc.text)
 	if cap(sc.text) > maxPooledText {
 		sc.text = nil
 	}
@@ -1040,6 +1102,56 @@ func allMatchedExplanations(calls int) []string {
 		start = end
 	}
 	return out
+}
+
+// maxUnavailableTable is the number of expected calls up to which a
+// native scorer builds the explanations of unavailableExplanation in
+// advance: k*(k+1)/2 of them for k expected calls.
+const maxUnavailableTable = 8
+
+// unavailableExplanations returns, for k from 0 to the expected calls and
+// u from 1 to k, the explanation of a run that matched all of its k
+// expected calls, did nothing else, and had u of those calls' arguments
+// unavailable: in [k][u-1], each written by appendExplanation from such a
+// result. It returns nil past maxUnavailableTable expected calls.
+func (n *native) unavailableExplanations() [][]string {
+	ne := len(n.calls)
+	if ne == 0 || ne > maxUnavailableTable {
+		return nil
+	}
+	out := make([][]string, ne+1)
+	pairs := make([]Pair, ne)
+	for k := range out {
+		out[k] = make([]string, k)
+		for u := 1; u <= k; u++ {
+			res := Result{Score: 1, Breakdown: Breakdown{Pairs: pairs[:k], ArgumentsUnavailable: u}}
+			for i := range res.Breakdown.Pairs {
+				res.Breakdown.Pairs[i].Score = 1
+			}
+			out[k][u-1] = string(n.appendExplanation(nil, &res, nil, ne))
+		}
+	}
+	return out
+}
+
+// unavailableExplanation returns the explanation built in advance for res
+// (see unavailableExplanations) when res is such a run's: a score of 1
+// (see cleanMatch) with no call out of order, unexpected or with a
+// mismatch, some pairs' arguments unavailable, and no call whose unknown
+// arguments carry a note. ok is false otherwise.
+func (n *native) unavailableExplanation(res *Result, calls []Call, ne int) (s string, ok bool) {
+	b := &res.Breakdown
+	k, u := len(b.Pairs), b.ArgumentsUnavailable
+	if k >= len(n.unavailable) || u == 0 || u > k || ne == 0 || res.Score != 1 ||
+		len(b.OutOfOrder) != 0 || len(b.Unexpected) != 0 || len(b.Mismatches) != 0 {
+		return "", false
+	}
+	for i := range calls {
+		if calls[i].ArgsUnknown && calls[i].ArgsNote != "" {
+			return "", false
+		}
+	}
+	return n.unavailable[k][u-1], true
 }
 
 // explanation returns the short explanation of a native result, written

@@ -92,6 +92,38 @@ func TestNativeCleanMatchExplanation(t *testing.T) {
 	assert.Equal(t, "score 1: 0 of 0 expected calls matched", res.Explanation)
 }
 
+// TestNativeUnavailableExplanation checks that a run matching every
+// expected call with some arguments unavailable (a trace without content)
+// is explained by a text built in advance, as the one written for it reads,
+// and that one whose unknown arguments carry a note is written in full.
+func TestNativeUnavailableExplanation(t *testing.T) {
+	exp := Expectation{Calls: []ExpectedCall{want("a", `{"x":1}`), want("b", `{"y":2}`), want("c", "")}}
+	unknown := func(name string) Call {
+		c := call(name, "")
+		c.ArgsUnknown = true
+		return c
+	}
+	for _, tc := range []struct {
+		calls []Call
+		want  string
+	}{
+		{[]Call{unknown("a"), call("b", `{"y":2}`), call("c", "")}, "score 1: 3 of 3 expected calls matched; arguments unavailable for 1 call (judged by name and order)"},
+		{[]Call{unknown("a"), unknown("b"), unknown("c")}, "score 1: 3 of 3 expected calls matched; arguments unavailable for 2 calls (judged by name and order)"},
+	} {
+		res := scoreNative(t, exp, 1, tc.calls...)
+		assert.Equal(t, tc.want, res.Explanation)
+		n, err := NewNative(exp, 1)
+		require.NoError(t, err)
+		calls := NumberCalls(tc.calls)
+		allocs := testing.AllocsPerRun(20, func() { _ = n.(*native).explain(&res, calls, len(exp.Calls), new(scoreScratch)) })
+		assert.Zero(t, allocs)
+	}
+	noted := unknown("a")
+	noted.ArgsNote = "arguments over the size limit"
+	res := scoreNative(t, exp, 1, noted, call("b", `{"y":2}`), call("c", ""))
+	assert.Equal(t, "score 1: 3 of 3 expected calls matched; arguments unavailable for 1 call (judged by name and order); call 1 a: arguments over the size limit", res.Explanation)
+}
+
 // TestNativeFixesPeerBugs pins each peer defect listed in §10 of the peer
 // reference, with the peer's wrong answer in the case name.
 func TestNativeFixesPeerBugs(t *testing.T) {

@@ -387,7 +387,7 @@ func inScalars(members []jsonv.Value, kind jsonv.Kind, v *jsonv.Value) bool {
 				return true
 			}
 		case jsonv.KindString:
-			if m.Literal() == v.Literal() && utf8.ValidString(v.Literal()) {
+			if m.Literal() == v.Literal() && validUTF8(v.Literal()) {
 				return true
 			}
 		}
@@ -404,6 +404,24 @@ func (f *fastSchema) validNumber(n float64) bool {
 	}
 	if f.hasMax && !(n < f.max || n == f.max && f.maxExact) {
 		return false
+	}
+	return true
+}
+
+// maxASCIILoop is the length up to which validUTF8 looks for a byte
+// outside ASCII itself.
+const maxASCIILoop = 16
+
+// validUTF8 is utf8.ValidString, where a short text of ASCII (most keys and
+// enum values) is found valid without the call.
+func validUTF8(s string) bool {
+	if len(s) > maxASCIILoop {
+		return utf8.ValidString(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return utf8.ValidString(s)
+		}
 	}
 	return true
 }
@@ -444,7 +462,7 @@ func (f *fastSchema) validObject(v *jsonv.Value, depth int) bool {
 			continue
 		}
 		key := v.Items()[i].Literal()
-		if !utf8.ValidString(key) {
+		if !validUTF8(key) {
 			return false // decoded, it could be any property's name
 		}
 		at := f.prop(key)

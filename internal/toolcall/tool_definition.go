@@ -194,14 +194,27 @@ func (t *ToolDefinitions) Clone() ToolDefinitions {
 
 // Get returns the definition of a tool.
 func (t *ToolDefinitions) Get(name string) (ToolDefinition, bool) {
-	if i, ok := t.byName[name]; ok {
-		return t.list[i], true
+	if d := t.find(name); d != nil {
+		return *d, true
 	}
 	return ToolDefinition{}, false
 }
 
+// maxScannedDefinitions is the number of definitions up to which find
+// compares names in turn rather than hashing: the list holds each name
+// once, so the first equal name is the one byName indexes.
+const maxScannedDefinitions = 8
+
 // find returns the definition of a tool, nil when it has none.
 func (t *ToolDefinitions) find(name string) *ToolDefinition {
+	if len(t.list) <= maxScannedDefinitions {
+		for i := range t.list {
+			if t.list[i].Name == name {
+				return &t.list[i]
+			}
+		}
+		return nil
+	}
 	if i, ok := t.byName[name]; ok {
 		return &t.list[i]
 	}

@@ -31,6 +31,16 @@ func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
 		// With no expected calls, no call takes one: nothing moves.
 		return calls
 	}
+	if len(calls) <= maxStackAligned {
+		var stack [maxStackAligned]int
+		perm := stack[:len(calls)]
+		if ok, moved := a.orderOnStack(calls, perm); ok {
+			if !moved {
+				return calls
+			}
+			return arrange(buf, calls, perm)
+		}
+	}
 	sc := scratchPool.Get().(*scoreScratch)
 	defer scratchPool.Put(sc)
 	if !a.orderUncontested(calls, sc) {
@@ -38,16 +48,17 @@ func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
 		a.n.orderTurns(calls, sc)
 		sc.releaseMismatches()
 	}
-	moved := false
 	for k, j := range sc.perm {
 		if j != k {
-			moved = true
-			break
+			return arrange(buf, calls, sc.perm)
 		}
 	}
-	if !moved {
-		return calls
-	}
+	return calls
+}
+
+// arrange returns calls in the order perm gives, positions renumbered,
+// written into *buf's memory as AlignInto says.
+func arrange(buf *[]Call, calls []Call, perm []int) []Call {
 	var out []Call
 	switch {
 	case buf == nil:
@@ -58,7 +69,7 @@ func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
 		out = make([]Call, len(calls))
 		*buf = out
 	}
-	for k, j := range sc.perm {
+	for k, j := range perm {
 		out[k] = calls[j]
 		out[k].Position = k
 	}
@@ -112,6 +123,66 @@ func (a *TurnAligner) orderUncontested(calls []Call, sc *scoreScratch) bool {
 		start = end
 	}
 	return true
+}
+
+// maxStackAligned is the number of calls up to which AlignInto orders a
+// run with orderOnStack; maxInPlaceTurn the number of calls of a model turn
+// up to which orderOnStack compares each with those before it.
+const (
+	maxStackAligned = 16
+	maxInPlaceTurn  = 8
+)
+
+// orderOnStack is orderUncontested for a run of up to maxStackAligned
+// calls, without memory but perm: it finds every model turn with several
+// calls uncontested (of at most maxInPlaceTurn calls) and fills
+// perm[:len(calls)] as orderUncontested fills sc.perm, each turn's calls
+// sorted stably by the expected call they take (one that takes none
+// counting as after every one). It reports whether it did (ok false:
+// some turn is contested, and nothing is decided) and whether any call
+// moved.
+func (a *TurnAligner) orderOnStack(calls []Call, perm []int) (ok, moved bool) {
+	n := a.n
+	ne := len(n.calls)
+	var took [maxStackAligned]int
+	for start := 0; start < len(calls); {
+		end := turnEnd(calls, start)
+		if end-start > maxInPlaceTurn {
+			return false, false
+		}
+		for j := start; j < end; j++ {
+			perm[j], took[j] = j, ne
+			if end-start == 1 {
+				continue
+			}
+			g := n.groups.Lookup(calls[j].Name)
+			if g < 0 {
+				continue
+			}
+			if len(n.groupRows[g]) != 1 {
+				return false, false
+			}
+			// Calls to the same tool are of the same group: two of them in
+			// a turn contest its expected call.
+			for k := start; k < j; k++ {
+				if calls[k].Name == calls[j].Name {
+					return false, false
+				}
+			}
+			if i := n.groupRows[g][0]; n.calls[i].typeFits(&calls[j]) {
+				took[j] = i
+			}
+		}
+		// An insertion sort, stable: the turn has few calls.
+		for x := start + 1; x < end; x++ {
+			for y := x; y > start && took[perm[y-1]] > took[perm[y]]; y-- {
+				perm[y-1], perm[y] = perm[y], perm[y-1]
+				moved = true
+			}
+		}
+		start = end
+	}
+	return true, moved
 }
 
 // AlignTurns returns calls with the calls of each model turn (consecutive

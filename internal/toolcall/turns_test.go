@@ -268,3 +268,97 @@ func FuzzOrderUncontested(f *testing.F) {
 		checkUncontested(t, data)
 	})
 }
+
+// TestOrderOnStackMatchesOrderTurns checks that the order orderOnStack
+// gives a run, when it decides it, is the scored ordering's, on random
+// runs, and that it decides most of them.
+func TestOrderOnStackMatchesOrderTurns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	decided, cases := 0, 20000
+	for range cases {
+		data := make([]byte, 2+rng.IntN(14))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		exp, calls := alignCase(data)
+		if exp.Validate() != nil || len(exp.Calls) == 0 {
+			continue
+		}
+		a, err := NewTurnAligner(exp)
+		require.NoError(t, err)
+		perm := make([]int, len(calls))
+		ok, moved := a.orderOnStack(calls, perm)
+		if !ok {
+			continue
+		}
+		decided++
+		sc := new(scoreScratch)
+		a.n.prepare(calls, sc)
+		a.n.orderTurns(calls, sc)
+		sc.releaseMismatches()
+		if !slices.Equal(sc.perm[:len(calls)], perm) {
+			t.Fatalf("%x: order %v, scored order %v", data, perm, sc.perm[:len(calls)])
+		}
+		require.Equal(t, !slices.IsSorted(perm), moved, "%x: moved", data)
+	}
+	t.Logf("decided %d of %d", decided, cases)
+	assert.Greater(t, decided, cases/2)
+}
+
+// TestTakeUncontestedMatchesRankTurn checks, on random runs, that
+// orderTurns (which takes the pairs of uncontested turns without ranking
+// them) leaves the order, the pairs taken and the pairs evaluated exactly
+// as ranking every turn does.
+func TestTakeUncontestedMatchesRankTurn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		data := make([]byte, 2+rng.IntN(14))
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		exp, calls := alignCase(data)
+		if exp.Validate() != nil || len(exp.Calls) == 0 {
+			continue
+		}
+		a, err := NewTurnAligner(exp)
+		require.NoError(t, err)
+		n := a.n
+		got, want := new(scoreScratch), new(scoreScratch)
+		n.prepare(calls, got)
+		n.orderTurns(calls, got)
+		n.prepare(calls, want)
+		rankEveryTurn(n, calls, want)
+		ne, na := len(n.calls), len(calls)
+		require.Equal(t, want.perm[:na], got.perm[:na], "%x: order", data)
+		if hasParallelTurn(calls) {
+			require.Equal(t, want.took[:na], got.took[:na], "%x: pairs taken", data)
+			require.Equal(t, want.owner[:ne], got.owner[:ne], "%x: owners", data)
+		}
+		require.Equal(t, want.weights[:ne*na], got.weights[:ne*na], "%x: pairs evaluated", data)
+		require.Equal(t, want.tally.mismatches, got.tally.mismatches, "%x: mismatches", data)
+	}
+}
+
+// rankEveryTurn is orderTurns ranking the pairs of every turn (rankTurn).
+func rankEveryTurn(n *native, calls []Call, sc *scoreScratch) {
+	na, ne := len(calls), len(n.calls)
+	sc.perm = GrowInts(sc.perm, na)
+	for j := range sc.perm {
+		sc.perm[j] = j
+	}
+	if !hasParallelTurn(calls) {
+		return
+	}
+	sc.owner = GrowInts(sc.owner, ne)
+	for i := range sc.owner {
+		sc.owner[i] = -1
+	}
+	sc.took = GrowInts(sc.took, na)
+	for turn, start := 0, 0; start < na; turn++ {
+		end := turnEnd(calls, start)
+		n.rankTurn(calls, sc, start, end, turn)
+		took := sc.took
+		slices.SortStableFunc(sc.perm[start:end], func(x, y int) int { return took[x] - took[y] })
+		start = end
+	}
+}

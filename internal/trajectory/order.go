@@ -53,7 +53,7 @@ func orderInto(calls []StoredCall, agent pcommon.SpanID, models []ModelStarts, t
 		c := &calls[i]
 		key, grouped := turnKey{parent: c.Parent}, false
 		if starts := modelStartsOf(models, c.Parent); starts != nil {
-			key.model, _ = slices.BinarySearch(starts, c.Start)
+			key.model = startsBefore(starts, c.Start)
 			grouped = true
 		} else {
 			grouped = c.Parent != agent && !c.Parent.IsEmpty()
@@ -124,6 +124,21 @@ func startTimeOrder(a, b *StoredCall) int {
 type turnKey struct {
 	parent pcommon.SpanID
 	model  int
+}
+
+// startsBefore returns the number of starts (ascending) before t, where
+// slices.BinarySearch would place t: counted one by one in the few starts
+// of most runs.
+func startsBefore(starts []uint64, t uint64) int {
+	if len(starts) > 8 {
+		i, _ := slices.BinarySearch(starts, t)
+		return i
+	}
+	n := 0
+	for n < len(starts) && starts[n] < t {
+		n++
+	}
+	return n
 }
 
 // modelStartsOf returns the start times of the model calls under parent.

@@ -40,6 +40,8 @@ type Scratch struct {
 	slab jsonv.Slab
 	// aligned are the rules' views of the calls (see Aligned).
 	aligned [][]toolcall.Call
+	// witnesses is the memory pairing the calls with their requests.
+	witnesses witnessScratch
 }
 
 // Clear drops the references the last run's calls hold (names, argument
@@ -51,6 +53,7 @@ func (s *Scratch) Clear() {
 	for _, a := range s.aligned {
 		clear(a[:cap(a)])
 	}
+	s.witnesses.clear()
 }
 
 // Aligned returns memory for rule i's view of the run's calls (its calls of

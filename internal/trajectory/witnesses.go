@@ -52,9 +52,18 @@ func withWitnesses(traj *Trajectory, calls []toolcall.Call, stored []StoredCall,
 //
 //go:noinline
 func pairWitnesses(turns []*extract.ModelTurn, calls []toolcall.Call, stored []StoredCall, opts *ScoringOptions) []toolcall.Call {
-	reqs := requestedCalls(turns)
-	pair(reqs, calls)
-	outcomes := runOutcomes(turns)
+	ws := new(witnessScratch)
+	if opts.Scratch != nil {
+		ws = &opts.Scratch.witnesses
+	}
+	reqs := requestedCalls(turns, ws.reqs[:0])
+	ws.reqs = reqs
+	ws.taken = pair(reqs, calls, ws.taken)
+	outcomes := &ws.outcomes
+	outcomes.collect(turns)
+	if len(reqs) == 0 && outcomes.empty() {
+		return calls // turns that recorded no call and no outcome (no content)
+	}
 	for k := range reqs {
 		if r := &reqs[k]; r.exec >= 0 {
 			var raw *StoredCall
@@ -165,11 +174,10 @@ func executedWitnesses(c *StoredCall) (seen, failed toolcall.Witnesses) {
 	return seen, failed
 }
 
-// requestedCalls lists the calls the run's turns requested, in turn order.
-// A call two turns record (Mastra's chat span and its agent_step) is listed
-// once, by id.
-func requestedCalls(turns []*extract.ModelTurn) []requested {
-	var out []requested
+// requestedCalls appends to out the calls the run's turns requested, in
+// turn order. A call two turns record (Mastra's chat span and its
+// agent_step) is listed once, by id.
+func requestedCalls(turns []*extract.ModelTurn, out []requested) []requested {
 	for ti, t := range turns {
 		for _, c := range t.Requested() {
 			if c.Name == "" || (c.ID != "" && slices.ContainsFunc(out, func(r requested) bool { return r.c.ID == c.ID })) {
@@ -200,9 +208,10 @@ func appendHistoryRequests(out []requested, turns []*extract.ModelTurn) []reques
 
 // pair pairs requested calls with executed ones: by id; then by name and
 // equal arguments; then by name; each executed call with the first unpaired
-// request that fits, in order.
-func pair(reqs []requested, calls []toolcall.Call) {
-	taken := make([]bool, len(calls))
+// request that fits, in order. taken is memory for the executed calls'
+// marks, returned for the next run.
+func pair(reqs []requested, calls []toolcall.Call, taken []bool) []bool {
+	taken = toolcall.GrowBools(taken, len(calls))
 	for k := range reqs {
 		if id := reqs[k].c.ID; id != "" {
 			for i := range calls {
@@ -231,6 +240,7 @@ func pair(reqs []requested, calls []toolcall.Call) {
 			}
 		}
 	}
+	return taken
 }
 
 func hasID(reqs []requested, id string) bool {
@@ -361,19 +371,53 @@ func turnExecuted(reqs []requested, ti int) bool {
 	return false
 }
 
+// witnessScratch is pairWitnesses' memory, reused from run to run: the
+// requested calls, the executed calls' marks and the outcomes.
+type witnessScratch struct {
+	reqs     []requested
+	taken    []bool
+	outcomes outcomeSet
+}
+
+// clear drops the references the last run left (texts of its turns).
+func (w *witnessScratch) clear() {
+	clear(w.reqs[:cap(w.reqs)])
+	w.reqs = w.reqs[:0]
+	w.outcomes.reset()
+}
+
 // outcomeSet holds the outcomes a run's requests carried, taken once each:
 // by call id, or, for conventions that record none (Google ADK), by tool
-// name in order.
+// name in order. Each id has one outcome, the last recorded: in byID,
+// scanned, while the run has at most maxScannedOutcomes of them, else in
+// index.
 type outcomeSet struct {
-	byID   map[string]*extract.Outcome
+	byID   []*extract.Outcome
+	index  map[string]*extract.Outcome
 	byName []*extract.Outcome
 }
 
-// runOutcomes collects the outcomes the run's turns carry; a later turn's
-// record of an outcome replaces an earlier one's (each request repeats the
-// history).
-func runOutcomes(turns []*extract.ModelTurn) *outcomeSet {
-	s := &outcomeSet{}
+// maxScannedOutcomes is the number of call ids up to which an outcomeSet
+// finds them by scanning rather than in a map.
+const maxScannedOutcomes = 16
+
+// reset empties the set, keeping its memory.
+func (s *outcomeSet) reset() {
+	clear(s.byID[:cap(s.byID)])
+	clear(s.byName[:cap(s.byName)])
+	s.byID, s.byName, s.index = s.byID[:0], s.byName[:0], nil
+}
+
+// empty reports whether the set holds no outcome.
+func (s *outcomeSet) empty() bool {
+	return len(s.byID) == 0 && len(s.index) == 0 && len(s.byName) == 0
+}
+
+// collect fills the set, emptied first, with the outcomes the run's turns
+// carry; a later turn's record of an outcome replaces an earlier one's
+// (each request repeats the history).
+func (s *outcomeSet) collect(turns []*extract.ModelTurn) {
+	s.reset()
 	var last []extract.Outcome
 	for _, t := range turns {
 		if o := t.Outcomes(); len(o) >= len(last) {
@@ -383,29 +427,68 @@ func runOutcomes(turns []*extract.ModelTurn) *outcomeSet {
 	for i := range last {
 		o := &last[i]
 		if o.ID != "" {
-			if s.byID == nil {
-				s.byID = map[string]*extract.Outcome{}
-			}
-			s.byID[o.ID] = o
+			s.putID(o)
 			continue
 		}
 		s.byName = append(s.byName, o)
 	}
-	return s
+}
+
+// putID adds an outcome with a call id, replacing the one of the same id.
+func (s *outcomeSet) putID(o *extract.Outcome) {
+	if s.index != nil {
+		s.index[o.ID] = o
+		return
+	}
+	for k, held := range s.byID {
+		if held.ID == o.ID {
+			s.byID[k] = o
+			return
+		}
+	}
+	if len(s.byID) < maxScannedOutcomes {
+		s.byID = append(s.byID, o)
+		return
+	}
+	s.index = make(map[string]*extract.Outcome, 2*maxScannedOutcomes)
+	for _, held := range s.byID {
+		s.index[held.ID] = held
+	}
+	s.index[o.ID] = o
+	clear(s.byID)
+	s.byID = s.byID[:0]
 }
 
 // take returns the outcome of the call id (or, without an id, the next one
 // of tool name), once.
 func (s *outcomeSet) take(id, name string) *extract.Outcome {
 	if id != "" {
-		if o, ok := s.byID[id]; ok {
-			delete(s.byID, id)
+		if o := s.takeID(id); o != nil {
 			return o
 		}
 	}
 	for i, o := range s.byName {
 		if o != nil && (o.Name == name || o.Name == "") {
 			s.byName[i] = nil
+			return o
+		}
+	}
+	return nil
+}
+
+// takeID returns the outcome of the call id and forgets it, nil when
+// there is none.
+func (s *outcomeSet) takeID(id string) *extract.Outcome {
+	if s.index != nil {
+		o, ok := s.index[id]
+		if ok {
+			delete(s.index, id)
+		}
+		return o
+	}
+	for k, o := range s.byID {
+		if o.ID == id {
+			s.byID = slices.Delete(s.byID, k, k+1)
 			return o
 		}
 	}
