@@ -75,16 +75,7 @@ func BenchmarkMarkRememberedTraces(b *testing.B) {
 		MaxTrackedTraces: rememberedTraces, MaxSpansPerTrace: 10_000}
 	s := NewStore(lim)
 	for i := range rememberedTraces {
-		var id pcommon.TraceID
-		binary.LittleEndian.PutUint64(id[8:], uint64(i+1))
-		s.ExpectCalls(2)
-		s.Tool(id, sid(4), sid(1), tool("get_weather"), 0)
-		s.Tool(id, sid(5), sid(1), tool("lookup_stock"), 0)
-		s.Link(id, sid(2), sid(1), true, 0)
-		s.ModelCall(id, sid(1), 10)
-		s.Link(id, sid(3), sid(1), true, 0)
-		s.ModelCall(id, sid(1), 20)
-		s.Agent(id, sid(1), pcommon.SpanID{}, false, 0)
+		fiveSpanRun(s, uint64(i+1))
 	}
 	runtime.GC()
 	for b.Loop() {
