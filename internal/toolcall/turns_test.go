@@ -269,6 +269,23 @@ func FuzzOrderUncontested(f *testing.F) {
 	})
 }
 
+// randomAlignCase returns alignCase's run of random bytes, its bytes and an
+// aligner of its expectation; a nil aligner when the expectation is not
+// valid or expects nothing.
+func randomAlignCase(t *testing.T, rng *rand.Rand) ([]byte, *TurnAligner, []Call) {
+	data := make([]byte, 2+rng.IntN(14))
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	exp, calls := alignCase(data)
+	if exp.Validate() != nil || len(exp.Calls) == 0 {
+		return data, nil, nil
+	}
+	a, err := NewTurnAligner(exp)
+	require.NoError(t, err)
+	return data, a, calls
+}
+
 // TestOrderOnStackMatchesOrderTurns checks that the order orderOnStack
 // gives a run, when it decides it, is the scored ordering's, on random
 // runs, and that it decides most of them.
@@ -276,16 +293,10 @@ func TestOrderOnStackMatchesOrderTurns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	decided, cases := 0, 20000
 	for range cases {
-		data := make([]byte, 2+rng.IntN(14))
-		for i := range data {
-			data[i] = byte(rng.Uint32())
-		}
-		exp, calls := alignCase(data)
-		if exp.Validate() != nil || len(exp.Calls) == 0 {
+		data, a, calls := randomAlignCase(t, rng)
+		if a == nil {
 			continue
 		}
-		a, err := NewTurnAligner(exp)
-		require.NoError(t, err)
 		perm := make([]int, len(calls))
 		ok, moved := a.orderOnStack(calls, perm)
 		if !ok {
@@ -312,16 +323,10 @@ func TestOrderOnStackMatchesOrderTurns(t *testing.T) {
 func TestTakeUncontestedMatchesRankTurn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
-		data := make([]byte, 2+rng.IntN(14))
-		for i := range data {
-			data[i] = byte(rng.Uint32())
-		}
-		exp, calls := alignCase(data)
-		if exp.Validate() != nil || len(exp.Calls) == 0 {
+		data, a, calls := randomAlignCase(t, rng)
+		if a == nil {
 			continue
 		}
-		a, err := NewTurnAligner(exp)
-		require.NoError(t, err)
 		n := a.n
 		got, want := new(scoreScratch), new(scoreScratch)
 		n.prepare(calls, got)
