@@ -37,12 +37,9 @@ func (s *Store) MarkKeyed(trace pcommon.TraceID, now int64) {
 
 // Keyed reports whether MarkKeyed marked the trace (while it is tracked).
 // It is asked for the trace of every ordinary span while anything is
-// tracked: the trace filter answers for the untracked ones (most of them)
-// without a miss in the traces map, as Tracks does.
+// tracked: lookup's trace filter answers for the untracked ones (most of
+// them) without a miss in the traces map.
 func (s *Store) Keyed(trace pcommon.TraceID) bool {
-	if s.filter != nil && !s.filter.mayHave(trace) {
-		return false
-	}
 	ts := s.lookup(trace)
 	return ts != nil && ts.keyed
 }
