@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/tracefilter"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
 )
 
@@ -374,9 +375,9 @@ func (h *holder) replayed(trace pcommon.TraceID, span pcommon.SpanID) *annotatio
 }
 
 // mayReplay reports whether annotations may be kept for a run of trace;
-// false is certain (see traceCounts). Called with h.mu held.
+// false is certain (see replayCache.traces). Called with h.mu held.
 func (h *holder) mayReplay(trace pcommon.TraceID) bool {
-	return h.replays.traces.mayHave(trace) || h.scored.traces.mayHave(trace)
+	return h.replays.traces.MayHave(trace) || h.scored.traces.MayHave(trace)
 }
 
 // replaying reports whether any annotations are kept. Called with h.mu held.
@@ -559,8 +560,10 @@ type replayCache struct {
 	entries []replayEntry
 	head    int
 	stale   int
-	// traces counts byRun's keys per trace bucket (see traceCounts).
-	traces *traceCounts
+	// traces holds byRun's traces: the roots of untracked traces, looked
+	// for here while held runs' annotations are kept (keepLinks), are
+	// passed over without a miss in byRun.
+	traces *tracefilter.Filter
 }
 
 type replayEntry struct {
@@ -570,7 +573,7 @@ type replayEntry struct {
 }
 
 func newReplayCache(limit int, ttl int64) *replayCache {
-	return &replayCache{limit: limit, ttl: ttl, byRun: make(map[runKey]*annotations), traces: new(traceCounts)}
+	return &replayCache{limit: limit, ttl: ttl, byRun: make(map[runKey]*annotations), traces: tracefilter.New(limit)}
 }
 
 // len returns how many runs the cache holds.
@@ -586,7 +589,7 @@ func (c *replayCache) put(key runKey, a *annotations, now int64) {
 	if len(c.byRun) == n {
 		c.stale++ // the run's older entry
 	} else {
-		c.traces.add(key.trace)
+		c.traces.Add(key.trace)
 	}
 	c.entries = append(c.entries, replayEntry{key: key, added: now, a: a})
 	for len(c.byRun) > c.limit {
@@ -596,7 +599,7 @@ func (c *replayCache) put(key runKey, a *annotations, now int64) {
 
 // get returns a run's annotations, or nil.
 func (c *replayCache) get(key runKey) *annotations {
-	if !c.traces.mayHave(key.trace) {
+	if !c.traces.MayHave(key.trace) {
 		return nil
 	}
 	return c.byRun[key]
@@ -616,7 +619,7 @@ func (c *replayCache) dropOldest() {
 	switch {
 	case c.stale == 0, c.byRun[e.key] == e.a:
 		delete(c.byRun, e.key)
-		c.traces.remove(e.key.trace)
+		c.traces.Remove(e.key.trace)
 	default:
 		c.stale--
 	}

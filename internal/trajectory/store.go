@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/tracefilter"
 )
 
 // Limits bound the store's memory.
@@ -456,7 +457,7 @@ type Store struct {
 	traces     map[pcommon.TraceID]*traceState
 	// filter passes over untracked traces before the map (see Tracks); it
 	// is made when filterFrom traces are tracked at once.
-	filter     *traceFilter
+	filter     *tracefilter.Filter
 	filterFrom int
 	// oldest and newest end the list of traces by last touch.
 	oldest, newest *traceState
@@ -524,7 +525,7 @@ func (s *Store) Traces() int { return len(s.traces) }
 // Tracks reports whether the trace has state in the store, so that a span
 // of another trace can be passed over without a Link.
 func (s *Store) Tracks(trace pcommon.TraceID) bool {
-	if s.filter != nil && !s.filter.mayHave(trace) {
+	if s.filter != nil && !s.filter.MayHave(trace) {
 		return false
 	}
 	_, ok := s.traces[trace]
@@ -588,7 +589,7 @@ func (s *Store) lookup(id pcommon.TraceID) *traceState {
 	if s.last != nil && s.last.id == id {
 		return s.last
 	}
-	if s.filter != nil && !s.filter.mayHave(id) {
+	if s.filter != nil && !s.filter.MayHave(id) {
 		return nil // a new trace, passed over without the map
 	}
 	ts := s.traces[id]
@@ -1467,7 +1468,7 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 		s.last = nil
 	}
 	if s.filter != nil {
-		s.filter.remove(ts.id)
+		s.filter.Remove(ts.id)
 	}
 	s.recycle(ts)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
@@ -46,71 +45,6 @@ func TestTracksFollowsTheTraces(t *testing.T) {
 	}
 }
 
-// TestTraceFilterSaturates: a bit counted to its limit stays set (never a
-// false "no"), and traces whose bits it does not share are unaffected.
-func TestTraceFilterSaturates(t *testing.T) {
-	f := newTraceFilter(1024)
-	id := pcommon.TraceID{15: 7}
-	for i := 0; i < 300; i++ {
-		f.add(id)
-	}
-	for i := 0; i < 300; i++ {
-		f.remove(id)
-	}
-	assert.True(t, f.mayHave(id))
-	other := pcommon.TraceID{15: 8}
-	h, o := filterHash(id), filterHash(other)
-	require.NotEqual(t, h>>f.shift, o>>f.shift, "another word")
-	f.add(other)
-	assert.True(t, f.mayHave(other))
-	f.remove(other)
-	assert.False(t, f.mayHave(other))
-}
-
-// TestTraceFilterCountsExactly: against a multiset of the traces added,
-// in a filter small enough that traces share words and bits, every trace
-// added and not removed is "maybe", and once every trace is removed
-// (counts below saturation) the filter is empty again.
-func TestTraceFilterCountsExactly(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	f := newTraceFilter(64)
-	in := map[pcommon.TraceID]int{}
-	id := func() pcommon.TraceID {
-		var t pcommon.TraceID
-		t[3] = byte(rng.IntN(40))
-		t[12] = byte(rng.IntN(5))
-		return t
-	}
-	for step := 0; step < 20000; step++ {
-		t0 := id()
-		if in[t0] > 0 && rng.IntN(2) == 0 {
-			f.remove(t0)
-			in[t0]--
-		} else if in[t0] < 2 {
-			f.add(t0)
-			in[t0]++
-		}
-		for t1, n := range in {
-			if n > 0 {
-				require.True(t, f.mayHave(t1), "step %d: %v added %d times", step, t1, n)
-			}
-		}
-	}
-	for t1, n := range in {
-		for ; n > 0; n-- {
-			f.remove(t1)
-		}
-	}
-	saturated := false
-	for b := uint(0); b < uint(len(f.words))*64; b++ {
-		saturated = saturated || f.counts[b] == filterCountMax
-	}
-	if !saturated {
-		assert.Equal(t, make([]uint64, len(f.words)), f.words)
-		assert.Equal(t, make([]uint8, len(f.counts)), f.counts)
-	}
-}
-
 // TestTraceFilterFalsePositives measures how many untracked random trace
 // ids the filter of a store passes on to the map, and its memory, at 13,000
 // tracked traces (the load benchmark's) and 200,000.
@@ -134,12 +68,12 @@ func TestTraceFilterFalsePositives(t *testing.T) {
 			var id pcommon.TraceID
 			binary.LittleEndian.PutUint64(id[:8], rng.Uint64())
 			binary.LittleEndian.PutUint64(id[8:], rng.Uint64())
-			if s.filter.mayHave(id) {
+			if s.filter.MayHave(id) {
 				fp++
 			}
 		}
 		rate := float64(fp) / probes
-		t.Logf("%d traces: false positives %.3f%%, filter %d KiB (capacity %d)", tc.traces, 100*rate, s.filter.bytes()/1024, s.filter.capacity)
+		t.Logf("%d traces: false positives %.3f%%, filter %d KiB (capacity %d)", tc.traces, 100*rate, s.filter.Bytes()/1024, s.filter.Capacity())
 		assert.Less(t, rate, tc.maxFP)
 	}
 }
@@ -180,7 +114,7 @@ func TestTraceFilterFalsePositivesStructuredIDs(t *testing.T) {
 			const probes = 200_000
 			fp := 0
 			for n := uint64(tracked + 1); n <= tracked+probes; n++ {
-				if s.filter.mayHave(id(n)) {
+				if s.filter.MayHave(id(n)) {
 					fp++
 				}
 			}
@@ -217,44 +151,5 @@ func BenchmarkTracksUntracked(b *testing.B) {
 		if s.Tracks(probes[i&(len(probes)-1)]) {
 			b.Fatal("an untracked trace is tracked")
 		}
-	}
-}
-
-// BenchmarkTraceFilterChurn: one trace added to and one removed from a
-// filter holding 13,000, the filter's work per trace the store tracks.
-func BenchmarkTraceFilterChurn(b *testing.B) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	ids := make([]pcommon.TraceID, 1<<14)
-	for i := range ids {
-		binary.LittleEndian.PutUint64(ids[i][:8], rng.Uint64())
-		binary.LittleEndian.PutUint64(ids[i][8:], rng.Uint64())
-	}
-	f := newTraceFilter(16_000)
-	const held = 13_000
-	for _, id := range ids[:held] {
-		f.add(id)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		f.add(ids[(i+held)&(len(ids)-1)])
-		f.remove(ids[i&(len(ids)-1)])
-	}
-}
-
-// TestTraceFilterTiny: a filter sized for a few traces (one word of bits
-// would do) still finds each trace's word: a one-word table made the shift
-// to the word index 64, which Go's shift by (shift & 63) turned into 0, an
-// index far past the table.
-func TestTraceFilterTiny(t *testing.T) {
-	for c := 0; c <= 9; c++ {
-		f := newTraceFilter(c)
-		for i := range 64 {
-			id := pcommon.TraceID{0: byte(i), 9: byte(i * 7), 15: 1}
-			f.add(id)
-			require.True(t, f.mayHave(id), "capacity %d, trace %v", c, id)
-			f.remove(id)
-		}
-		require.GreaterOrEqual(t, f.capacity, c)
 	}
 }
