@@ -3,7 +3,8 @@
 // entry for every one put (a trace store's least recently touched trace, a
 // replay cache's oldest run). Go's maps pay for that churn with tombstones
 // and periodic rehashing; this table deletes without tombstones and, once
-// grown to its working size, never moves its entries again.
+// grown to its working size, never rehashes. Its slots hold no pointers,
+// so the garbage collector passes over them.
 package idtable // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/idtable"
 
 import (
@@ -15,8 +16,12 @@ import (
 const minSlots = 16
 
 // Table maps keys to non-nil pointers by open addressing with linear
-// probing. Its invariants:
-//   - a slot is empty exactly when its value is nil (so nil is never stored);
+// probing. The slots hold keys and indices into vals, not pointers: with
+// keys without pointers (ids), the garbage collector does not scan them,
+// only vals, one word per key. Its invariants:
+//   - a slot is empty exactly when its ref is 0; else vals[ref-1] is its
+//     value, never nil, and no other slot has that ref;
+//   - vals[i] is nil exactly when i is in free (vals never shrinks);
 //   - len(slots) is a power of two, 1<<(64-shift), and at least twice n, so
 //     there is always an empty slot to end a probe: a table doubles before
 //     an insert would make it more than half full, and never shrinks, so a
@@ -32,15 +37,17 @@ const minSlots = 16
 // follows the slots, so it depends on the keys' hashes and on the order of
 // puts and deletes, never on chance: the same operations iterate alike.
 type Table[K comparable, V any] struct {
-	slots []slot[K, V]
+	slots []slot[K]
+	vals  []*V
+	free  []int32
 	shift uint8
 	n     int
 	hash  func(K) uint64
 }
 
-type slot[K comparable, V any] struct {
+type slot[K comparable] struct {
 	key K
-	val *V
+	ref int32
 }
 
 // New returns an empty table hashing keys with hash.
@@ -64,11 +71,11 @@ func (t *Table[K, V]) Get(k K) *V {
 	mask := len(t.slots) - 1
 	for i := t.home(t.hash(k)); ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.val == nil {
+		if s.ref == 0 {
 			return nil
 		}
 		if s.key == k {
-			return s.val
+			return t.vals[s.ref-1]
 		}
 	}
 }
@@ -85,14 +92,14 @@ func (t *Table[K, V]) Put(k K, v *V) *V {
 	mask := len(t.slots) - 1
 	for i := t.home(t.hash(k)); ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.val == nil {
-			s.key, s.val = k, v
+		if s.ref == 0 {
+			s.key, s.ref = k, t.store(v)
 			t.n++
 			return nil
 		}
 		if s.key == k {
-			old := s.val
-			s.val = v
+			old := t.vals[s.ref-1]
+			t.vals[s.ref-1] = v
 			return old
 		}
 	}
@@ -104,26 +111,28 @@ func (t *Table[K, V]) Delete(k K) *V {
 	i := t.home(t.hash(k))
 	for ; ; i = (i + 1) & mask {
 		s := &t.slots[i]
-		if s.val == nil {
+		if s.ref == 0 {
 			return nil
 		}
 		if s.key == k {
 			break
 		}
 	}
-	old := t.slots[i].val
+	old := t.vals[t.slots[i].ref-1]
+	t.vals[t.slots[i].ref-1] = nil
+	t.free = append(t.free, t.slots[i].ref-1)
 	// Backward shift: i is the hole. An entry later in the run moves into
 	// the hole when its home is not in (hole, its slot], cyclically, i.e.
 	// when the hole lies between its home and its slot; the hole then moves
 	// to where it was. The run ends at an empty slot.
-	for j := (i + 1) & mask; t.slots[j].val != nil; j = (j + 1) & mask {
+	for j := (i + 1) & mask; t.slots[j].ref != 0; j = (j + 1) & mask {
 		home := t.home(t.hash(t.slots[j].key))
 		if (j-home)&mask >= (j-i)&mask {
 			t.slots[i] = t.slots[j]
 			i = j
 		}
 	}
-	t.slots[i] = slot[K, V]{}
+	t.slots[i] = slot[K]{}
 	t.n--
 	return old
 }
@@ -133,7 +142,7 @@ func (t *Table[K, V]) Delete(k K) *V {
 func (t *Table[K, V]) All() iter.Seq2[K, *V] {
 	return func(yield func(K, *V) bool) {
 		for i := range t.slots {
-			if s := &t.slots[i]; s.val != nil && !yield(s.key, s.val) {
+			if s := &t.slots[i]; s.ref != 0 && !yield(s.key, t.vals[s.ref-1]) {
 				return
 			}
 		}
@@ -143,18 +152,31 @@ func (t *Table[K, V]) All() iter.Seq2[K, *V] {
 // resize moves the entries into a table of size slots (a power of two).
 func (t *Table[K, V]) resize(size int) {
 	old := t.slots
-	t.slots = make([]slot[K, V], size)
+	t.slots = make([]slot[K], size)
 	t.shift = uint8(64 - bits.TrailingZeros(uint(size)))
 	mask := size - 1
 	for i := range old {
 		s := &old[i]
-		if s.val == nil {
+		if s.ref == 0 {
 			continue
 		}
 		j := t.home(t.hash(s.key))
-		for t.slots[j].val != nil {
+		for t.slots[j].ref != 0 {
 			j = (j + 1) & mask
 		}
 		t.slots[j] = *s
 	}
+}
+
+// store puts v in vals, at a freed index if there is one, and returns its
+// ref (index+1).
+func (t *Table[K, V]) store(v *V) int32 {
+	if n := len(t.free); n > 0 {
+		i := t.free[n-1]
+		t.free = t.free[:n-1]
+		t.vals[i] = v
+		return i + 1
+	}
+	t.vals = append(t.vals, v)
+	return int32(len(t.vals))
 }

@@ -55,13 +55,25 @@ func checkTable[K comparable, V any](t *testing.T, tb *Table[K, V], model map[K]
 		seen++
 	}
 	require.Equal(t, len(model), seen)
+	require.Equal(t, len(tb.vals), tb.Len()+len(tb.free), "every val is in a slot or free")
+	refs := map[int32]bool{}
+	for _, s := range tb.slots {
+		if s.ref != 0 {
+			require.False(t, refs[s.ref], "ref %d in two slots", s.ref)
+			refs[s.ref] = true
+			require.NotNil(t, tb.vals[s.ref-1])
+		}
+	}
+	for _, f := range tb.free {
+		require.Nil(t, tb.vals[f], "freed val %d kept", f)
+	}
 	mask := len(tb.slots) - 1
 	for i, s := range tb.slots {
-		if s.val == nil {
+		if s.ref == 0 {
 			continue
 		}
 		for j := tb.home(tb.hash(s.key)); j != i; j = (j + 1) & mask {
-			require.NotNil(t, tb.slots[j].val, "empty slot %d between %v's home and its slot %d", j, s.key, i)
+			require.NotZero(t, tb.slots[j].ref, "empty slot %d between %v's home and its slot %d", j, s.key, i)
 		}
 	}
 	for k, v := range model {
