@@ -99,12 +99,35 @@ func exact[T any](list []T) []T {
 	return append(make([]T, 0, len(list)), list...)
 }
 
-// ParseTurns parses each of turns (see [ModelTurn.Parse]) with one parser,
-// so that a batch's turns share its memory.
-func ParseTurns(turns []ModelTurn) {
-	var p TurnParser
+// ParseTurns parses each of turns (see [ModelTurn.Parse]) with p (nil: a
+// parser of its own), so that a batch's turns share its memory, and a
+// parser kept from batch to batch (the processor's pooled batch) its
+// memory of earlier batches: then it keeps no text of any turn, and no
+// more memory than maxKeptParser allows (see TurnParser.trim).
+func ParseTurns(turns []ModelTurn, p *TurnParser) {
+	if p == nil {
+		p = new(TurnParser)
+	}
 	for i := range turns {
-		turns[i].Parse(&p)
+		turns[i].Parse(p)
+	}
+	p.trim()
+}
+
+// maxKeptParser bounds the entries of each list a TurnParser keeps room
+// for between ParseTurns calls: the index tokens of a request of a few
+// hundred kilobytes, the element lists and calls of hundreds of turns.
+const maxKeptParser = 16 << 10
+
+// trim lets go of the lists that grew past maxKeptParser entries (a huge
+// request's), so that a parser kept between batches stays small.
+func (p *TurnParser) trim() {
+	p.dp.Trim(maxKeptParser)
+	if cap(p.elems) > maxKeptParser {
+		p.elems = nil
+	}
+	if cap(p.requested) > maxKeptParser || cap(p.history) > maxKeptParser || cap(p.outcomes) > maxKeptParser {
+		p.requested, p.history, p.outcomes = nil, nil, nil
 	}
 }
 

@@ -83,6 +83,16 @@ func (dp *DocumentParser) Grow(tokens int) {
 // used.
 func (dp *DocumentParser) Reset() { dp.free = dp.store[:0] }
 
+// Trim is Reset, and lets go of the store when it has room for more than
+// tokens entries: a parser kept between uses keeps no more memory than
+// that after a huge document.
+func (dp *DocumentParser) Trim(tokens int) {
+	if cap(dp.store) > tokens {
+		dp.store = nil
+	}
+	dp.Reset()
+}
+
 // keep records what is left of the store after a parse that used toks,
 // which began as dp.free: when the parse outgrew the store, toks is a new
 // store, which Reset reuses if it is the larger.
