@@ -62,3 +62,45 @@ func BenchmarkParseRunTurns(b *testing.B) {
 		})
 	}
 }
+
+// longRunTurns returns the model turns of a run of n turns with content
+// (kb KiB of user message), each request repeating the conversation so
+// far: the turn before it's request, its response's tool call and the
+// call's result.
+func longRunTurns(n, kb int) []ptrace.Span {
+	user := fmt.Sprintf(`{"role":"user","parts":[{"type":"text","content":%q}]}`, strings.Repeat("Use the tools to answer the user; cite the data you used. ", kb<<10/58+1))
+	history := user
+	var spans []ptrace.Span
+	for i := range n {
+		call := fmt.Sprintf(`{"role":"assistant","parts":[{"type":"text","content":"Step %d."},{"type":"tool_call","id":"call_%d","name":"read_file","arguments":{"path":"src/file_%d.go"}}],"finish_reason":"tool_call"}`, i, i, i)
+		s := ptrace.NewSpan()
+		a := s.Attributes()
+		a.PutStr("gen_ai.operation.name", "chat")
+		a.PutStr("gen_ai.input.messages", "["+history+"]")
+		a.PutStr("gen_ai.output.messages", "["+call+"]")
+		spans = append(spans, s)
+		history += "," + call + fmt.Sprintf(`,{"role":"tool","parts":[{"type":"tool_call_response","id":"call_%d","response":"package main // file %d, %s"}]}`, i, i, strings.Repeat("x", 200))
+	}
+	return spans
+}
+
+// BenchmarkParseLongRunTurns measures reading and parsing the turns of a
+// 20-turn run that arrive in one batch: each request repeats the whole
+// conversation before it, so reading each whole is quadratic in the run's
+// length.
+func BenchmarkParseLongRunTurns(b *testing.B) {
+	for _, kb := range []int{2, 27} {
+		b.Run(fmt.Sprintf("turns=20/content=%dKB", kb), func(b *testing.B) {
+			spans := longRunTurns(20, kb)
+			turns := make([]ModelTurn, len(spans))
+			var p TurnParser
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range spans {
+					ReadTurn(spans[i], &turns[i])
+				}
+				ParseTurns(turns, &p)
+			}
+		})
+	}
+}
