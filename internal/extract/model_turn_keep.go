@@ -25,6 +25,10 @@ type TurnParser struct {
 	// read; the turn keeps copies of their exact size.
 	requested, history []RequestedCall
 	outcomes           []Outcome
+	// requests are the latest GenAI requests read whole, with their
+	// turns, oldest first (see readRequestTail); kept until trim, which
+	// ends a batch's parse.
+	requests []readRequest
 }
 
 // doc parses text as the turn's document k (0 or 1), read through the
@@ -103,7 +107,9 @@ func exact[T any](list []T) []T {
 // parser of its own), so that a batch's turns share its memory, and a
 // parser kept from batch to batch (the processor's pooled batch) its
 // memory of earlier batches: then it keeps no text of any turn, and no
-// more memory than maxKeptParser allows (see TurnParser.trim).
+// more memory than maxKeptParser allows (see TurnParser.trim). A turn's
+// request that begins with an earlier turn's is read from where that one
+// ends (see readRequestTail).
 func ParseTurns(turns []ModelTurn, p *TurnParser) {
 	if p == nil {
 		p = new(TurnParser)
@@ -119,9 +125,12 @@ func ParseTurns(turns []ModelTurn, p *TurnParser) {
 // hundred kilobytes, the element lists and calls of hundreds of turns.
 const maxKeptParser = 16 << 10
 
-// trim lets go of the lists that grew past maxKeptParser entries (a huge
-// request's), so that a parser kept between batches stays small.
+// trim forgets the requests read (texts of the batch's spans) and lets go
+// of the lists that grew past maxKeptParser entries (a huge request's), so
+// that a parser kept between batches stays small.
 func (p *TurnParser) trim() {
+	clear(p.requests)
+	p.requests = p.requests[:0]
 	p.dp.Trim(maxKeptParser)
 	if cap(p.elems) > maxKeptParser {
 		p.elems = nil

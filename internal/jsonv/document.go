@@ -146,6 +146,28 @@ func (dp *DocumentParser) Parse(s string) (Document, error) {
 	return Document{text: s, toks: p.toks[:n:n]}, nil
 }
 
+// ParseArrayTail indexes s, a JSON array that opens at start and whose
+// text before at is known to be the start of an array of at least one
+// element followed by a comma (at is the index after that comma: the text
+// of a document Parse read, its closing bracket replaced by a comma), as
+// Parse would index s, but for the elements from at only: the array's
+// token is followed by theirs. ok is false when s from at is not the rest
+// of such an array in the form scanDocument covers (malformed text, an
+// escaped or repeated key, deep nesting); the caller then parses s whole.
+func (dp *DocumentParser) ParseArrayTail(s string, start, at int) (_ Document, ok bool) {
+	if len(s) > math.MaxInt32 || start < 0 || start >= at || at > len(s) || s[start] != '[' || s[at-1] != ',' {
+		return Document{}, false
+	}
+	toks, ok := scanArrayTail(s, dp.free, start, at)
+	if !ok {
+		dp.keep(toks, 0)
+		return Document{}, false
+	}
+	n := len(toks)
+	dp.keep(toks, n)
+	return Document{text: s, toks: toks[:n:n]}, true
+}
+
 // checkFirstBytes is the size past which [DocumentParser.Parse] checks text
 // before indexing it, so that malformed text costs no index: an index
 // entry takes 16 bytes, for as little as two bytes of text. Below it the
