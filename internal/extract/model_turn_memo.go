@@ -19,6 +19,10 @@ import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/jsonv"
 // later request is compared with each remembered one.
 const maxReadRequests = 8
 
+// takenLists counts the first entries of a turn's history and outcomes
+// taken from another turn's: strings of that turn's own memory.
+type takenLists struct{ history, outcomes int }
+
 // readRequest is a GenAI request a turn's parse read whole: a non-empty
 // list of messages that closes at the text's end, whose list opens at
 // start.
@@ -61,6 +65,7 @@ func (t *ModelTurn) readRequestTail(p *TurnParser) bool {
 	root.a = p
 	t.history = append(t.history, from.turn.history...)
 	t.outcomes = append(t.outcomes, from.turn.outcomes...)
+	p.taken = takenLists{len(from.turn.history), len(from.turn.outcomes)}
 	t.readIndexedGenAIRequest(root)
 	p.rememberRequest(t, root)
 	return true

@@ -33,6 +33,23 @@ func requireTailReadAgrees(t *testing.T, first, rest string) {
 	require.Equal(t, alone.Outcomes(), turns[1].Outcomes(), "outcomes of %s", later)
 	require.Equal(t, alone.FollowsTools(), turns[1].FollowsTools(), "followsTools of %s", later)
 	require.Empty(t, p.requests, "requests remembered after the batch")
+	for _, c := range turns[1].History() {
+		requireNoTextOf(t, []string{first, later}, c.ID, c.Name, c.Args)
+	}
+	for _, o := range turns[1].Outcomes() {
+		requireNoTextOf(t, []string{first, later}, o.ID, o.Name, o.Result)
+	}
+}
+
+// requireNoTextOf requires that no string of kept references any of texts
+// (a turn read from where another ends keeps that turn's own strings, no
+// span's).
+func requireNoTextOf(t *testing.T, texts []string, kept ...string) {
+	for _, s := range kept {
+		for _, text := range texts {
+			require.False(t, within(s, text), "%q references a span's text", s)
+		}
+	}
 }
 
 // tailSeeds are pairs of a request and what a later request adds to it:
