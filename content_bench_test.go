@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/processor"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/memtest"
 )
@@ -243,26 +244,50 @@ func BenchmarkContentRuns(b *testing.B) {
 		for _, mode := range []string{"baseline", "processor"} {
 			b.Run(fmt.Sprintf("content=%dKB/%s", kb, mode), func(b *testing.B) {
 				p := newBenchProcessor(b, contentRuleConfigs()[2].cfg(), mode == "baseline")
-				raw := encodedContentRuns(b, 10, 10, kb)[0]
-				var u ptrace.ProtoUnmarshaler
-				ctx := context.Background()
-				next := uint64(0)
-				b.ReportAllocs()
-				for b.Loop() {
-					td, err := u.UnmarshalTraces(raw)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for _, rs := range td.ResourceSpans().All() {
-						next++
-						for _, s := range rs.ScopeSpans().At(0).Spans().All() {
-							s.SetTraceID(traceID(next))
-						}
-					}
-					_ = p.ConsumeTraces(ctx, td)
-				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*50), "ns/span")
+				consumeContentRuns(b, p, kb)
 			})
 		}
 	}
+}
+
+// BenchmarkOutputCost prices each of the processor's outputs on
+// BenchmarkContentRuns' runs without content (the checks configuration):
+// both (the default), events only (output.attributes: false), attributes
+// only (output.events: false), and neither, which is the cost of
+// assembling and scoring the runs alone.
+func BenchmarkOutputCost(b *testing.B) {
+	for _, out := range []struct {
+		name               string
+		attributes, events bool
+	}{{"both", true, true}, {"events", false, true}, {"attributes", true, false}, {"neither", false, false}} {
+		b.Run(out.name, func(b *testing.B) {
+			cfg := contentRuleConfigs()[2].cfg()
+			cfg.Output.Attributes, cfg.Output.Events = out.attributes, out.events
+			consumeContentRuns(b, newBenchProcessor(b, cfg, false), 0)
+		})
+	}
+}
+
+// consumeContentRuns sends p batches of ten complete five-span runs with kb
+// KiB of content per model call, each run under a trace id of its own.
+func consumeContentRuns(b *testing.B, p processor.Traces, kb int) {
+	raw := encodedContentRuns(b, 10, 10, kb)[0]
+	var u ptrace.ProtoUnmarshaler
+	ctx := context.Background()
+	next := uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		td, err := u.UnmarshalTraces(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, rs := range td.ResourceSpans().All() {
+			next++
+			for _, s := range rs.ScopeSpans().At(0).Spans().All() {
+				s.SetTraceID(traceID(next))
+			}
+		}
+		_ = p.ConsumeTraces(ctx, td)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*50), "ns/span")
 }

@@ -370,6 +370,9 @@ type batch struct {
 	// turns are the model turns the batch's model-call spans recorded,
 	// when they are read.
 	turns []extract.ModelTurn
+	// turnParser is the memory turns are parsed with, kept from batch to
+	// batch with the batch (it keeps no text of theirs).
+	turnParser extract.TurnParser
 	// classified and part are what classify reads of the span in hand,
 	// kept here rather than in its frame (see scoreClosed).
 	classified extract.Result
@@ -455,7 +458,7 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 		}
 	}
 	if len(b.turns) > 0 {
-		parseTurns(b.turns)
+		parseTurns(b.turns, &b.turnParser)
 	}
 	runs := p.apply(b, counts)
 	if p.convs != nil {
@@ -497,8 +500,8 @@ func (p *tcaProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptr
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
-func parseTurns(turns []extract.ModelTurn) {
-	extract.ParseTurns(turns)
+func parseTurns(turns []extract.ModelTurn, p *extract.TurnParser) {
+	extract.ParseTurns(turns, p)
 }
 
 // setAside handles a closed run that is not scored now: a replay gets the

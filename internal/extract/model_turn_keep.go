@@ -25,6 +25,13 @@ type TurnParser struct {
 	// read; the turn keeps copies of their exact size.
 	requested, history []RequestedCall
 	outcomes           []Outcome
+	// requests are the latest GenAI requests read whole, with their
+	// turns, oldest first (see readRequestTail); kept until trim, which
+	// ends a batch's parse.
+	requests []readRequest
+	// taken counts the first entries of the turn's history and outcomes
+	// that are another turn's (see readRequestTail).
+	taken takenLists
 }
 
 // doc parses text as the turn's document k (0 or 1), read through the
@@ -58,6 +65,7 @@ func (p *TurnParser) keep(list []jnode) {
 func (p *TurnParser) reset() {
 	p.dp.Reset()
 	p.docs = [2]jsonv.Document{}
+	p.taken = takenLists{}
 	clear(p.elems)
 	p.elems = p.elems[:0]
 	clear(p.requested)
@@ -87,8 +95,9 @@ func (t *ModelTurn) Parse(p *TurnParser) {
 	t.parse(p)
 	p.requested, p.history, p.outcomes = t.requested, t.history, t.outcomes
 	t.requested, t.history, t.outcomes = exact(t.requested), exact(t.history), exact(t.outcomes)
+	taken := p.taken
 	p.reset()
-	t.keepOwn()
+	t.keepOwn(taken)
 }
 
 // exact returns a copy of list of its length, nil when it is empty.
@@ -99,12 +108,40 @@ func exact[T any](list []T) []T {
 	return append(make([]T, 0, len(list)), list...)
 }
 
-// ParseTurns parses each of turns (see [ModelTurn.Parse]) with one parser,
-// so that a batch's turns share its memory.
-func ParseTurns(turns []ModelTurn) {
-	var p TurnParser
+// ParseTurns parses each of turns (see [ModelTurn.Parse]) with p (nil: a
+// parser of its own), so that a batch's turns share its memory, and a
+// parser kept from batch to batch (the processor's pooled batch) its
+// memory of earlier batches: then it keeps no text of any turn, and no
+// more memory than maxKeptParser allows (see TurnParser.trim). A turn's
+// request that begins with an earlier turn's is read from where that one
+// ends (see readRequestTail).
+func ParseTurns(turns []ModelTurn, p *TurnParser) {
+	if p == nil {
+		p = new(TurnParser)
+	}
 	for i := range turns {
-		turns[i].Parse(&p)
+		turns[i].Parse(p)
+	}
+	p.trim()
+}
+
+// maxKeptParser bounds the entries of each list a TurnParser keeps room
+// for between ParseTurns calls: the index tokens of a request of a few
+// hundred kilobytes, the element lists and calls of hundreds of turns.
+const maxKeptParser = 16 << 10
+
+// trim forgets the requests read (texts of the batch's spans) and lets go
+// of the lists that grew past maxKeptParser entries (a huge request's), so
+// that a parser kept between batches stays small.
+func (p *TurnParser) trim() {
+	clear(p.requests)
+	p.requests = p.requests[:0]
+	p.dp.Trim(maxKeptParser)
+	if cap(p.elems) > maxKeptParser {
+		p.elems = nil
+	}
+	if cap(p.requested) > maxKeptParser || cap(p.history) > maxKeptParser || cap(p.outcomes) > maxKeptParser {
+		p.requested, p.history, p.outcomes = nil, nil, nil
 	}
 }
 
@@ -124,27 +161,30 @@ func (t *ModelTurn) reread(output, input bool) {
 	}
 	var p TurnParser
 	t.parse(&p) // only the texts just set are left to read
-	t.keepOwn()
+	t.keepOwn(p.taken)
 }
 
 // keepOwn copies the strings the turn keeps into one string of its own,
 // cutting outcome texts to MaxOutcomeText and leaving out the history's
-// arguments (nothing reads them), and lets go of the recorded texts.
-func (t *ModelTurn) keepOwn() {
+// arguments (nothing reads them), and lets go of the recorded texts. The
+// history and outcomes taken from another turn (see readRequestTail) are
+// that turn's own already, and kept as they are.
+func (t *ModelTurn) keepOwn(taken takenLists) {
 	t.output, t.input = "", ""
 	t.events, t.flatCalls, t.flatMessages = nil, nil, nil
+	history, outcomes := t.history[taken.history:], t.outcomes[taken.outcomes:]
 	n := 0
 	for i := range t.requested {
 		r := &t.requested[i]
 		n += len(r.ID) + len(r.Name) + len(r.Args)
 	}
-	for i := range t.history {
-		h := &t.history[i]
+	for i := range history {
+		h := &history[i]
 		h.Args = ""
 		n += len(h.ID) + len(h.Name)
 	}
-	for i := range t.outcomes {
-		o := &t.outcomes[i]
+	for i := range outcomes {
+		o := &outcomes[i]
 		o.Result = cutText(o.Result, MaxOutcomeText)
 		n += len(o.ID) + len(o.Name) + len(o.Result)
 	}
@@ -158,11 +198,11 @@ func (t *ModelTurn) keepOwn() {
 		b.WriteString(r.Name)
 		b.WriteString(r.Args)
 	}
-	for _, h := range t.history {
+	for _, h := range history {
 		b.WriteString(h.ID)
 		b.WriteString(h.Name)
 	}
-	for _, o := range t.outcomes {
+	for _, o := range outcomes {
 		b.WriteString(o.ID)
 		b.WriteString(o.Name)
 		b.WriteString(o.Result)
@@ -177,12 +217,12 @@ func (t *ModelTurn) keepOwn() {
 		r := &t.requested[i]
 		r.ID, r.Name, r.Args = next(r.ID), next(r.Name), next(r.Args)
 	}
-	for i := range t.history {
-		h := &t.history[i]
+	for i := range history {
+		h := &history[i]
 		h.ID, h.Name = next(h.ID), next(h.Name)
 	}
-	for i := range t.outcomes {
-		o := &t.outcomes[i]
+	for i := range outcomes {
+		o := &outcomes[i]
 		o.ID, o.Name, o.Result = next(o.ID), next(o.Name), next(o.Result)
 	}
 }

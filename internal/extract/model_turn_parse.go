@@ -31,11 +31,17 @@ func (t *ModelTurn) parse(p *TurnParser) {
 			}
 		}
 	}
+	if t.input != "" && t.form == formGenAI && t.readRequestTail(p) {
+		// A request that begins with one read before names what it
+		// named (the names hold no bracket): mayName takes it.
+		return
+	}
 	if t.input != "" && t.mayName(t.input) {
 		if root, ok := p.doc(1, t.input); ok {
 			switch {
 			case t.form == formGenAI && root.d != nil:
 				t.readIndexedGenAIRequest(root)
+				p.rememberRequest(t, root)
 				return
 			case t.form == formGenAI:
 				t.readGenAIRequest(root)

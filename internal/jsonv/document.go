@@ -83,6 +83,16 @@ func (dp *DocumentParser) Grow(tokens int) {
 // used.
 func (dp *DocumentParser) Reset() { dp.free = dp.store[:0] }
 
+// Trim is Reset, and lets go of the store when it has room for more than
+// tokens entries: a parser kept between uses keeps no more memory than
+// that after a huge document.
+func (dp *DocumentParser) Trim(tokens int) {
+	if cap(dp.store) > tokens {
+		dp.store = nil
+	}
+	dp.Reset()
+}
+
 // keep records what is left of the store after a parse that used toks,
 // which began as dp.free: when the parse outgrew the store, toks is a new
 // store, which Reset reuses if it is the larger.
@@ -134,6 +144,28 @@ func (dp *DocumentParser) Parse(s string) (Document, error) {
 	n := len(p.toks)
 	dp.keep(p.toks, n)
 	return Document{text: s, toks: p.toks[:n:n]}, nil
+}
+
+// ParseArrayTail indexes s, a JSON array that opens at start and whose
+// text before at is known to be the start of an array of at least one
+// element followed by a comma (at is the index after that comma: the text
+// of a document Parse read, its closing bracket replaced by a comma), as
+// Parse would index s, but for the elements from at only: the array's
+// token is followed by theirs. ok is false when s from at is not the rest
+// of such an array in the form scanDocument covers (malformed text, an
+// escaped or repeated key, deep nesting); the caller then parses s whole.
+func (dp *DocumentParser) ParseArrayTail(s string, start, at int) (_ Document, ok bool) {
+	if len(s) > math.MaxInt32 || start < 0 || start >= at || at > len(s) || s[start] != '[' || s[at-1] != ',' {
+		return Document{}, false
+	}
+	toks, ok := scanArrayTail(s, dp.free, start, at)
+	if !ok {
+		dp.keep(toks, 0)
+		return Document{}, false
+	}
+	n := len(toks)
+	dp.keep(toks, n)
+	return Document{text: s, toks: toks[:n:n]}, true
 }
 
 // checkFirstBytes is the size past which [DocumentParser.Parse] checks text

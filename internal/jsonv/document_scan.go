@@ -22,6 +22,20 @@ const ScanDepth = 32
 // wantKey is set); what follows the value (closing brackets, then a comma
 // or the end) is read at the bottom.
 func scanDocument(s string, toks []DocToken) (_ []DocToken, ok bool) {
+	return scan(s, toks, 0, -1)
+}
+
+// scanArrayTail is scanDocument on s, an array that opens at start, from
+// at, the index after a comma that follows one of its elements: the
+// array's token is followed by the tokens of the elements from at only.
+// The text before at is not read.
+func scanArrayTail(s string, toks []DocToken, start, at int) (_ []DocToken, ok bool) {
+	return scan(s, toks, at, start)
+}
+
+// scan is scanDocument from i; with tailOf >= 0, from inside the array
+// that opens at tailOf, where i starts an element.
+func scan(s string, toks []DocToken, i, tailOf int) (_ []DocToken, ok bool) {
 	var (
 		// open holds the tokens of the containers being read, innermost
 		// last; for an object, keys is a set of its keys' hashes (see
@@ -32,7 +46,11 @@ func scanDocument(s string, toks []DocToken) (_ []DocToken, ok bool) {
 		depth   int
 		wantKey bool
 	)
-	i := SkipSpace(s, 0)
+	if tailOf >= 0 {
+		open[0], depth = int32(len(toks)), 1
+		toks = append(toks, DocToken{Start: int32(tailOf), Kind: KindArray})
+	}
+	i = SkipSpace(s, i)
 	for {
 		if wantKey {
 			if i >= len(s) || s[i] != '"' {

@@ -223,3 +223,70 @@ func mustParse(s string) Value {
 	}
 	return v
 }
+
+// checkArrayTailAgrees indexes the text first would be with its last byte
+// replaced by a comma and rest after it, from that comma, when first is
+// a non-empty array Parse accepts that closes at its end, and requires,
+// when the tail is indexed, that the whole text parses and that the tail's
+// elements are the whole index's elements after those of first.
+func checkArrayTailAgrees(t *testing.T, first, rest string) {
+	var dp DocumentParser
+	d, err := dp.Parse(first)
+	if err != nil || d.Tree() != nil || d.toks[0].Kind != KindArray || d.toks[0].Next < 2 || int(d.toks[0].End) != len(first) {
+		return
+	}
+	shared := 0
+	for k := int32(1); k < d.toks[0].Next; k = d.toks[k].Next {
+		shared++
+	}
+	s := first[:len(first)-1] + "," + rest
+	var tp DocumentParser
+	tail, ok := tp.ParseArrayTail(s, int(d.toks[0].Start), len(first))
+	whole, err := new(DocumentParser).Parse(s)
+	if !ok {
+		return
+	}
+	require.NoError(t, err, "tail of %q indexed, the whole rejected", s)
+	require.Nil(t, whole.Tree(), "tail of %q indexed, the whole read as a tree", s)
+	// The whole index's elements after the shared ones, their Next
+	// counted from the tail's array token.
+	skip := int32(1)
+	for range shared {
+		skip = whole.toks[skip].Next
+	}
+	want := []DocToken{whole.toks[0]}
+	for _, tok := range whole.toks[skip:] {
+		tok.Next -= skip - 1
+		want = append(want, tok)
+	}
+	want[0].Next = int32(len(want))
+	require.Equal(t, want, tail.toks, "tail of %q", s)
+}
+
+// FuzzParseArrayTail holds an array's tail, indexed from where an array
+// it begins with ends, to the whole array's index.
+func FuzzParseArrayTail(f *testing.F) {
+	for _, s := range [][2]string{{`[1]`, `2]`}, {`[{"a":1}]`, `{"a":[2,{"b":"\u00e9"}]}]`}, {`[1]`, `]`}, {`[1]`, `2,]`},
+		{`[]`, `1]`}, {` [ 1 ]`, ` 2 ] `}, {`[1] `, `2]`}, {`[1]`, `{"a":1,"a":2}]`}, {`[1]`, `{"\u0061":1}]`}, {`[1]`, `2]x`}, {`[1]`, `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(checkArrayTailAgrees)
+}
+
+// TestParseArrayTail checks that a tail is indexed when it completes the
+// array and not when the whole would not parse or begins inside an empty
+// array.
+func TestParseArrayTail(t *testing.T) {
+	var dp DocumentParser
+	d, ok := dp.ParseArrayTail(`[1,{"a":[2]}]`, 0, 3)
+	require.True(t, ok)
+	require.Equal(t, []DocToken{{Start: 0, End: 13, Next: 5, Kind: KindArray}, {Start: 3, End: 12, Next: 5, Kind: KindObject},
+		{Start: 4, End: 7, Next: 3, Kind: KindString}, {Start: 8, End: 11, Next: 5, Kind: KindArray}, {Start: 9, End: 10, Next: 5, Kind: KindNumber, flags: tokInt}}, d.Toks())
+	for _, s := range []string{`[1,]`, `[1,2,]`, `[1,2]x`, `[1,{"a":1,"a":2}]`, `[1,{"\u0061":1}]`, `[1,2`} {
+		_, ok := dp.ParseArrayTail(s, 0, 3)
+		require.False(t, ok, s)
+	}
+	_, ok = dp.ParseArrayTail(`[,1]`, 0, 2) // "[]" is no array an element ends
+	require.True(t, ok, "the caller's to check: the text before at is not read")
+	checkArrayTailAgrees(t, `[]`, `1]`)
+}

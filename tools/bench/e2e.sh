@@ -21,7 +21,9 @@
 # SHAPE=ends_on_tools|agents_alone replays the runs reshaped (toolscore load
 # -shape): runs that end on a tool call, agent spans alone. The variant
 # "tca_no_wait" is tool_call_accuracy with wait_for_missing: 0s, to
-# compare holding against none. WARMUP=1 first sends each variant a few
+# compare holding against none. "tca_events_only" (output.attributes:
+# false) and "tca_attributes_only" (output.events: false) price each of the
+# processor's outputs. WARMUP=1 first sends each variant a few
 # runs of every capture and waits past wait_for_missing, so that the
 # processor has learned what the services' runs look like when complete
 # (not counted).
@@ -72,12 +74,18 @@ for v in $variants; do
 	case $v in
 	none) procs="[batch]" ;;
 	tool_call_accuracy | tail_sampling) procs="[$v, batch]" ;;
-	tca_no_wait) procs="[tool_call_accuracy, batch]" ;;
+	tca_no_wait | tca_events_only | tca_attributes_only) procs="[tool_call_accuracy, batch]" ;;
 	*) procs="[tool_call_accuracy, batch]" ;; # another build
 	esac
 	printf 'service:\n  pipelines:\n    traces:\n      processors: %s\n' "$procs" >"$tmp/$v.yaml"
 	if [ "$v" = tca_no_wait ]; then
 		printf 'processors:\n  tool_call_accuracy:\n    wait_for_missing: 0s\n' >>"$tmp/$v.yaml"
+	fi
+	if [ "$v" = tca_events_only ]; then
+		printf 'processors:\n  tool_call_accuracy:\n    output: {attributes: false}\n' >>"$tmp/$v.yaml"
+	fi
+	if [ "$v" = tca_attributes_only ]; then
+		printf 'processors:\n  tool_call_accuracy:\n    output: {events: false}\n' >>"$tmp/$v.yaml"
 	fi
 done
 hz=$(getconf CLK_TCK)
