@@ -169,7 +169,8 @@ func (t *Table[K, V]) resize(size int) {
 }
 
 // store puts v in vals, at a freed index if there is one, and returns its
-// ref (index+1).
+// ref (index+1). A table holds fewer than 1<<31 values (refs are int32):
+// far more than memory would allow of the processor's traces or runs.
 func (t *Table[K, V]) store(v *V) int32 {
 	if n := len(t.free); n > 0 {
 		i := t.free[n-1]
