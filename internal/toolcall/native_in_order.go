@@ -93,18 +93,14 @@ func (t *inOrderPairs) own(res *Result) {
 // call, and none is left over. Otherwise it reports false and leaves res
 // to scoreGeneral.
 func (n *native) inOrderMatch(calls []Call, res *Result) bool {
-	byMask := n.inOrder.byMask
-	ne := len(n.calls)
-	if byMask == nil || len(calls) != ne {
+	if !n.callsInOrder(calls) {
 		return false
 	}
+	byMask := n.inOrder.byMask
+	ne := len(n.calls)
 	mask, unavailable := 0, 0
 	for i := range calls {
-		e, a := &n.calls[i], &calls[i]
-		if a.Name != e.name || !e.typeFits(a) {
-			return false
-		}
-		ok, argsUnavailable := e.passes(a)
+		ok, argsUnavailable := n.calls[i].passes(&calls[i])
 		if !ok {
 			return false
 		}
@@ -130,6 +126,24 @@ func (n *native) inOrderMatch(calls []Call, res *Result) bool {
 		return false
 	}
 	res.Decide()
+	return true
+}
+
+// callsInOrder reports whether calls are a run whose pairing is forced
+// in order: as many calls as expected calls, each tool expected once, and
+// call i to expected call i's tool and of a type it accepts. Each call is
+// then the only one to its tool and can pair with its expected call alone,
+// so in every order mode, and in every model turn's alignment (see
+// [TurnAligner.AlignInto]), call i takes expected call i.
+func (n *native) callsInOrder(calls []Call) bool {
+	if n.inOrder.byMask == nil || len(calls) != len(n.calls) {
+		return false
+	}
+	for i := range calls {
+		if e, a := &n.calls[i], &calls[i]; a.Name != e.name || !e.typeFits(a) {
+			return false
+		}
+	}
 	return true
 }
 

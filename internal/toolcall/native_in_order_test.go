@@ -134,3 +134,42 @@ func TestInOrderMatchMatchesGeneral(t *testing.T) {
 	require.Greater(t, unavailable, cases/50)
 	t.Logf("%d of %d runs decided in order, %d with unavailable arguments", decided, cases, unavailable)
 }
+
+// TestCallsInOrderAlignInPlace checks, on random runs split into random
+// model turns, that a run callsInOrder accepts is one the turns' alignment
+// leaves in place: the general alignment returns the calls themselves and
+// the scored ordering is the identity.
+func TestCallsInOrderAlignInPlace(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	decided, cases := 0, 20000
+	for range cases {
+		exp, calls := randomInOrderCase(rng)
+		turn := 1
+		for i := range calls {
+			if rng.Intn(3) == 0 {
+				turn++
+			}
+			calls[i].Turn = turn
+		}
+		if exp.Validate() != nil {
+			continue
+		}
+		a, err := NewTurnAligner(exp)
+		require.NoError(t, err)
+		if !a.n.callsInOrder(calls) {
+			continue
+		}
+		decided++
+		got := a.alignGeneral(nil, calls)
+		require.True(t, len(got) == 0 || &got[0] == &calls[0], "%+v %+v: moved to %+v", exp, calls, got)
+		sc := new(scoreScratch)
+		a.n.prepare(calls, sc)
+		a.n.orderTurns(calls, sc)
+		sc.releaseMismatches()
+		for k, j := range sc.perm[:len(calls)] {
+			require.Equal(t, k, j, "%+v %+v: scored order %v", exp, calls, sc.perm)
+		}
+	}
+	require.Greater(t, decided, cases/10)
+	t.Logf("%d of %d runs in order", decided, cases)
+}
