@@ -220,27 +220,31 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 	if conv == ConventionOpenLLMetry {
 		toolArgs = EncodingLangChainWrapper
 	}
-	for i, src := range argumentSources {
-		if !f.has(src.id) {
-			continue
-		}
-		enc := src.enc
-		if i == 0 {
-			enc = toolArgs
-		}
-		args, enc := f.raw(src.id, enc)
-		known := ArgumentsLikelyKnown(args, enc, DecodeOptions{})
-		if known || c.Encoding == EncodingAbsent {
-			c.Args, c.Encoding = args, enc
-		}
-		if known {
-			break
+	if f.set&argumentFields != 0 {
+		for i, src := range argumentSources {
+			if !f.has(src.id) {
+				continue
+			}
+			enc := src.enc
+			if i == 0 {
+				enc = toolArgs
+			}
+			args, enc := f.raw(src.id, enc)
+			known := ArgumentsLikelyKnown(args, enc, DecodeOptions{})
+			if known || c.Encoding == EncodingAbsent {
+				c.Args, c.Encoding = args, enc
+			}
+			if known {
+				break
+			}
 		}
 	}
-	for _, id := range []fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult, fPydanticResponse} {
-		if f.has(id) {
-			c.Result, _ = f.raw(id, EncodingJSON)
-			break
+	if f.set&resultFields != 0 {
+		for _, id := range resultSources {
+			if f.has(id) {
+				c.Result, _ = f.raw(id, EncodingJSON)
+				break
+			}
 		}
 	}
 	if f.str(fToolStatus) == "error" {
@@ -279,6 +283,23 @@ var argumentSources = [...]struct {
 	// also marks it execute_tool.
 	{fPydanticArgs, EncodingJSON},
 }
+
+// resultSources are the keys an execute_tool span may carry its result in,
+// in the order they are tried.
+var resultSources = [...]fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult, fPydanticResponse}
+
+// argumentFields and resultFields are the sets (fields.set bits) of
+// argumentSources and resultSources: a span that has none of a set's
+// fields is not read for it.
+var argumentFields, resultFields = func() (args, results uint64) {
+	for _, src := range argumentSources {
+		args |= 1 << src.id
+	}
+	for _, id := range resultSources {
+		results |= 1 << id
+	}
+	return args, results
+}()
 
 // mcpTool reads an MCP tools/call client or server span (semconv >= 1.39).
 func (f *fields) mcpTool(span ptrace.Span) Result {

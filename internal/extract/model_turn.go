@@ -3,6 +3,7 @@ package extract
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -231,9 +232,36 @@ func finishAsksTools(v pcommon.Value) bool {
 	return false
 }
 
+// asksTools reports whether a finish reason asks for tool calls: lower-cased,
+// it starts with "tool" or is "function_call".
+//
+// It reads ASCII text in place: lower-casing it with strings.ToLower cost
+// more than the rest of reading a model call's turn. Text with other bytes
+// is lower-cased as Unicode (U+0130 lowers to an ASCII 'i').
 func asksTools(s string) bool {
-	s = strings.ToLower(s)
-	return strings.HasPrefix(s, "tool") || s == "function_call"
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			s = strings.ToLower(s)
+			return strings.HasPrefix(s, "tool") || s == "function_call"
+		}
+	}
+	return len(s) >= len("tool") && equalLowerASCII(s[:len("tool")], "tool") ||
+		len(s) == len("function_call") && equalLowerASCII(s, "function_call")
+}
+
+// equalLowerASCII reports whether the ASCII text s, lower-cased, is lower
+// (lower-case ASCII of the same length).
+func equalLowerASCII(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // readFlat reads one flattened message attribute: llm.output_messages.N.
