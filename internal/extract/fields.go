@@ -201,8 +201,27 @@ type fields struct {
 }
 
 // hasGenAIKey reports whether any key of attrs marks a GenAI span. It is
-// the whole cost of an ordinary span: a two-byte table lookup per key.
+// the whole cost of an ordinary span: a two-byte table lookup per key, in a
+// pass that neither calls nor leaves the loop early, which the compiler
+// keeps in registers (a call or an early return in the body of a loop over
+// Map.All costs half as much again per key: 296 against 178 instructions
+// for an HTTP span's ten keys). A gen_ai.* key settles it in that pass;
+// other keys that pass the table are read whole in a second pass.
 func hasGenAIKey(attrs pcommon.Map) bool {
+	may, genAI := false, false
+	for k := range attrs.All() {
+		if len(k) >= 3 && mayStartMarker(k) {
+			may = true
+			if len(k) >= len("gen_ai.") && k[:len("gen_ai.")] == "gen_ai." {
+				genAI = true
+			}
+		}
+	}
+	return genAI || may && hasMarkerKey(attrs)
+}
+
+// hasMarkerKey reports whether a key of attrs is a marker key.
+func hasMarkerKey(attrs pcommon.Map) bool {
 	for k := range attrs.All() {
 		if len(k) >= 3 && mayStartMarker(k) {
 			if isMarkerKey(k) {

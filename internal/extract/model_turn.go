@@ -235,10 +235,17 @@ func finishAsksTools(v pcommon.Value) bool {
 // asksTools reports whether a finish reason asks for tool calls: lower-cased,
 // it starts with "tool" or is "function_call".
 //
-// It reads ASCII text in place: lower-casing it with strings.ToLower cost
-// more than the rest of reading a model call's turn. Text with other bytes
-// is lower-cased as Unicode (U+0130 lowers to an ASCII 'i').
+// The finish reasons the conventions record are answered at once; other
+// ASCII text is read in place (lower-casing it with strings.ToLower cost
+// more than the rest of reading a model call's turn), and text with other
+// bytes is lower-cased as Unicode (U+0130 lowers to an ASCII 'i').
 func asksTools(s string) bool {
+	switch s {
+	case "tool_calls", "tool_call", "tool_use", "toolUse", "tool-calls", "function_call":
+		return true
+	case "stop", "STOP", "end_turn", "length", "max_tokens", "MAX_TOKENS", "content_filter", "other", "error":
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			s = strings.ToLower(s)

@@ -31,7 +31,7 @@ func TestAsksToolsReadsFinishReasons(t *testing.T) {
 // FuzzAsksTools checks asksTools, which reads ASCII text in place, against
 // the same test on the Unicode lower-cased text.
 func FuzzAsksTools(f *testing.F) {
-	for _, s := range []string{"tool_calls", "TOOLUSE", "function_call", "FUNCTION_CALL", "stop", "functİon_call", "toOl\xff", "\xff"} {
+	for _, s := range []string{"tool_calls", "TOOLUSE", "function_call", "FUNCTION_CALL", "stop", "STOP", "end_turn", "functİon_call", "toOl\xff", "\xff"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
