@@ -160,6 +160,14 @@ func isLangGraphModelNode(name, metadata string) bool {
 // convention names the convention of a GenAI span that carries the common
 // gen_ai.* attributes, using framework-specific keys and the scope name.
 func (f *fields) convention(scope pcommon.InstrumentationScope) Convention {
+	if f.set&conventionFields == 0 {
+		return scopeConvention(scope) // a span of the GenAI keys alone
+	}
+	return f.fieldConvention(scope)
+}
+
+// fieldConvention is convention read from each of conventionFields in turn.
+func (f *fields) fieldConvention(scope pcommon.InstrumentationScope) Convention {
 	switch {
 	case f.has(fADKArgs) || f.has(fADKResponse):
 		return ConventionADK
@@ -179,22 +187,42 @@ func (f *fields) convention(scope pcommon.InstrumentationScope) Convention {
 	return scopeConvention(scope)
 }
 
+// conventionFields are the fields (fields.set bits) convention reads.
+const conventionFields = 1<<fADKArgs | 1<<fADKResponse | 1<<fMastraSpanType | 1<<fTLSpanKind | 1<<fTLEntityName |
+	1<<fOISpanKind | 1<<fGenkitType | 1<<fSpringKind | 1<<fAIOperationID
+
 // scopeConvention names the convention of a span from its instrumentation
-// scope, for spans whose attributes do not say.
+// scope, for spans whose attributes do not say. The names it knows start
+// with different bytes, so that other scopes are told apart by the first.
 func scopeConvention(scope pcommon.InstrumentationScope) Convention {
-	switch s := scope.Name(); {
-	case s == "gcp.vertex.agent":
-		return ConventionADK
-	case strings.HasPrefix(s, "strands"):
-		return ConventionStrands
-	case s == "pydantic-ai" || strings.HasPrefix(s, "pydantic_ai"):
-		return ConventionPydanticAI
-	case strings.HasPrefix(s, "@mastra"):
-		return ConventionMastra
-	case strings.HasPrefix(s, "com.anthropic.claude_code"):
-		return ConventionClaudeCode
-	case s == "gemini-cli":
-		return ConventionGeminiCLI
+	s := scope.Name()
+	if s == "" {
+		return ConventionGenAI
+	}
+	switch s[0] {
+	case 'g':
+		switch s {
+		case "gcp.vertex.agent":
+			return ConventionADK
+		case "gemini-cli":
+			return ConventionGeminiCLI
+		}
+	case 's':
+		if strings.HasPrefix(s, "strands") {
+			return ConventionStrands
+		}
+	case 'p':
+		if s == "pydantic-ai" || strings.HasPrefix(s, "pydantic_ai") {
+			return ConventionPydanticAI
+		}
+	case '@':
+		if strings.HasPrefix(s, "@mastra") {
+			return ConventionMastra
+		}
+	case 'c':
+		if strings.HasPrefix(s, "com.anthropic.claude_code") {
+			return ConventionClaudeCode
+		}
 	}
 	return ConventionGenAI
 }

@@ -265,7 +265,11 @@ func (o *Options) skips(name string) bool {
 		return true
 	}
 	for _, e := range o.SkipTools {
-		if n := len(e); n > 0 && e[n-1] == '*' {
+		n := len(e)
+		if n > 1 && e[0] != name[0] {
+			continue // neither e nor, with a "*", its prefix can match name
+		}
+		if n > 0 && e[n-1] == '*' {
 			if strings.HasPrefix(name, e[:n-1]) {
 				return true
 			}

@@ -217,7 +217,7 @@ func finishAsksTools(v pcommon.Value) bool {
 	switch v.Type() {
 	case pcommon.ValueTypeSlice:
 		for _, it := range v.Slice().All() {
-			if asksTools(it.AsString()) {
+			if asksTools(asString(it)) {
 				return true
 			}
 		}
@@ -230,6 +230,14 @@ func finishAsksTools(v pcommon.Value) bool {
 		return asksTools(s)
 	}
 	return false
+}
+
+// asString is v.AsString, without its call for a string value.
+func asString(v pcommon.Value) string {
+	if v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return v.AsString()
 }
 
 // asksTools reports whether a finish reason asks for tool calls: lower-cased,
