@@ -8,39 +8,54 @@ import (
 )
 
 // classify applies the convention predicates in order: tool predicates first
-// (most specific convention wins), then agent predicates.
-func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) Result {
+// (most specific convention wins), then agent predicates, and writes what
+// they find to res (in place: a Result returned by value was copied once
+// more on its way up).
+func (f *fields) classify(res *Result, span ptrace.Span, scope pcommon.InstrumentationScope) {
 	op := f.str(fOpName)
 	switch {
 	case op == "execute_tool":
-		return f.genAITool(span, scope)
+		*res = f.genAITool(span, scope)
+		return
 	case f.str(fMCPMethod) == "tools/call":
-		return f.mcpTool(span)
+		*res = f.mcpTool(span)
+		return
 	case f.oiKind("TOOL"):
-		return f.openInferenceTool(span)
+		*res = f.openInferenceTool(span)
+		return
 	case f.str(fTLSpanKind) == "tool":
-		return f.traceloopTool(span)
+		*res = f.traceloopTool(span)
+		return
 	case f.str(fAIOperationID) == "ai.toolCall" || (span.Name() == "ai.toolCall" && f.has(fAIToolName)):
-		return f.aiSDKTool()
+		*res = f.aiSDKTool()
+		return
 	case f.str(fSpringKind) == "tool_call":
-		return f.springTool(span)
+		*res = f.springTool(span)
+		return
 	case f.isGenkitTool():
-		return f.genkitTool()
+		*res = f.genkitTool()
+		return
 	case span.Name() == "running tool" && f.has(fToolName):
-		return f.pydanticV2Tool()
+		*res = f.pydanticV2Tool()
+		return
 	case op == "tool_call":
-		return f.geminiTool(span)
+		*res = f.geminiTool(span)
+		return
 	case f.has(fSpanType) && isClaudeCodeRecord(f.str(fSpanType)):
-		return f.claudeCodeRecord(span)
+		*res = f.claudeCodeRecord(span)
+		return
 	case f.str(fCodexToolPhase) == "dispatch":
-		return f.codexTool(span)
+		*res = f.codexTool(span)
+		return
 	case f.isGenericTool():
-		return f.genericTool()
+		*res = f.genericTool()
+		return
 	}
 	if c, ok := f.agentConvention(span, scope, op); ok {
-		return Result{Kind: KindAgent, Convention: c}
+		*res = Result{Kind: KindAgent, Convention: c}
+		return
 	}
-	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step",
+	*res = Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step",
 		NamesTool: f.namesTool(), Scheduled: op == "schedule_tool_calls"}
 }
 

@@ -412,12 +412,12 @@ func ClassifyInto(span ptrace.Span, scope pcommon.InstrumentationScope, opts *Op
 
 // classifyInto, captureInto and contextInto write what classify,
 // CaptureContext and context return in place, from frames of their own
-// (ClassifyInto's holds the span's fields: 1,232 bytes).
+// (ClassifyInto's holds the span's fields: 928 bytes).
 // Out of line for the stack budget (docs/architecture.md, "A batch").
 //
 //go:noinline
 func (f *fields) classifyInto(res *Result, span ptrace.Span, scope pcommon.InstrumentationScope) {
-	*res = f.classify(span, scope)
+	f.classify(res, span, scope)
 }
 
 // Out of line for the stack budget (docs/architecture.md, "A batch").
