@@ -22,17 +22,27 @@ import (
 //   - an expected member missing, repeated or written with an escaped key;
 //   - any extra member when the policy counts extras.
 func (s *argSpec) evaluateText(text string, t *argTally) (score float64, ok bool) {
-	if s.root.kind != nodeObject {
-		return 0, false
-	}
-	checks := 0
-	end, ok := s.objectText(s.root, text, jsonv.SkipSpace(text, 0), 0, &checks)
-	if !ok || jsonv.SkipSpace(text, end) != len(text) {
+	checks, ok := s.passesText(text)
+	if !ok {
 		return 0, false
 	}
 	t.total += checks
 	t.passed += checks
 	return s.score(t), true
+}
+
+// passesText is evaluateText's check of the text: it reports whether the
+// one-pass path decides the text (every check passing), and how many
+// checks passed. Then, with no extra member counted, the score is 1.
+func (s *argSpec) passesText(text string) (checks int, ok bool) {
+	if s.root.kind != nodeObject {
+		return 0, false
+	}
+	end, ok := s.objectText(s.root, text, jsonv.SkipSpace(text, 0), 0, &checks)
+	if !ok || jsonv.SkipSpace(text, end) != len(text) {
+		return 0, false
+	}
+	return checks, true
 }
 
 // maxTextFields is how many members an object node may check for

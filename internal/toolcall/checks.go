@@ -193,7 +193,7 @@ func (c *checks) ScoreInto(calls []Call, run *RunContext, res *Result) {
 	failed := failedCalls(findings)
 	res.Score = float64(len(calls)-failed) / float64(len(calls))
 	res.Decide()
-	if run != nil {
+	if run != nil && len(run.Notes) > 0 {
 		notes = append(notes, run.Notes...)
 	}
 	if failed == 0 && len(notes) == 0 && len(calls) <= maxPassedTable {

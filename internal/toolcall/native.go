@@ -113,6 +113,9 @@ type native struct {
 	// (nil past maxUnavailableTable expected calls).
 	allMatched  []string
 	unavailable [][]string
+	// inOrder holds the pairs of the in-order results (see
+	// inOrderMatch); nil when some tool is expected more than once.
+	inOrder inOrderPairs
 }
 
 var _ Scorer = (*native)(nil)
@@ -149,6 +152,7 @@ func newNative(s Settings) (Scorer, error) {
 		allMatched: allMatchedExplanations(len(calls)),
 	}
 	n.unavailable = n.unavailableExplanations()
+	n.inOrder = newInOrderPairs(calls, groupRows)
 	return n, nil
 }
 
@@ -330,15 +334,27 @@ func GrowBools(b []bool, n int) []bool {
 // Score implements Scorer.
 func (n *native) Score(_ context.Context, calls []Call) (res Result) {
 	n.ScoreInto(calls, nil, &res)
+	n.inOrder.own(&res)
 	return res
 }
 
-// ScoreInto is Score writing its result to res (see ScoreInto).
+// ScoreInto is Score writing its result to res (see ScoreInto). The
+// result of a run matched in order (see inOrderMatch) shares its pairs
+// with the scorer.
 func (n *native) ScoreInto(calls []Call, _ *RunContext, res *Result) {
 	if len(calls) > MaxCalls {
 		SetError(res, NativeName, n.threshold, fmt.Errorf("%d calls exceed the maximum of %d per trajectory", len(calls), MaxCalls))
 		return
 	}
+	if n.inOrderMatch(calls, res) {
+		return
+	}
+	n.scoreGeneral(calls, res)
+}
+
+// scoreGeneral is ScoreInto for any run within MaxCalls: it pairs the
+// calls and writes the result with its breakdown.
+func (n *native) scoreGeneral(calls []Call, res *Result) {
 	sc := scratchPool.Get().(*scoreScratch)
 	defer scratchPool.Put(sc)
 	n.prepare(calls, sc)

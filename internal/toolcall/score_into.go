@@ -25,7 +25,10 @@ func ScoreInto(ctx context.Context, s Scorer, calls []Call, run *RunContext, res
 
 // InPlaceScorer is a scorer that writes its result in place (see
 // [ScoreInto]). Its ScoreInto overwrites all of *res, with run when the
-// scorer reads the run's context.
+// scorer reads the run's context. The result may share memory with the
+// scorer (the native scorer's pairs of a run matched in order): a caller
+// of ScoreInto reads it and does not change it; Score gives a result of
+// its own.
 type InPlaceScorer interface {
 	ScoreInto(calls []Call, run *RunContext, res *Result)
 }

@@ -27,6 +27,16 @@ func (a *TurnAligner) Align(calls []Call) []Call { return a.AlignInto(nil, calls
 // aligning run after run reuses it. A nil buf gets new memory. When nothing
 // moves, calls itself is returned.
 func (a *TurnAligner) AlignInto(buf *[]Call, calls []Call) []Call {
+	if a.n.callsInOrder(calls) {
+		// Call i takes expected call i, in its turn as in every other:
+		// nothing moves.
+		return calls
+	}
+	return a.alignGeneral(buf, calls)
+}
+
+// alignGeneral is AlignInto for any run.
+func (a *TurnAligner) alignGeneral(buf *[]Call, calls []Call) []Call {
 	if len(a.n.calls) == 0 || !hasParallelTurn(calls) || len(calls) > MaxCalls {
 		// With no expected calls, no call takes one: nothing moves.
 		return calls

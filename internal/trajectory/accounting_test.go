@@ -34,6 +34,7 @@ func requireAccounting(t testing.TB, s *Store, msg string) {
 		if ts.open != runs || ts.nodes.runs != runs {
 			t.Fatalf("%s: trace %v counts %d open runs (span table %d), holds %d", msg, id, ts.open, ts.nodes.runs, runs)
 		}
+		requireStrayShortcut(t, ts, msg)
 		if ts.incomplete != inc {
 			t.Fatalf("%s: trace %v counts %d runs held incomplete, holds %d", msg, id, ts.incomplete, inc)
 		}
@@ -51,6 +52,23 @@ func requireAccounting(t testing.TB, s *Store, msg string) {
 		t.Fatalf("%s: the store counts %d open runs, %d held, %d incomplete, %d groups of held traces; its traces hold %d, %d, %d, %d",
 			msg, s.Open(), s.Held(), s.incomplete, s.heldGroups, total, held, incomplete, heldGroups)
 	}
+}
+
+// requireStrayShortcut checks strayInside's shortcut on every span of the
+// trace (and one it has not seen): where the span table counts no run but
+// the span's own, no open group holds a call, at any time.
+func requireStrayShortcut(t testing.TB, ts *traceState, msg string) {
+	t.Helper()
+	check := func(span pcommon.SpanID, n *node) {
+		if ts.nodes.runs <= isRun(n) && strayGroup(ts, span, n, 0, 0) {
+			t.Fatalf("%s: trace %v: the span table counts %d runs, span %v's own %d, and another group holds a call", msg, ts.id, ts.nodes.runs, span, isRun(n))
+		}
+	}
+	ts.nodes.each(func(id pcommon.SpanID, n *node) bool {
+		check(id, n)
+		return true
+	})
+	check(pcommon.SpanID{0xff, 0xfe}, nil)
 }
 
 // requireCallTable checks the call table against a recount: each trace's

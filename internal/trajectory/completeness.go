@@ -404,25 +404,17 @@ func (t *toolTally) tool(name string) *toolCount {
 // not seen yet (an open group other
 // than the run's, or a turn whose parent resolves to no span seen): its
 // parent may be one of the run's spans, still on its way.
+//
+// n is the node the span table holds at span, or nil (every caller passes
+// ts.nodes.get(span), before it replaces it). The groups are looked
+// through only when the table holds runs besides n: ts.nodes.runs counts
+// the spans whose node is a group or a held run, n among them when it is
+// one, so when it counts no more than n no other group is there. (Not
+// ts.open: a root's caller closes its group before asking.)
 func strayInside(ts *traceState, span pcommon.SpanID, n *node, start, end uint64) bool {
 	inside := func(t uint64) bool { return t >= start && (end == 0 || t <= end) }
-	if ts.open > 0 {
-		stray := false
-		ts.nodes.each(func(id pcommon.SpanID, g *node) bool {
-			if id == span || g == n || g.kind != nodeGroup || g.traj == nil {
-				return true
-			}
-			for i := range g.traj.Calls {
-				if inside(g.traj.Calls[i].Start) {
-					stray = true
-					return false
-				}
-			}
-			return true
-		})
-		if stray {
-			return true
-		}
+	if ts.nodes.runs > isRun(n) && strayGroup(ts, span, n, start, end) {
+		return true
 	}
 	if ts.hasExtra {
 		for _, t := range ts.extra.turns {
@@ -433,4 +425,23 @@ func strayInside(ts *traceState, span pcommon.SpanID, n *node, start, end uint64
 		}
 	}
 	return false
+}
+
+// strayGroup reports a call of an open group of the trace, other than the
+// run's (at span, node n), inside the agent span's time (see strayInside).
+func strayGroup(ts *traceState, span pcommon.SpanID, n *node, start, end uint64) bool {
+	stray := false
+	ts.nodes.each(func(id pcommon.SpanID, g *node) bool {
+		if id == span || g == n || g.kind != nodeGroup || g.traj == nil {
+			return true
+		}
+		for i := range g.traj.Calls {
+			if t := g.traj.Calls[i].Start; t >= start && (end == 0 || t <= end) {
+				stray = true
+				return false
+			}
+		}
+		return true
+	})
+	return stray
 }

@@ -85,17 +85,8 @@ func orderInto(calls []StoredCall, agent pcommon.SpanID, models []ModelStarts, t
 		}
 		turns[i] = directTurn
 	}
-	// Renumber turns by first appearance so they increase along the order.
-	var small [32]int // remap must start zeroed, as small and make are
-	remap := resize(small[:0], turn+1)
-	next := 0
-	for i, t := range turns {
-		if remap[t] == 0 {
-			next++
-			remap[t] = next
-		}
-		turns[i] = remap[t]
-	}
+	// Turns increase along the order by first appearance: each is
+	// numbered (turn++) by the call it first appears at.
 }
 
 // startOrdered reports whether calls are already in startTimeOrder.

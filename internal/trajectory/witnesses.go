@@ -211,6 +211,9 @@ func appendHistoryRequests(out []requested, turns []*extract.ModelTurn) []reques
 // request that fits, in order. taken is memory for the executed calls'
 // marks, returned for the next run.
 func pair(reqs []requested, calls []toolcall.Call, taken []bool) []bool {
+	if len(reqs) == 0 {
+		return taken // nothing to pair (turns without content)
+	}
 	taken = toolcall.GrowBools(taken, len(calls))
 	for k := range reqs {
 		if id := reqs[k].c.ID; id != "" {
