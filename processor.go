@@ -637,7 +637,7 @@ func (p *tcaProcessor) addEntry(b *batch, ref spanRef, span ptrace.Span) {
 		e.context = int32(len(b.contexts))
 	}
 	if p.readTurns && extract.IsTurn(res) {
-		b.turns = append(b.turns, extract.ModelTurn{})
+		b.turns = slices.Grow(b.turns, 1)[:len(b.turns)+1] // ReadTurn writes all of it
 		if extract.ReadTurn(span, &b.turns[len(b.turns)-1]) {
 			e.turn = int32(len(b.turns))
 		} else {

@@ -109,16 +109,22 @@ func eventArguments(span ptrace.Span, c *SpanCall) {
 // an event, or, in its Langfuse mode, on the span itself. It returns
 // whether arguments are still needed.
 func messageArguments(attrs pcommon.Map, c *SpanCall, need bool) bool {
-	if v, ok := attrs.Get("gen_ai.input.messages"); ok && need {
+	if v, ok := attrs.Get(inputMessagesKey); ok && need {
 		if args, found := toolCallPartArguments(valueText(v), c.Name); found {
 			c.Args, c.Encoding, need = args, EncodingJSON, false
 		}
 	}
-	if v, ok := attrs.Get("gen_ai.output.messages"); ok && c.Result == "" {
+	if v, ok := attrs.Get(outputMessagesKey); ok && c.Result == "" {
 		c.Result = valueText(v)
 	}
 	return need
 }
+
+// The keys of the GenAI messages messageArguments reads.
+const (
+	inputMessagesKey  = "gen_ai.input.messages"
+	outputMessagesKey = "gen_ai.output.messages"
+)
 
 // toolCallPartArguments finds the arguments of the tool_call part named name
 // in a GenAI messages JSON document.

@@ -8,39 +8,54 @@ import (
 )
 
 // classify applies the convention predicates in order: tool predicates first
-// (most specific convention wins), then agent predicates.
-func (f *fields) classify(span ptrace.Span, scope pcommon.InstrumentationScope) Result {
+// (most specific convention wins), then agent predicates, and writes what
+// they find to res (in place: a Result returned by value was copied once
+// more on its way up).
+func (f *fields) classify(res *Result, span ptrace.Span, scope pcommon.InstrumentationScope) {
 	op := f.str(fOpName)
 	switch {
 	case op == "execute_tool":
-		return f.genAITool(span, scope)
+		*res = f.genAITool(span, scope)
+		return
 	case f.str(fMCPMethod) == "tools/call":
-		return f.mcpTool(span)
+		*res = f.mcpTool(span)
+		return
 	case f.oiKind("TOOL"):
-		return f.openInferenceTool(span)
+		*res = f.openInferenceTool(span)
+		return
 	case f.str(fTLSpanKind) == "tool":
-		return f.traceloopTool(span)
+		*res = f.traceloopTool(span)
+		return
 	case f.str(fAIOperationID) == "ai.toolCall" || (span.Name() == "ai.toolCall" && f.has(fAIToolName)):
-		return f.aiSDKTool()
+		*res = f.aiSDKTool()
+		return
 	case f.str(fSpringKind) == "tool_call":
-		return f.springTool(span)
+		*res = f.springTool(span)
+		return
 	case f.isGenkitTool():
-		return f.genkitTool()
+		*res = f.genkitTool()
+		return
 	case span.Name() == "running tool" && f.has(fToolName):
-		return f.pydanticV2Tool()
+		*res = f.pydanticV2Tool()
+		return
 	case op == "tool_call":
-		return f.geminiTool(span)
+		*res = f.geminiTool(span)
+		return
 	case f.has(fSpanType) && isClaudeCodeRecord(f.str(fSpanType)):
-		return f.claudeCodeRecord(span)
+		*res = f.claudeCodeRecord(span)
+		return
 	case f.str(fCodexToolPhase) == "dispatch":
-		return f.codexTool(span)
+		*res = f.codexTool(span)
+		return
 	case f.isGenericTool():
-		return f.genericTool()
+		*res = f.genericTool()
+		return
 	}
 	if c, ok := f.agentConvention(span, scope, op); ok {
-		return Result{Kind: KindAgent, Convention: c}
+		*res = Result{Kind: KindAgent, Convention: c}
+		return
 	}
-	return Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step",
+	*res = Result{Convention: f.convention(scope), ModelCall: f.isModelCall(span, scope, op), ModelStep: f.str(fMastraSpanType) == "model_step",
 		NamesTool: f.namesTool(), Scheduled: op == "schedule_tool_calls"}
 }
 
@@ -160,6 +175,14 @@ func isLangGraphModelNode(name, metadata string) bool {
 // convention names the convention of a GenAI span that carries the common
 // gen_ai.* attributes, using framework-specific keys and the scope name.
 func (f *fields) convention(scope pcommon.InstrumentationScope) Convention {
+	if f.set&conventionFields == 0 {
+		return scopeConvention(scope) // a span of the GenAI keys alone
+	}
+	return f.fieldConvention(scope)
+}
+
+// fieldConvention is convention read from each of conventionFields in turn.
+func (f *fields) fieldConvention(scope pcommon.InstrumentationScope) Convention {
 	switch {
 	case f.has(fADKArgs) || f.has(fADKResponse):
 		return ConventionADK
@@ -179,22 +202,42 @@ func (f *fields) convention(scope pcommon.InstrumentationScope) Convention {
 	return scopeConvention(scope)
 }
 
+// conventionFields are the fields (fields.set bits) convention reads.
+const conventionFields = 1<<fADKArgs | 1<<fADKResponse | 1<<fMastraSpanType | 1<<fTLSpanKind | 1<<fTLEntityName |
+	1<<fOISpanKind | 1<<fGenkitType | 1<<fSpringKind | 1<<fAIOperationID
+
 // scopeConvention names the convention of a span from its instrumentation
-// scope, for spans whose attributes do not say.
+// scope, for spans whose attributes do not say. The names it knows start
+// with different bytes, so that other scopes are told apart by the first.
 func scopeConvention(scope pcommon.InstrumentationScope) Convention {
-	switch s := scope.Name(); {
-	case s == "gcp.vertex.agent":
-		return ConventionADK
-	case strings.HasPrefix(s, "strands"):
-		return ConventionStrands
-	case s == "pydantic-ai" || strings.HasPrefix(s, "pydantic_ai"):
-		return ConventionPydanticAI
-	case strings.HasPrefix(s, "@mastra"):
-		return ConventionMastra
-	case strings.HasPrefix(s, "com.anthropic.claude_code"):
-		return ConventionClaudeCode
-	case s == "gemini-cli":
-		return ConventionGeminiCLI
+	s := scope.Name()
+	if s == "" {
+		return ConventionGenAI
+	}
+	switch s[0] {
+	case 'g':
+		switch s {
+		case "gcp.vertex.agent":
+			return ConventionADK
+		case "gemini-cli":
+			return ConventionGeminiCLI
+		}
+	case 's':
+		if strings.HasPrefix(s, "strands") {
+			return ConventionStrands
+		}
+	case 'p':
+		if s == "pydantic-ai" || strings.HasPrefix(s, "pydantic_ai") {
+			return ConventionPydanticAI
+		}
+	case '@':
+		if strings.HasPrefix(s, "@mastra") {
+			return ConventionMastra
+		}
+	case 'c':
+		if strings.HasPrefix(s, "com.anthropic.claude_code") {
+			return ConventionClaudeCode
+		}
 	}
 	return ConventionGenAI
 }
@@ -220,27 +263,31 @@ func (f *fields) genAITool(span ptrace.Span, scope pcommon.InstrumentationScope)
 	if conv == ConventionOpenLLMetry {
 		toolArgs = EncodingLangChainWrapper
 	}
-	for i, src := range argumentSources {
-		if !f.has(src.id) {
-			continue
-		}
-		enc := src.enc
-		if i == 0 {
-			enc = toolArgs
-		}
-		args, enc := f.raw(src.id, enc)
-		known := ArgumentsLikelyKnown(args, enc, DecodeOptions{})
-		if known || c.Encoding == EncodingAbsent {
-			c.Args, c.Encoding = args, enc
-		}
-		if known {
-			break
+	if f.set&argumentFields != 0 {
+		for i, src := range argumentSources {
+			if !f.has(src.id) {
+				continue
+			}
+			enc := src.enc
+			if i == 0 {
+				enc = toolArgs
+			}
+			args, enc := f.raw(src.id, enc)
+			known := ArgumentsLikelyKnown(args, enc, DecodeOptions{})
+			if known || c.Encoding == EncodingAbsent {
+				c.Args, c.Encoding = args, enc
+			}
+			if known {
+				break
+			}
 		}
 	}
-	for _, id := range []fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult, fPydanticResponse} {
-		if f.has(id) {
-			c.Result, _ = f.raw(id, EncodingJSON)
-			break
+	if f.set&resultFields != 0 {
+		for _, id := range resultSources {
+			if f.has(id) {
+				c.Result, _ = f.raw(id, EncodingJSON)
+				break
+			}
 		}
 	}
 	if f.str(fToolStatus) == "error" {
@@ -279,6 +326,23 @@ var argumentSources = [...]struct {
 	// also marks it execute_tool.
 	{fPydanticArgs, EncodingJSON},
 }
+
+// resultSources are the keys an execute_tool span may carry its result in,
+// in the order they are tried.
+var resultSources = [...]fieldID{fToolResult, fADKResponse, fOutputValue, fTLEntityOutput, fAIToolResult, fSpringToolResult, fPydanticResponse}
+
+// argumentFields and resultFields are the sets (fields.set bits) of
+// argumentSources and resultSources: a span that has none of a set's
+// fields is not read for it.
+var argumentFields, resultFields = func() (args, results uint64) {
+	for _, src := range argumentSources {
+		args |= 1 << src.id
+	}
+	for _, id := range resultSources {
+		results |= 1 << id
+	}
+	return args, results
+}()
 
 // mcpTool reads an MCP tools/call client or server span (semconv >= 1.39).
 func (f *fields) mcpTool(span ptrace.Span) Result {

@@ -115,11 +115,17 @@ func FuzzFieldTable(f *testing.F) {
 		}
 		wantRole, wantRoleOK := contextKeys[k]
 		sk, ok := keyTab.lookup(k)
-		if ok != (wantOK || wantRoleOK) || (ok && sk != spanKey{want, wantRole, len(k) >= 3 && isMarkerKey(k)}) {
+		if ok != (wantOK || wantRoleOK) || (ok && sk != spanKey{want, wantRole, flagsOf(k)}) {
 			t.Fatalf("lookup(%q) = %v, %v; the maps have %d, %v and %d, %v", k, sk, ok, want, wantOK, wantRole, wantRoleOK)
 		}
 		if _, _, ok := indexedFamily(k); ok && !(mayBeIndexed(k) && indexedStart(k)) {
 			t.Fatalf("%q is in an indexed family mayBeIndexed stops", k)
+		}
+		if ok && (sk.flags&keyMarker != 0) != (len(k) >= 3 && isMarkerKey(k)) {
+			t.Fatalf("lookup(%q) marks a GenAI span: %v, isMarkerKey says otherwise", k, sk.flags&keyMarker != 0)
+		}
+		if ok && (sk.flags&keyMessages != 0) != (k == "gen_ai.input.messages" || k == "gen_ai.output.messages") {
+			t.Fatalf("lookup(%q) is a key messageArguments reads: %v", k, sk.flags&keyMessages != 0)
 		}
 		if isMarkerKey(k) && len(k) >= 3 && !mayStartMarker(k) {
 			t.Fatalf("%q is a marker the two-byte filter stops", k)

@@ -3,6 +3,7 @@ package extract
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -216,7 +217,7 @@ func finishAsksTools(v pcommon.Value) bool {
 	switch v.Type() {
 	case pcommon.ValueTypeSlice:
 		for _, it := range v.Slice().All() {
-			if asksTools(it.AsString()) {
+			if asksTools(asString(it)) {
 				return true
 			}
 		}
@@ -231,9 +232,51 @@ func finishAsksTools(v pcommon.Value) bool {
 	return false
 }
 
+// asString is v.AsString, without its call for a string value.
+func asString(v pcommon.Value) string {
+	if v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return v.AsString()
+}
+
+// asksTools reports whether a finish reason asks for tool calls: lower-cased,
+// it starts with "tool" or is "function_call".
+//
+// The finish reasons the conventions record are answered at once; other
+// ASCII text is read in place (lower-casing it with strings.ToLower cost
+// more than the rest of reading a model call's turn), and text with other
+// bytes is lower-cased as Unicode (U+0130 lowers to an ASCII 'i').
 func asksTools(s string) bool {
-	s = strings.ToLower(s)
-	return strings.HasPrefix(s, "tool") || s == "function_call"
+	switch s {
+	case "tool_calls", "tool_call", "tool_use", "toolUse", "tool-calls", "function_call":
+		return true
+	case "stop", "STOP", "end_turn", "length", "max_tokens", "MAX_TOKENS", "content_filter", "other", "error":
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			s = strings.ToLower(s)
+			return strings.HasPrefix(s, "tool") || s == "function_call"
+		}
+	}
+	return len(s) >= len("tool") && equalLowerASCII(s[:len("tool")], "tool") ||
+		len(s) == len("function_call") && equalLowerASCII(s, "function_call")
+}
+
+// equalLowerASCII reports whether the ASCII text s, lower-cased, is lower
+// (lower-case ASCII of the same length).
+func equalLowerASCII(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // readFlat reads one flattened message attribute: llm.output_messages.N.
