@@ -91,7 +91,7 @@ func TestScoredAnnotationsKeptAsSent(t *testing.T) {
 			}
 			c.p.mu.Lock()
 			kept += c.p.holder.scored.len()
-			for key, a := range c.p.holder.scored.byRun {
+			for key, a := range c.p.holder.scored.byRun.All() {
 				span, ok := sent[key]
 				if assert.True(t, ok, "a kept run's span went out") {
 					assert.Equal(t, copyAnnotations(span).packed, a.packed, "span %s", span.Name())

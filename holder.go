@@ -2,6 +2,7 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.uber.org/zap"
 
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/idtable"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/toolcall"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/tracefilter"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/trajectory"
@@ -549,6 +551,12 @@ type runKey struct {
 	span  pcommon.SpanID
 }
 
+// hash spreads a run's key over all 64 bits (for idtable): the trace's
+// hash, with the span's bits mixed in, as a trace can have several runs.
+func (k runKey) hash() uint64 {
+	return tracefilter.Mix(tracefilter.Hash(k.trace) + binary.LittleEndian.Uint64(k.span[:]))
+}
+
 // replayCache keeps the annotations of recent runs whose span may come
 // again, first in first out: at most limit entries, each for at most ttl.
 // A run put again (rare) leaves its older entry stale; stale counts those,
@@ -556,7 +564,7 @@ type runKey struct {
 type replayCache struct {
 	limit   int
 	ttl     int64
-	byRun   map[runKey]*annotations
+	byRun   *idtable.Table[runKey, annotations]
 	entries []replayEntry
 	head    int
 	stale   int
@@ -573,26 +581,24 @@ type replayEntry struct {
 }
 
 func newReplayCache(limit int, ttl int64) *replayCache {
-	return &replayCache{limit: limit, ttl: ttl, byRun: make(map[runKey]*annotations), traces: tracefilter.New(limit)}
+	return &replayCache{limit: limit, ttl: ttl, byRun: idtable.New[runKey, annotations](runKey.hash), traces: tracefilter.New(limit)}
 }
 
 // len returns how many runs the cache holds.
-func (c *replayCache) len() int { return len(c.byRun) }
+func (c *replayCache) len() int { return c.byRun.Len() }
 
 // put remembers a run's annotations, dropping the oldest past the limit.
 func (c *replayCache) put(key runKey, a *annotations, now int64) {
 	if a == nil || c.limit <= 0 {
 		return
 	}
-	n := len(c.byRun)
-	c.byRun[key] = a
-	if len(c.byRun) == n {
+	if c.byRun.Put(key, a) != nil {
 		c.stale++ // the run's older entry
 	} else {
 		c.traces.Add(key.trace)
 	}
 	c.entries = append(c.entries, replayEntry{key: key, added: now, a: a})
-	for len(c.byRun) > c.limit {
+	for c.byRun.Len() > c.limit {
 		c.dropOldest()
 	}
 }
@@ -602,7 +608,7 @@ func (c *replayCache) get(key runKey) *annotations {
 	if !c.traces.MayHave(key.trace) {
 		return nil
 	}
-	return c.byRun[key]
+	return c.byRun.Get(key)
 }
 
 // sweep drops entries older than the ttl.
@@ -617,8 +623,8 @@ func (c *replayCache) dropOldest() {
 	c.entries[c.head] = replayEntry{}
 	c.head++
 	switch {
-	case c.stale == 0, c.byRun[e.key] == e.a:
-		delete(c.byRun, e.key)
+	case c.stale == 0, c.byRun.Get(e.key) == e.a:
+		c.byRun.Delete(e.key)
 		c.traces.Remove(e.key.trace)
 	default:
 		c.stale--

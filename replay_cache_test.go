@@ -33,7 +33,7 @@ func TestReplayCacheTraceFilter(t *testing.T) {
 		} else {
 			c.put(key(), &annotations{}, now)
 		}
-		for k := range c.byRun {
+		for k := range c.byRun.All() {
 			if c.get(k) == nil {
 				t.Fatalf("step %d: a run the cache holds is not found", step)
 			}

@@ -73,21 +73,22 @@ func New(capacity int) *Filter {
 	}
 }
 
-// filterHash mixes every bit of a trace id into every bit of the hash, so
+// Hash mixes every bit of a trace id into every bit of the hash, so
 // that ids that are not random (counters, or ids varying in a few bytes)
-// spread over the table too: the word index takes the hash's top bits and
-// the mask its low ones. A multiplication alone carries a bit only upward,
+// spread over a table too: the filter's word index takes the hash's top
+// bits and the mask its low ones (internal/idtable's tables of traces
+// take its top bits too). A multiplication alone carries a bit only upward,
 // so the low bits of a counter written big-endian (the high bits of the
 // word read) never reached the mask, and every such id had one pattern.
 // The halves are combined unevenly (equal halves do not cancel), then
 // splitmix64's finalizer mixes them.
-func filterHash(id pcommon.TraceID) uint64 {
-	return splitmix64(binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15)
+func Hash(id pcommon.TraceID) uint64 {
+	return Mix(binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15)
 }
 
-// splitmix64 is splitmix64's finalizer: every bit of z reaches every bit of
+// Mix is splitmix64's finalizer: every bit of z reaches every bit of
 // the result.
-func splitmix64(z uint64) uint64 {
+func Mix(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
 	z = (z ^ z>>27) * 0x94D049BB133111EB
 	return z ^ z>>31
@@ -101,7 +102,7 @@ var filterMasks = func() (t [1 << 10]uint64) {
 	for i := range t {
 		for bits.OnesCount64(t[i]) < filterProbes {
 			x += 0x9E3779B97F4A7C15 // splitmix64's sequence
-			t[i] |= 1 << (splitmix64(x) & 63)
+			t[i] |= 1 << (Mix(x) & 63)
 		}
 	}
 	return t
@@ -112,7 +113,7 @@ func filterMask(h uint64) uint64 { return filterMasks[h&(uint64(len(filterMasks)
 
 // Add counts a trace in.
 func (f *Filter) Add(id pcommon.TraceID) {
-	h := filterHash(id)
+	h := Hash(id)
 	w := h >> (f.shift & 63)
 	m := filterMask(h)
 	counts := f.counts[w*64 : w*64+64]
@@ -126,7 +127,7 @@ func (f *Filter) Add(id pcommon.TraceID) {
 
 // Remove takes a trace that was added out of the filter.
 func (f *Filter) Remove(id pcommon.TraceID) {
-	h := filterHash(id)
+	h := Hash(id)
 	w := h >> (f.shift & 63)
 	counts := f.counts[w*64 : w*64+64]
 	for b := filterMask(h); b != 0; b &= b - 1 {
@@ -144,7 +145,7 @@ func (f *Filter) Remove(id pcommon.TraceID) {
 // MayHave reports whether the trace may have been added: false only if it
 // certainly was not.
 func (f *Filter) MayHave(id pcommon.TraceID) bool {
-	h := filterHash(id)
+	h := Hash(id)
 	m := filterMask(h)
 	return f.words[h>>(f.shift&63)]&m == m
 }

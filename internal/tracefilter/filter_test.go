@@ -23,7 +23,7 @@ func TestTraceFilterSaturates(t *testing.T) {
 	}
 	assert.True(t, f.MayHave(id))
 	other := pcommon.TraceID{15: 8}
-	h, o := filterHash(id), filterHash(other)
+	h, o := Hash(id), Hash(other)
 	require.NotEqual(t, h>>f.shift, o>>f.shift, "another word")
 	f.Add(other)
 	assert.True(t, f.MayHave(other))

@@ -19,7 +19,7 @@ import (
 func requireAccounting(t testing.TB, s *Store, msg string) {
 	t.Helper()
 	total, held, incomplete, heldGroups := 0, 0, 0, 0
-	for id, ts := range s.traces {
+	for id, ts := range s.traces.All() {
 		runs, inc, hd := int32(0), int32(0), int32(0)
 		for n := range ts.nodes.all() {
 			runs += isRun(n)
@@ -82,7 +82,7 @@ func requireCallTable(t testing.TB, s *Store, msg string) {
 		if len(ids) == 0 {
 			t.Fatalf("%s: trace %v lists no call record", msg, trace)
 		}
-		if s.traces[trace] == nil {
+		if s.traces.Get(trace) == nil {
 			t.Fatalf("%s: call records of trace %v, which the store does not track", msg, trace)
 		}
 		for _, id := range ids {

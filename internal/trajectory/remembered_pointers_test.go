@@ -33,7 +33,7 @@ func TestRememberedTraceHoldsNoPointers(t *testing.T) {
 	id, traj := fiveSpanRun(s, 1)
 	assert.Len(t, traj.Calls, 2)
 	assert.Equal(t, []uint64{10, 20}, traj.Models[0].Starts)
-	ts := s.traces[id]
+	ts := s.traces.Get(id)
 	assert.Equal(t, [inlineNodes]*node{}, ts.nodes.nodes, "entries as tags")
 	assert.Nil(t, ts.nodes.more)
 	assert.Nil(t, ts.lastLink)

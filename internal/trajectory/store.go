@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/extract"
+	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/idtable"
 	"github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/tracefilter"
 )
 
@@ -454,7 +455,7 @@ type Store struct {
 	// incomplete counts the agents held because their trace showed them
 	// incomplete.
 	incomplete int
-	traces     map[pcommon.TraceID]*traceState
+	traces     *idtable.Table[pcommon.TraceID, traceState]
 	// filter passes over untracked traces before the map (see Tracks); it
 	// is made when filterFrom traces are tracked at once.
 	filter     *tracefilter.Filter
@@ -513,14 +514,14 @@ const maxInterned = 4096
 
 // NewStore returns an empty store.
 func NewStore(limits Limits) *Store {
-	return &Store{limits: limits, traces: make(map[pcommon.TraceID]*traceState), filterFrom: filterFrom, names: make(map[string]string), maxSpare: maxSpareTraces}
+	return &Store{limits: limits, traces: newTraceTable(), filterFrom: filterFrom, names: make(map[string]string), maxSpare: maxSpareTraces}
 }
 
 // Open returns the number of open trajectories (groups and held agents).
 func (s *Store) Open() int { return s.open }
 
 // Traces returns the number of tracked traces.
-func (s *Store) Traces() int { return len(s.traces) }
+func (s *Store) Traces() int { return s.traces.Len() }
 
 // Tracks reports whether the trace has state in the store, so that a span
 // of another trace can be passed over without a Link.
@@ -528,8 +529,7 @@ func (s *Store) Tracks(trace pcommon.TraceID) bool {
 	if s.filter != nil && !s.filter.MayHave(trace) {
 		return false
 	}
-	_, ok := s.traces[trace]
-	return ok
+	return s.traces.Get(trace) != nil
 }
 
 // TakeStats returns the counters accumulated since the last call and resets
@@ -592,7 +592,7 @@ func (s *Store) lookup(id pcommon.TraceID) *traceState {
 	if s.filter != nil && !s.filter.MayHave(id) {
 		return nil // a new trace, passed over without the map
 	}
-	ts := s.traces[id]
+	ts := s.traces.Get(id)
 	if ts != nil {
 		s.last = ts
 	}
@@ -605,12 +605,12 @@ func (s *Store) trace(id pcommon.TraceID, now int64, create bool) *traceState {
 		if !create {
 			return nil
 		}
-		if s.limits.MaxTrackedTraces > 0 && len(s.traces) >= s.limits.MaxTrackedTraces && s.oldest != nil {
+		if s.limits.MaxTrackedTraces > 0 && s.traces.Len() >= s.limits.MaxTrackedTraces && s.oldest != nil {
 			s.dropTrace(s.oldest, EvictMaxTraces)
 		}
 		ts = s.newTraceState()
 		ts.id = id
-		s.traces[id] = ts
+		s.traces.Put(id, ts)
 		s.track(id)
 		s.pushNewest(ts)
 		s.last = ts // the trace's next spans follow
@@ -1463,7 +1463,7 @@ func (s *Store) dropTrace(ts *traceState, reason EvictReason) {
 	s.unlink(ts)
 	s.forgetRecords(ts.id)
 	s.forgetCallRecords(ts.id)
-	delete(s.traces, ts.id)
+	s.traces.Delete(ts.id)
 	if s.last == ts {
 		s.last = nil
 	}

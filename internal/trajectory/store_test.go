@@ -314,7 +314,7 @@ func TestSpansPerTraceAreBounded(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		s.Tool(trace1, pcommon.SpanID{3, byte(i)}, pcommon.SpanID{4, byte(i)}, tool("b"), 0) // each under a new step
 	}
-	assert.LessOrEqual(t, s.traces[trace1].nodes.len(), 8)
+	assert.LessOrEqual(t, s.traces.Get(trace1).nodes.len(), 8)
 	st := s.TakeStats()
 	traj := s.Agent(trace1, sid(1), sid(9), false, 0)
 	require.NotNil(t, traj)
@@ -478,7 +478,7 @@ func TestRecycledTracesChangeNothing(t *testing.T) {
 			require.Equal(t, ref.Open(), s.Open(), "round %d op %d", round, op)
 			require.Equal(t, ref.Traces(), s.Traces(), "round %d op %d", round, op)
 			require.Equal(t, ref.Seen(tr, span), s.Seen(tr, span), "round %d op %d", round, op)
-			for _, ts := range s.traces {
+			for _, ts := range s.traces.All() {
 				runs := int32(0)
 				for n := range ts.nodes.all() {
 					runs += isRun(n)
@@ -536,7 +536,7 @@ func TestSiblingLinksShareANode(t *testing.T) {
 	s.Link(trace1, sid(5), sid(2), true, 0)
 	s.Link(trace1, sid(6), sid(3), true, 0)
 	s.Link(trace1, sid(7), sid(2), true, 0)
-	ts := s.traces[trace1]
+	ts := s.traces.Get(trace1)
 	assert.Same(t, ts.nodes.get(sid(4)), ts.nodes.get(sid(5)))
 	assert.Same(t, ts.nodes.get(sid(4)), ts.nodes.get(sid(7)))
 	assert.Equal(t, sid(3), ts.nodes.get(sid(6)).parent)
@@ -622,7 +622,7 @@ func TestLinksPastTheInlineOnes(t *testing.T) {
 				span++
 			}
 		}
-		ts := s.traces[trace1]
+		ts := s.traces.Get(trace1)
 		require.Equal(t, rounds*parents > inlineNodes+spillNodes, ts.nodes.index() != nil, "the trace's spans are in a map")
 		for p := byte(0); p < inlineLinks; p++ {
 			assert.Same(t, ts.nodes.get(sid(20+p)), ts.nodes.get(sid(20+parents+p)), "parent %d", 2+p)
@@ -664,7 +664,7 @@ func TestOpenRunsQueueWithoutTheMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	lim := Limits{MaxOpenTrajectories: 6, MaxCallsPerTrajectory: 100, MaxAge: 10, MaxTrackedTraces: 3, MaxSpansPerTrace: 9}
 	viaMap := func(s *Store, g *groupRef) bool {
-		ts := s.traces[g.trace]
+		ts := s.traces.Get(g.trace)
 		if ts == nil {
 			return false
 		}

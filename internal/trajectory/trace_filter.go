@@ -18,15 +18,15 @@ const filterFrom = 1024
 // the filter's size follows the traces tracked and stays below twice the
 // limit's.
 func (s *Store) track(id pcommon.TraceID) {
-	if s.filter != nil && len(s.traces) <= s.filter.Capacity() {
+	if s.filter != nil && s.traces.Len() <= s.filter.Capacity() {
 		s.filter.Add(id)
 		return
 	}
-	if len(s.traces) < s.filterFrom {
+	if s.traces.Len() < s.filterFrom {
 		return
 	}
-	s.filter = tracefilter.New(len(s.traces) + 1)
-	for t := range s.traces {
+	s.filter = tracefilter.New(s.traces.Len() + 1)
+	for t := range s.traces.All() {
 		s.filter.Add(t)
 	}
 }

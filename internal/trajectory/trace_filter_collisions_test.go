@@ -39,11 +39,11 @@ func TestTracksAnswersAsTheMapUnderChurn(t *testing.T) {
 		if i%50 == 0 {
 			for k := 0; k < 64; k++ {
 				probe := id()
-				if _, want := s.traces[probe]; want != s.Tracks(probe) {
+				if want := s.traces.Get(probe) != nil; want != s.Tracks(probe) {
 					t.Fatalf("step %d: trace %v tracked %v, Tracks %v", i, probe, want, !want)
 				}
 			}
-			for tr := range s.traces {
+			for tr := range s.traces.All() {
 				if !s.Tracks(tr) {
 					t.Fatalf("step %d: tracked trace %v not Tracks", i, tr)
 				}

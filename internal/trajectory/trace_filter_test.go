@@ -39,7 +39,7 @@ func TestTracksFollowsTheTraces(t *testing.T) {
 		}
 		for k := 0; k < 8; k++ {
 			probe := id()
-			_, want := s.traces[probe]
+			want := s.traces.Get(probe) != nil
 			assert.Equal(t, want, s.Tracks(probe), "step %d, trace %v", i, probe)
 		}
 	}
@@ -54,12 +54,12 @@ func TestTraceFilterFalsePositives(t *testing.T) {
 		maxFP  float64
 	}{{13_000, 0.03}, {200_000, 0.03}} {
 		rng := rand.New(rand.NewPCG(5, uint64(tc.traces)))
-		s := &Store{traces: map[pcommon.TraceID]*traceState{}, filterFrom: filterFrom}
+		s := &Store{traces: newTraceTable(), filterFrom: filterFrom}
 		for range tc.traces {
 			var id pcommon.TraceID
 			binary.LittleEndian.PutUint64(id[:8], rng.Uint64())
 			binary.LittleEndian.PutUint64(id[8:], rng.Uint64())
-			s.traces[id] = nil
+			s.traces.Put(id, &traceState{})
 			s.track(id)
 		}
 		const probes = 200_000
@@ -105,10 +105,10 @@ func TestTraceFilterFalsePositivesStructuredIDs(t *testing.T) {
 	}
 	for name, id := range patterns {
 		t.Run(name, func(t *testing.T) {
-			s := &Store{traces: map[pcommon.TraceID]*traceState{}, filterFrom: filterFrom}
+			s := &Store{traces: newTraceTable(), filterFrom: filterFrom}
 			const tracked = 13_000
 			for n := uint64(1); n <= tracked; n++ {
-				s.traces[id(n)] = nil
+				s.traces.Put(id(n), &traceState{})
 				s.track(id(n))
 			}
 			const probes = 200_000
@@ -129,7 +129,7 @@ func TestTraceFilterFalsePositivesStructuredIDs(t *testing.T) {
 // untracked) while the store tracks 13,000 traces.
 func BenchmarkTracksUntracked(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	s := &Store{traces: map[pcommon.TraceID]*traceState{}, filterFrom: filterFrom}
+	s := &Store{traces: newTraceTable(), filterFrom: filterFrom}
 	random := func() pcommon.TraceID {
 		var id pcommon.TraceID
 		binary.LittleEndian.PutUint64(id[:8], rng.Uint64())
@@ -138,7 +138,7 @@ func BenchmarkTracksUntracked(b *testing.B) {
 	}
 	for range 13_000 {
 		id := random()
-		s.traces[id] = nil
+		s.traces.Put(id, &traceState{})
 		s.track(id)
 	}
 	probes := make([]pcommon.TraceID, 1<<16)
