@@ -2,7 +2,6 @@ package toolcallaccuracyprocessor // import "github.com/toolcallaccuracy/toolcal
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -551,12 +550,6 @@ type runKey struct {
 	span  pcommon.SpanID
 }
 
-// hash spreads a run's key over all 64 bits (for idtable): the trace's
-// hash, with the span's bits mixed in, as a trace can have several runs.
-func (k runKey) hash() uint64 {
-	return tracefilter.Mix(tracefilter.Hash(k.trace) + binary.LittleEndian.Uint64(k.span[:]))
-}
-
 // replayCache keeps the annotations of recent runs whose span may come
 // again, first in first out: at most limit entries, each for at most ttl.
 // A run put again (rare) leaves its older entry stale; stale counts those,
@@ -581,7 +574,7 @@ type replayEntry struct {
 }
 
 func newReplayCache(limit int, ttl int64) *replayCache {
-	return &replayCache{limit: limit, ttl: ttl, byRun: idtable.New[runKey, annotations](runKey.hash), traces: tracefilter.New(limit)}
+	return &replayCache{limit: limit, ttl: ttl, byRun: idtable.NewSeeded[runKey, annotations](), traces: tracefilter.New(limit)}
 }
 
 // len returns how many runs the cache holds.

@@ -1,19 +1,9 @@
 package idtable
 
 import (
-	"encoding/binary"
 	"runtime"
 	"testing"
 )
-
-// benchHash is tracefilter.Hash's mix, for [16]byte (the package does not
-// depend on pdata).
-func benchHash(id [16]byte) uint64 {
-	z := binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15
-	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
-	z = (z ^ z>>27) * 0x94D049BB133111EB
-	return z ^ z>>31
-}
 
 // churnEntries is the store's default max_tracked_traces.
 const churnEntries = 50_000
@@ -46,7 +36,7 @@ func BenchmarkChurn(b *testing.B) {
 		sinkHits = hits
 	})
 	b.Run("table", func(b *testing.B) {
-		t := New[[16]byte, benchValue](benchHash)
+		t := NewSeeded[[16]byte, benchValue]()
 		for n := range uint64(churnEntries) {
 			t.Put(counterID(n), &vals[n%uint64(len(vals))])
 		}
@@ -89,7 +79,7 @@ func BenchmarkChurnGC(b *testing.B) {
 		runtime.KeepAlive(m)
 	})
 	b.Run("table", func(b *testing.B) {
-		t := New[[16]byte, benchValue](benchHash)
+		t := NewSeeded[[16]byte, benchValue]()
 		for n := range uint64(3 * churnEntries) {
 			t.Put(counterID(n), val(n))
 			if n >= churnEntries {

@@ -8,6 +8,7 @@
 package idtable // import "github.com/toolcallaccuracy/toolcallaccuracyprocessor/internal/idtable"
 
 import (
+	"hash/maphash"
 	"iter"
 	"math/bits"
 )
@@ -32,10 +33,12 @@ const minSlots = 16
 //     entries of the run back (backward-shift deletion), so there are no
 //     tombstones and no rehash after deletions.
 //
-// The hash must spread keys over its top bits (tracefilter.Hash does for
-// trace ids, whose low or high bytes are often counters). Iteration order
-// follows the slots, so it depends on the keys' hashes and on the order of
-// puts and deletes, never on chance: the same operations iterate alike.
+// The hash must spread keys over its top bits, and keys that come from
+// senders (trace and span ids) must be hashed with a seed they cannot know
+// (NewSeeded): with a fixed hash a sender can choose keys that share a
+// slot, and every probe walks all of them. Iteration order follows the
+// slots, so it depends on the hash, the seed included, and on the order of
+// puts and deletes.
 type Table[K comparable, V any] struct {
 	slots []slot[K]
 	vals  []*V
@@ -55,6 +58,14 @@ func New[K comparable, V any](hash func(K) uint64) *Table[K, V] {
 	t := &Table[K, V]{hash: hash}
 	t.resize(minSlots)
 	return t
+}
+
+// NewSeeded returns an empty table hashing keys with a random seed of its
+// own (hash/maphash, the hash of Go's maps), so that no sender can choose
+// keys that collide: the table for keys that come from outside.
+func NewSeeded[K comparable, V any]() *Table[K, V] {
+	seed := maphash.MakeSeed()
+	return New[K, V](func(k K) uint64 { return maphash.Comparable(seed, k) })
 }
 
 // Len returns the number of keys in the table.

@@ -86,7 +86,7 @@ func checkTable[K comparable, V any](t *testing.T, tb *Table[K, V], model map[K]
 // counters, keeps answering as the map and stops growing at its size.
 func TestTableChurnAtSize(t *testing.T) {
 	const size = 5000
-	tb := New[[16]byte, int](benchHash)
+	tb := NewSeeded[[16]byte, int]()
 	model := map[[16]byte]*int{}
 	slots := 0
 	for n := uint64(0); n < 6*size; n++ {

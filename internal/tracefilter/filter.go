@@ -83,12 +83,12 @@ func New(capacity int) *Filter {
 // The halves are combined unevenly (equal halves do not cancel), then
 // splitmix64's finalizer mixes them.
 func Hash(id pcommon.TraceID) uint64 {
-	return Mix(binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15)
+	return mix(binary.LittleEndian.Uint64(id[:8]) + binary.LittleEndian.Uint64(id[8:])*0x9E3779B97F4A7C15)
 }
 
-// Mix is splitmix64's finalizer: every bit of z reaches every bit of
+// mix is splitmix64's finalizer: every bit of z reaches every bit of
 // the result.
-func Mix(z uint64) uint64 {
+func mix(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
 	z = (z ^ z>>27) * 0x94D049BB133111EB
 	return z ^ z>>31
@@ -102,7 +102,7 @@ var filterMasks = func() (t [1 << 10]uint64) {
 	for i := range t {
 		for bits.OnesCount64(t[i]) < filterProbes {
 			x += 0x9E3779B97F4A7C15 // splitmix64's sequence
-			t[i] |= 1 << (Mix(x) & 63)
+			t[i] |= 1 << (mix(x) & 63)
 		}
 	}
 	return t
