@@ -74,19 +74,16 @@ for v in $variants; do
 	case $v in
 	none) procs="[batch]" ;;
 	tool_call_accuracy | tail_sampling) procs="[$v, batch]" ;;
-	tca_no_wait | tca_events_only | tca_attributes_only) procs="[tool_call_accuracy, batch]" ;;
-	*) procs="[tool_call_accuracy, batch]" ;; # another build
+	*) procs="[tool_call_accuracy, batch]" ;; # a tca_ variant, or another build
 	esac
 	printf 'service:\n  pipelines:\n    traces:\n      processors: %s\n' "$procs" >"$tmp/$v.yaml"
-	if [ "$v" = tca_no_wait ]; then
-		printf 'processors:\n  tool_call_accuracy:\n    wait_for_missing: 0s\n' >>"$tmp/$v.yaml"
-	fi
-	if [ "$v" = tca_events_only ]; then
-		printf 'processors:\n  tool_call_accuracy:\n    output: {attributes: false}\n' >>"$tmp/$v.yaml"
-	fi
-	if [ "$v" = tca_attributes_only ]; then
-		printf 'processors:\n  tool_call_accuracy:\n    output: {events: false}\n' >>"$tmp/$v.yaml"
-	fi
+	case $v in
+	tca_no_wait) settings='wait_for_missing: 0s' ;;
+	tca_events_only) settings='output: {attributes: false}' ;;
+	tca_attributes_only) settings='output: {events: false}' ;;
+	*) settings= ;;
+	esac
+	[ -z "$settings" ] || printf 'processors:\n  tool_call_accuracy:\n    %s\n' "$settings" >>"$tmp/$v.yaml"
 done
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
