@@ -23,7 +23,8 @@
 # "tca_no_wait" is tool_call_accuracy with wait_for_missing: 0s, to
 # compare holding against none. "tca_events_only" (output.attributes:
 # false) and "tca_attributes_only" (output.events: false) price each of the
-# processor's outputs. WARMUP=1 first sends each variant a few
+# processor's outputs; "tca_no_output" (both false) is what scoring costs
+# with nothing written on the span (the metrics alone). WARMUP=1 first sends each variant a few
 # runs of every capture and waits past wait_for_missing, so that the
 # processor has learned what the services' runs look like when complete
 # (not counted).
@@ -81,6 +82,7 @@ for v in $variants; do
 	tca_no_wait) settings='wait_for_missing: 0s' ;;
 	tca_events_only) settings='output: {attributes: false}' ;;
 	tca_attributes_only) settings='output: {events: false}' ;;
+	tca_no_output) settings='output: {attributes: false, events: false}' ;;
 	*) settings= ;;
 	esac
 	[ -z "$settings" ] || printf 'processors:\n  tool_call_accuracy:\n    %s\n' "$settings" >>"$tmp/$v.yaml"
