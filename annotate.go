@@ -129,7 +129,8 @@ func newRuleOutputs(rs []*rules.Rule) []ruleOutput {
 
 // annotate writes a run's results on its agent span: flat attributes under
 // tool_call_accuracy.* (a summary, then one group per rule, from the rule's
-// primary scorer) and one gen_ai.evaluation.result event per rule and scorer.
+// primary scorer; with rule_attributes on_failure, per rule that failed or
+// errored) and one gen_ai.evaluation.result event per rule and scorer.
 // The run's tool names are listed as cfg.ToolCalls says.
 // Lists that would be empty (failed rules, missing and unexpected tools) are
 // left out. Attributes other than ours are never touched.
@@ -184,13 +185,18 @@ func annotateAttributes(w *annotationWriter, attrs pcommon.Map, run *scoredRun, 
 		}
 		o := &outs[ev.rule]
 		res := &ev.result
+		if hasScore(res.Outcome) {
+			minScore = min(minScore, res.Score)
+			scored = true
+		}
+		if !failsRun(res.Outcome) && !cfg.writesPassingRules() {
+			continue // its result is in its event alone
+		}
 		w.putStr(attrs, &o.scorer, o.labels[0])
 		w.putStr(attrs, &o.outcome, res.Outcome.String())
 		w.putBool(attrs, &o.passed, res.Outcome == toolcall.OutcomePass)
 		if hasScore(res.Outcome) {
 			w.putDouble(attrs, &o.score, res.Score)
-			minScore = min(minScore, res.Score)
-			scored = true
 		}
 		if failsRun(res.Outcome) {
 			if allPassed {
@@ -244,12 +250,17 @@ func attributeCount(run *scoredRun, cfg *OutputConfig) int {
 			continue
 		}
 		res := &ev.result
-		n += 4 // scorer, outcome, passed, explanation
 		if hasScore(res.Outcome) {
-			n++
 			scored = true
 		}
 		failed = failed || failsRun(res.Outcome)
+		if !failsRun(res.Outcome) && !cfg.writesPassingRules() {
+			continue
+		}
+		n += 4 // scorer, outcome, passed, explanation
+		if hasScore(res.Outcome) {
+			n++
+		}
 		b := &res.Breakdown
 		if len(b.Missing) > 0 {
 			n++
@@ -288,6 +299,13 @@ func failsRun(o toolcall.Outcome) bool {
 // for a run that passed, or did not.
 func (cfg *OutputConfig) listsToolCalls(passed bool) bool {
 	return cfg.ToolCalls == ToolCallsAlways || cfg.ToolCalls == ToolCallsOnFailure && !passed
+}
+
+// writesPassingRules reports whether the rules that did not fail or error
+// the run (passed, not evaluated) get their tool_call_accuracy.<rule>.*
+// attributes.
+func (cfg *OutputConfig) writesPassingRules() bool {
+	return cfg.RuleAttributes != RuleAttributesOnFailure
 }
 
 // primaryCount returns how many rules the run's evaluations cover (one

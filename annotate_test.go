@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,11 +92,18 @@ func TestAttributeCount(t *testing.T) {
 		// Only the primary scorer decides the attributes.
 		{"a second scorer writes no attributes", true, []evaluation{eval(0, 0, toolcall.OutcomePass, toolcall.Breakdown{}), eval(0, 1, toolcall.OutcomeFail, full)}},
 	}
+	type modes struct{ toolCalls, ruleAttributes string }
+	var all []modes
+	for _, tc := range []string{ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever} {
+		for _, ra := range []string{RuleAttributesAlways, RuleAttributesOnFailure} {
+			all = append(all, modes{tc, ra})
+		}
+	}
 	for _, tt := range tests {
-		for _, mode := range []string{ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever} {
-			t.Run(tt.name+"/"+mode, func(t *testing.T) {
+		for _, mode := range all {
+			t.Run(tt.name+"/"+mode.toolCalls+"/"+mode.ruleAttributes, func(t *testing.T) {
 				out := p.cfg.Output
-				out.ToolCalls = mode
+				out.ToolCalls, out.RuleAttributes = mode.toolCalls, mode.ruleAttributes
 				outs := p.outputs
 				if tt.evals[len(tt.evals)-1].scorer == 1 {
 					// A second scorer for the first rule.
@@ -122,8 +130,70 @@ func TestAttributeCount(t *testing.T) {
 					}
 				}
 				assert.Equal(t, failed, stringSlice(attrs, attrFailedRules))
+				// A rule's group is there when the rule failed the run, or
+				// when every rule gets one.
+				for _, ev := range tt.evals {
+					if ev.scorer != 0 {
+						continue
+					}
+					_, grouped := attrs.Get(attrPrefix + p.rules[ev.rule].Name + ".outcome")
+					assert.Equal(t, failsRun(ev.result.Outcome) || mode.ruleAttributes == RuleAttributesAlways, grouped, p.rules[ev.rule].Name)
+				}
 			})
 		}
+	}
+}
+
+// TestRuleAttributesOnFailure runs the mastra capture, which passes
+// paris_trip and fails stock_must_succeed, with rule_attributes on_failure:
+// only the failing rule has its attribute group, the summary names both,
+// and both rules' results are in their events, as with the default.
+func TestRuleAttributesOnFailure(t *testing.T) {
+	in := readTraceFile(t, filepath.Join("testdata", "traces", "emitters", "mastra-otel-mock.otlp.jsonl"))
+	agentOf := func(mode string) ptrace.Span {
+		cfg := parisConfig(t)
+		cfg.Output.RuleAttributes = mode
+		require.NoError(t, cfg.Validate())
+		out := newHarness(t, cfg).run(t, cloneAll(in))
+		assertConserved(t, in, out)
+		return onlyScored(t, out)
+	}
+	always, onFailure := agentOf(RuleAttributesAlways), agentOf(RuleAttributesOnFailure)
+
+	groups := func(span ptrace.Span) map[string]bool {
+		seen := map[string]bool{}
+		for k := range span.Attributes().All() {
+			for _, rule := range []string{"paris_trip", "stock_must_succeed"} {
+				if strings.HasPrefix(k, attrPrefix+rule+".") {
+					seen[rule] = true
+				}
+			}
+		}
+		return seen
+	}
+	assert.Equal(t, map[string]bool{"paris_trip": true, "stock_must_succeed": true}, groups(always))
+	assert.Equal(t, map[string]bool{"stock_must_succeed": true}, groups(onFailure))
+	for _, key := range []string{attrRules, attrFailedRules, attrToolCalls} {
+		assert.Equal(t, stringSlice(always.Attributes(), key), stringSlice(onFailure.Attributes(), key), key)
+	}
+	for _, key := range []string{attrScore, attrPassed} {
+		a, _ := always.Attributes().Get(key)
+		b, ok := onFailure.Attributes().Get(key)
+		require.True(t, ok, key)
+		assert.Equal(t, a.AsRaw(), b.AsRaw(), key)
+	}
+	// The failing rule's group is the same, attribute for attribute.
+	for k, v := range always.Attributes().All() {
+		if strings.HasPrefix(k, attrPrefix+"stock_must_succeed.") {
+			got, ok := onFailure.Attributes().Get(k)
+			require.True(t, ok, k)
+			assert.Equal(t, v.AsRaw(), got.AsRaw(), k)
+		}
+	}
+	require.Equal(t, 2, onFailure.Events().Len())
+	assert.Equal(t, always.Events().Len(), onFailure.Events().Len())
+	for i := range always.Events().Len() {
+		assert.Equal(t, always.Events().At(i).Attributes().AsRaw(), onFailure.Events().At(i).Attributes().AsRaw())
 	}
 }
 

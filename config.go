@@ -129,9 +129,22 @@ type OutputConfig struct {
 	// unexpected tools), "always", or "never". The calls of a passing run
 	// are its tool spans, already in the trace.
 	ToolCalls string `mapstructure:"tool_calls"`
+	// RuleAttributes says which rules get their tool_call_accuracy.<rule>.*
+	// attributes: "always" (the default: every rule that scored the run),
+	// or "on_failure" (only the rules that failed or errored, those listed in
+	// tool_call_accuracy.failed_rules; every rule's result is still in its
+	// gen_ai.evaluation.result event, so it needs Events). A passing run then
+	// carries its summary alone.
+	RuleAttributes string `mapstructure:"rule_attributes"`
 
 	_ struct{}
 }
+
+// Values of OutputConfig.RuleAttributes.
+const (
+	RuleAttributesAlways    = "always"
+	RuleAttributesOnFailure = "on_failure"
+)
 
 // Values of OutputConfig.ToolCalls.
 const (
@@ -490,6 +503,15 @@ func (cfg *Config) Validate() error {
 	case ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever:
 	default:
 		errs = append(errs, fmt.Errorf("output.tool_calls: %q must be one of %s, %s, %s", cfg.Output.ToolCalls, ToolCallsOnFailure, ToolCallsAlways, ToolCallsNever))
+	}
+	switch cfg.Output.RuleAttributes {
+	case RuleAttributesAlways:
+	case RuleAttributesOnFailure:
+		if cfg.Output.Attributes && !cfg.Output.Events {
+			errs = append(errs, errors.New("output.rule_attributes: on_failure needs output.events: true, or the results of the rules that passed are written nowhere"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("output.rule_attributes: %q must be one of %s, %s", cfg.Output.RuleAttributes, RuleAttributesAlways, RuleAttributesOnFailure))
 	}
 	return errors.Join(errs...)
 }

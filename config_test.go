@@ -36,7 +36,7 @@ func TestLoadConfig(t *testing.T) {
 		LocalRoots:     true,
 		Conversations:  ConversationsConfig{MaxOpen: defaultConversationsMaxOpen, Timeout: defaultConversationsTimeout},
 		Limits:         LimitsConfig{MaxOpenTrajectories: 500, MaxHeldRuns: 300, MaxCallsPerTrajectory: 64, MaxAge: time.Minute, MaxTrackedTraces: 1000, MaxSpansPerTrace: 2000, MaxArgumentBytes: 1 << 20, MaxContextBytes: 16 << 10, MaxPendingRecords: 10_000},
-		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200, ToolCalls: ToolCallsAlways},
+		Output:         OutputConfig{Attributes: true, Events: false, MaxExplanationLength: 200, ToolCalls: ToolCallsAlways, RuleAttributes: RuleAttributesAlways},
 		Rules: []RuleConfig{{
 			Name: "weather",
 			When: []string{
@@ -87,6 +87,8 @@ func TestConfigValidationErrors(t *testing.T) {
 		{"bad_limits", `limits.max_context_bytes: 0 must be positive`},
 		{"bad_limits", `output.max_explanation_length: 0 must be positive`},
 		{"bad_limits", `output.tool_calls: "sometimes" must be one of on_failure, always, never`},
+		{"bad_limits", `output.rule_attributes: "sometimes" must be one of always, on_failure`},
+		{"rule_attributes_without_events", `output.rule_attributes: on_failure needs output.events: true`},
 		{"bad_rule_name", `rules[0]: rule "Weather-Agent": name: must be lower_snake_case`},
 		{"reserved_rule_name", `rules[0]: rule "score": name: "score" is reserved for a summary attribute`},
 		{"empty_tool", `rules[0]: rule "weather": expect.calls[0].tool: must not be empty`},

@@ -252,17 +252,25 @@ func BenchmarkContentRuns(b *testing.B) {
 
 // BenchmarkOutputCost prices each of the processor's outputs on
 // BenchmarkContentRuns' runs without content (the checks configuration):
-// both (the default), events only (output.attributes: false), attributes
-// only (output.events: false), and neither, which is the cost of
+// both (the default), both with rule_attributes on_failure (the runs pass,
+// so only the summary attributes), events only (output.attributes: false),
+// attributes only (output.events: false), and neither, which is the cost of
 // assembling and scoring the runs alone.
 func BenchmarkOutputCost(b *testing.B) {
 	for _, out := range []struct {
 		name               string
 		attributes, events bool
-	}{{"both", true, true}, {"events", false, true}, {"attributes", true, false}, {"neither", false, false}} {
+		ruleAttributes     string
+	}{
+		{"both", true, true, RuleAttributesAlways},
+		{"both_rule_attributes_on_failure", true, true, RuleAttributesOnFailure},
+		{"events", false, true, RuleAttributesAlways},
+		{"attributes", true, false, RuleAttributesAlways},
+		{"neither", false, false, RuleAttributesAlways},
+	} {
 		b.Run(out.name, func(b *testing.B) {
 			cfg := contentRuleConfigs()[2].cfg()
-			cfg.Output.Attributes, cfg.Output.Events = out.attributes, out.events
+			cfg.Output.Attributes, cfg.Output.Events, cfg.Output.RuleAttributes = out.attributes, out.events, out.ruleAttributes
 			consumeContentRuns(b, newBenchProcessor(b, cfg, false), 0)
 		})
 	}

@@ -58,6 +58,7 @@ func createDefaultConfig() component.Config {
 			Events:               true,
 			MaxExplanationLength: 512,
 			ToolCalls:            ToolCallsOnFailure,
+			RuleAttributes:       RuleAttributesAlways,
 		},
 	}
 }

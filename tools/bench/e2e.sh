@@ -24,7 +24,9 @@
 # compare holding against none. "tca_events_only" (output.attributes:
 # false) and "tca_attributes_only" (output.events: false) price each of the
 # processor's outputs; "tca_no_output" (both false) is what scoring costs
-# with nothing written on the span (the metrics alone). WARMUP=1 first sends each variant a few
+# with nothing written on the span (the metrics alone);
+# "tca_rule_attributes_on_failure" writes the rule attributes of failing
+# rules only. WARMUP=1 first sends each variant a few
 # runs of every capture and waits past wait_for_missing, so that the
 # processor has learned what the services' runs look like when complete
 # (not counted).
@@ -83,6 +85,7 @@ for v in $variants; do
 	tca_events_only) settings='output: {attributes: false}' ;;
 	tca_attributes_only) settings='output: {events: false}' ;;
 	tca_no_output) settings='output: {attributes: false, events: false}' ;;
+	tca_rule_attributes_on_failure) settings='output: {rule_attributes: on_failure}' ;;
 	*) settings= ;;
 	esac
 	[ -z "$settings" ] || printf 'processors:\n  tool_call_accuracy:\n    %s\n' "$settings" >>"$tmp/$v.yaml"
@@ -148,13 +151,13 @@ function median(list,   n, a, i, j, t) {
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 END {
-	printf "%-6s %-20s %18s %8s %16s %14s\n", "genai", "pipeline", "CPU s / 100k spans", "ratio", "spans / CPU-s", "peak RSS MiB"
+	printf "%-6s %-30s %18s %8s %16s %14s\n", "genai", "pipeline", "CPU s / 100k spans", "ratio", "spans / CPU-s", "peak RSS MiB"
 	for (key in cpu) { split(key, k, " "); base[k[1]] = median(cpu[k[1] " none"]) }
 	n = 0
 	for (key in cpu) keys[++n] = key
 	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (keys[j] < keys[i]) { t = keys[i]; keys[i] = keys[j]; keys[j] = t }
 	for (i = 1; i <= n; i++) { split(keys[i], k, " "); c = median(cpu[keys[i]])
-		printf "%-6s %-20s %18.3f %8.2f %16.0f %14.1f\n", k[1], k[2], c, c / base[k[1]], 100000 / c, median(rss[keys[i]]) }
+		printf "%-6s %-30s %18.3f %8.2f %16.0f %14.1f\n", k[1], k[2], c, c / base[k[1]], 100000 / c, median(rss[keys[i]]) }
 }' "$tmp/results"
 
 # The machine's speed drifts over minutes (other tenants), moving every
@@ -175,6 +178,6 @@ END {
 			k = m " " v " " r; b = m " none " r
 			if ((k in cpu) && (b in cpu) && cpu[b] > 0) { n++; a[n] = cpu[k] / cpu[b]; list = list sprintf(" %.2f", a[n]) }
 		}
-		if (n > 0) printf "%-6s %-20s %6.2f  [%s ]\n", m, v, median(a, n), list
+		if (n > 0) printf "%-6s %-30s %6.2f  [%s ]\n", m, v, median(a, n), list
 	}
 }' "$tmp/results" | sort
