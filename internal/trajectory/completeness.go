@@ -412,14 +412,13 @@ func (t *toolTally) tool(name string) *toolCount {
 // one, so when it counts no more than n no other group is there. (Not
 // ts.open: a root's caller closes its group before asking.)
 func strayInside(ts *traceState, span pcommon.SpanID, n *node, start, end uint64) bool {
-	inside := func(t uint64) bool { return t >= start && (end == 0 || t <= end) }
 	if ts.nodes.runs > isRun(n) && strayGroup(ts, span, n, start, end) {
 		return true
 	}
 	if ts.hasExtra {
 		for _, t := range ts.extra.turns {
 			target, tn, ok := resolve(ts, t.parent)
-			if ok && target != span && (tn == nil || tn.kind == nodeGroup) && inside(t.turn.Start) {
+			if ok && target != span && (tn == nil || tn.kind == nodeGroup) && within(t.turn.Start, start, end) {
 				return true
 			}
 		}
@@ -436,7 +435,7 @@ func strayGroup(ts *traceState, span pcommon.SpanID, n *node, start, end uint64)
 			return true
 		}
 		for i := range g.traj.Calls {
-			if t := g.traj.Calls[i].Start; t >= start && (end == 0 || t <= end) {
+			if within(g.traj.Calls[i].Start, start, end) {
 				stray = true
 				return false
 			}
@@ -445,3 +444,7 @@ func strayGroup(ts *traceState, span pcommon.SpanID, n *node, start, end uint64)
 	})
 	return stray
 }
+
+// within reports whether t falls in the agent span's time, start to end
+// (no end when end is 0).
+func within(t, start, end uint64) bool { return t >= start && (end == 0 || t <= end) }
